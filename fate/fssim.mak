@@ -1,0 +1,46 @@
+# FATE tests of the fssim filters (installed into the FFmpeg tree as
+# tests/fate/fssim.mak by scripts/ffmpeg-integrate.sh).
+#
+# refcmp_metadata (tests/fate-run.sh) scores testsrc2 against its avgblur'ed
+# copy and compares every metadata value with tests/ref/fate/<test> to a
+# relative tolerance.  The int algorithm is exact and block uses fixed float
+# arithmetic, so their tolerance is tight; float is double on the CPU.
+
+FSSIM_FATE_DEPS = TESTSRC2_FILTER SPLIT_FILTER AVGBLUR_FILTER METADATA_FILTER \
+                  FORMAT_FILTER SCALE_FILTER WRAPPED_AVFRAME_ENCODER NULL_MUXER \
+                  PIPE_PROTOCOL
+
+FATE_FSSIM-$(call ALLYES, FSSIM_FILTER $(FSSIM_FATE_DEPS)) += \
+    fate-fssim-int-yuv420p      \
+    fate-fssim-float-yuv444p10  \
+    fate-fssim-block-yuv422p    \
+    fate-fssim-all-gray16       \
+    fate-fssim-all-nv12         \
+    fate-fssim-all-p010         \
+    fate-fssim-all-gbrp12       \
+    fate-fssim-float-same       \
+    fate-fssim-stats
+
+fate-fssim-int-yuv420p:     CMD = refcmp_metadata fssim=algo=int yuv420p 1e-9
+fate-fssim-float-yuv444p10: CMD = refcmp_metadata fssim=algo=float yuv444p10le 1e-9
+fate-fssim-block-yuv422p:   CMD = refcmp_metadata fssim=algo=block yuv422p 1e-7
+fate-fssim-all-gray16:      CMD = refcmp_metadata fssim=algo=float+int+block gray16le 1e-7
+fate-fssim-all-nv12:        CMD = refcmp_metadata fssim=algo=float+int+block nv12 1e-7
+fate-fssim-all-p010:        CMD = refcmp_metadata fssim=algo=float+int+block p010le 1e-7
+fate-fssim-all-gbrp12:      CMD = refcmp_metadata fssim=algo=float+int+block gbrp12le 1e-7
+fate-fssim-float-same:      CMD = refcmp_metadata fssim=algo=float:padding=same:window=7:sigma=1 yuv420p 1e-9
+
+# The stats file keeps the ssim filter's line format; int is exact, so the
+# printed values are too.
+fate-fssim-stats: CMD = ffmpeg -lavfi "testsrc2=size=300x200:rate=1:duration=3,split[ref][tmp];[tmp]avgblur=4[enc];[enc][ref]fssim=algo=int:stats_file=-" -f null /dev/null
+
+FATE_FSSIM3D-$(call ALLYES, FSSIM3D_FILTER $(FSSIM_FATE_DEPS)) += \
+    fate-fssim3d-yuv420p \
+    fate-fssim3d-valid
+
+fate-fssim3d-yuv420p: CMD = refcmp_metadata fssim3d=depth=5 yuv420p 1e-9
+fate-fssim3d-valid:   CMD = refcmp_metadata fssim3d=depth=3:tpadding=valid:padding=same gray10le 1e-9
+
+FATE_FSSIM_ALL = $(FATE_FSSIM-yes) $(FATE_FSSIM3D-yes)
+FATE_FFMPEG += $(FATE_FSSIM_ALL)
+fate-fssim: $(FATE_FSSIM_ALL)

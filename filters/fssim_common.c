@@ -1,0 +1,632 @@
+/*
+ * fssim: what the four filters share — options, input checks, the plane
+ * layout of every supported format, and the outputs.
+ *
+ * This file is part of fssim, built into FFmpeg's libavfilter.
+ */
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "libavutil/avstring.h"
+#include "libavutil/bprint.h"
+#include "libavutil/file_open.h"
+#include "libavutil/frame.h"
+#include "libavutil/mem.h"
+#include "libavutil/pixdesc.h"
+#include "libavfilter/avfilter.h"
+
+#include "fssim_common.h"
+
+const enum AVPixelFormat ff_fssim_sw_pix_fmts[] = {
+    AV_PIX_FMT_GRAY8, AV_PIX_FMT_GRAY9, AV_PIX_FMT_GRAY10,
+    AV_PIX_FMT_GRAY12, AV_PIX_FMT_GRAY14, AV_PIX_FMT_GRAY16,
+    AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUV444P,
+    AV_PIX_FMT_YUV440P, AV_PIX_FMT_YUV411P, AV_PIX_FMT_YUV410P,
+    AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P,
+    AV_PIX_FMT_YUVJ440P, AV_PIX_FMT_YUVJ411P,
+    AV_PIX_FMT_GBRP,
+#define PF(suf) AV_PIX_FMT_YUV420##suf, AV_PIX_FMT_YUV422##suf, \
+                AV_PIX_FMT_YUV444##suf, AV_PIX_FMT_GBR##suf
+    PF(P9), PF(P10), PF(P12), PF(P14), PF(P16),
+#undef PF
+    AV_PIX_FMT_YUVA420P, AV_PIX_FMT_YUVA422P, AV_PIX_FMT_YUVA444P,
+    AV_PIX_FMT_YUVA420P10, AV_PIX_FMT_YUVA444P10, AV_PIX_FMT_YUVA444P16,
+    AV_PIX_FMT_GBRAP, AV_PIX_FMT_GBRAP10, AV_PIX_FMT_GBRAP12, AV_PIX_FMT_GBRAP16,
+    AV_PIX_FMT_NV12, AV_PIX_FMT_NV21, AV_PIX_FMT_NV16, AV_PIX_FMT_NV24, AV_PIX_FMT_NV42,
+    AV_PIX_FMT_P010, AV_PIX_FMT_P012, AV_PIX_FMT_P016,
+    AV_PIX_FMT_P210, AV_PIX_FMT_P212, AV_PIX_FMT_P216,
+    AV_PIX_FMT_P410, AV_PIX_FMT_P412, AV_PIX_FMT_P416,
+    AV_PIX_FMT_NONE
+};
+
+static const char *const algo_names[FSSIM_NB_ALGOS] = { "float", "int", "block" };
+
+static int is_supported(enum AVPixelFormat fmt)
+{
+    for (int i = 0; ff_fssim_sw_pix_fmts[i] != AV_PIX_FMT_NONE; i++)
+        if (ff_fssim_sw_pix_fmts[i] == fmt)
+            return 1;
+    return 0;
+}
+
+int ff_fssim_format_init(AVFilterContext *ctx, FSSIMFormat *f,
+                         enum AVPixelFormat sw_format, int width, int height)
+{
+    const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(sw_format);
+    const int rgb = desc && (desc->flags & AV_PIX_FMT_FLAG_RGB);
+    double total = 0.0;
+
+    if (!desc || !is_supported(sw_format)) {
+        av_log(ctx, AV_LOG_ERROR, "Pixel format %s is not supported: fssim scores planar "
+               "8-16-bit YUV, GRAY and GBR, and the semi-planar NV12/NV16/NV24/P0xx/P2xx/P4xx "
+               "formats. Convert the inputs first, e.g. with format=yuv420p or "
+               "scale_cuda=format=nv12.\n", desc ? desc->name : "(none)");
+        return AVERROR(ENOSYS);
+    }
+
+    memset(f, 0, sizeof(*f));
+    f->pix_fmt  = sw_format;
+    f->width    = width;
+    f->height   = height;
+    f->depth    = desc->comp[0].depth;
+    f->nb_comps = desc->nb_components;
+    for (int i = 0; i < f->nb_comps; i++) {
+        const AVComponentDescriptor *cd = &desc->comp[i];
+        const int chroma = !rgb && (i == 1 || i == 2);
+        FSSIMPlane *p = &f->comp[i];
+
+        p->name   = f->nb_comps == 1 ? 'Y' : (rgb ? "RGBA" : "YUVA")[i];
+        p->plane  = cd->plane;
+        p->offset = cd->offset;
+        p->bytes  = cd->depth + cd->shift > 8 ? 2 : 1;
+        p->step   = cd->step / p->bytes;
+        p->shift  = cd->shift;
+        p->width  = chroma ? AV_CEIL_RSHIFT(width,  desc->log2_chroma_w) : width;
+        p->height = chroma ? AV_CEIL_RSHIFT(height, desc->log2_chroma_h) : height;
+        total += (double)p->width * p->height;
+    }
+    for (int i = 0; i < f->nb_comps; i++)
+        f->weight[i] = (double)f->comp[i].width * f->comp[i].height / total;
+    return 0;
+}
+
+FSSIMRefPlane ff_fssim_ref_plane(const FSSIMFormat *f, int c,
+                                 uint8_t *const data[], const int linesize[])
+{
+    const FSSIMPlane *p = &f->comp[c];
+    return (FSSIMRefPlane) {
+        .data     = data[p->plane] + p->offset,
+        .linesize = linesize[p->plane],
+        .width    = p->width,
+        .height   = p->height,
+        .bytes    = p->bytes,
+        .step     = p->step,
+        .shift    = p->shift,
+    };
+}
+
+int ff_fssim_check_inputs(AVFilterContext *ctx, int mw, int mh, enum AVPixelFormat main_fmt,
+                          int rw, int rh, enum AVPixelFormat ref_fmt, const char *fix)
+{
+    if (mw != rw || mh != rh) {
+        av_log(ctx, AV_LOG_ERROR, "Input sizes differ: main is %dx%d, reference is %dx%d. "
+               "Scale one input to the other's size first, e.g. %s=%d:%d on the reference.\n",
+               mw, mh, rw, rh, fix, mw, mh);
+        return AVERROR(EINVAL);
+    }
+    if (main_fmt != ref_fmt) {
+        av_log(ctx, AV_LOG_ERROR, "Input pixel formats differ: main is %s, reference is %s. "
+               "Convert one input to the other's format first, e.g. %s=format=%s on the "
+               "reference.\n", av_get_pix_fmt_name(main_fmt), av_get_pix_fmt_name(ref_fmt),
+               fix, av_get_pix_fmt_name(main_fmt));
+        return AVERROR(EINVAL);
+    }
+    return 0;
+}
+
+int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o, const FSSIMFormat *f)
+{
+    if (!(o->window & 1)) {
+        av_log(ctx, AV_LOG_ERROR, "window=%d: the window size must be odd (3 to 15).\n",
+               o->window);
+        return AVERROR(EINVAL);
+    }
+    if (o->stats_file_str && o->stats_algo >= 0 && !(o->algos & FSSIM_FLAG(o->stats_algo))) {
+        av_log(ctx, AV_LOG_ERROR, "stats_algo=%s is not among the computed algorithms; "
+               "add it to algo.\n", algo_names[o->stats_algo]);
+        return AVERROR(EINVAL);
+    }
+    for (int i = 0; f && i < f->nb_comps; i++) {
+        const FSSIMPlane *p = &f->comp[i];
+        const FSSIMRefFloatParams fp = { o->window, o->sigma, o->padding };
+        int ow, oh, nx, ny;
+
+        if ((o->algos & FSSIM_FLAG(FSSIM_FLOAT)) &&
+            fssim_ref_float_out_size(p->width, p->height, &fp, &ow, &oh) < 0) {
+            av_log(ctx, AV_LOG_ERROR, "Plane %c is %dx%d, smaller than the %dx%d window: "
+                   "padding=valid scores nothing. Use padding=same or a smaller window.\n",
+                   p->name, p->width, p->height, o->window, o->window);
+            return AVERROR(EINVAL);
+        }
+        if ((o->algos & FSSIM_FLAG(FSSIM_BLOCK)) &&
+            fssim_ref_block_windows(p->width, p->height, &nx, &ny) < 0) {
+            av_log(ctx, AV_LOG_ERROR, "Plane %c is %dx%d: algo=block needs planes of at "
+                   "least 8x8 samples. Use algo=int or algo=float for frames this small.\n",
+                   p->name, p->width, p->height);
+            return AVERROR(EINVAL);
+        }
+    }
+    return 0;
+}
+
+double ff_fssim_db(double ssim)
+{
+    return ssim < 1.0 ? -10.0 * log10(1.0 - ssim) : INFINITY;
+}
+
+/* ---- outputs ---------------------------------------------------------- */
+
+static int nb_slots(const FSSIMOutput *out)
+{
+    return out->algos ? FSSIM_NB_ALGOS : 1;
+}
+
+static int slot_used(const FSSIMOutput *out, int a)
+{
+    return out->algos ? !!(out->algos & FSSIM_FLAG(a)) : a == 0;
+}
+
+static void json_number(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.17g", v);
+    else
+        fputs("null", f);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", *s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static double pool_mean(const FSSIMPool *p, uint64_t n)
+{
+    return n ? p->sum / n : NAN;
+}
+
+/* libvmaf's harmonic mean, defined for SSIM's range [-1, 1]. */
+static double pool_harmonic(const FSSIMPool *p, uint64_t n)
+{
+    return n ? n / p->inv_sum - 1.0 : NAN;
+}
+
+static void pool_add(FSSIMPool *p, uint64_t n, double v)
+{
+    if (!n)
+        p->min = p->max = v;
+    p->sum     += v;
+    p->inv_sum += 1.0 / (1.0 + v);
+    p->min      = FFMIN(p->min, v);
+    p->max      = FFMAX(p->max, v);
+}
+
+static double frame_all(const FSSIMOutput *out, const double *score)
+{
+    double all = 0.0;
+    for (int c = 0; c < out->fmt.nb_comps; c++)
+        all += out->fmt.weight[c] * score[c];
+    return all;
+}
+
+static int open_file(AVFilterContext *ctx, const char *path, const char *what, FILE **f)
+{
+    if (!strcmp(path, "-")) {
+        *f = stdout;
+        return 0;
+    }
+    *f = avpriv_fopen_utf8(path, "w");
+    if (!*f) {
+        int err = AVERROR(errno);
+        av_log(ctx, AV_LOG_ERROR, "Could not open %s %s for writing: %s. Check that the "
+               "directory exists and is writable.\n", what, path, av_err2str(err));
+        return err;
+    }
+    return 0;
+}
+
+int ff_fssim_output_open(AVFilterContext *ctx, FSSIMOutput *out, const FSSIMOptions *o,
+                         const char *key_prefix, int algos)
+{
+    int ret;
+
+    out->key_prefix      = key_prefix;
+    out->algos           = algos;
+    out->log_fmt         = o->log_fmt;
+    out->log_trailer_pos = -1;
+    out->stats_algo      = o->stats_algo;
+    if (algos && out->stats_algo < 0)
+        for (out->stats_algo = 0; !(algos & FSSIM_FLAG(out->stats_algo)); out->stats_algo++)
+            ;
+    if (!algos)
+        out->stats_algo = 0;
+
+    if (o->stats_file_str && (ret = open_file(ctx, o->stats_file_str, "stats file",
+                                              &out->stats_file)) < 0)
+        return ret;
+    if (o->log_path && (ret = open_file(ctx, o->log_path, "log file", &out->log)) < 0)
+        return ret;
+    return 0;
+}
+
+/* An option's value as a user writes it: named constants by name. */
+static char *option_value(void *obj, const AVOption *opt)
+{
+    const AVOption *c = NULL;
+    uint8_t *val = NULL;
+    int64_t v;
+    AVBPrint bp;
+
+    if (!opt->unit || (opt->type != AV_OPT_TYPE_INT && opt->type != AV_OPT_TYPE_FLAGS) ||
+        av_opt_get_int(obj, opt->name, 0, &v) < 0) {
+        if (av_opt_get(obj, opt->name, 0, &val) < 0)
+            return NULL;
+        return (char *)val;
+    }
+    av_bprint_init(&bp, 0, AV_BPRINT_SIZE_AUTOMATIC);
+    while ((c = av_opt_next(obj, c))) {
+        if (c->type != AV_OPT_TYPE_CONST || !c->unit || strcmp(c->unit, opt->unit))
+            continue;
+        if (opt->type == AV_OPT_TYPE_FLAGS ? (c->default_val.i64 & v) == c->default_val.i64 &&
+                                             c->default_val.i64 : c->default_val.i64 == v)
+            av_bprintf(&bp, "%s%s", bp.len ? "+" : "", c->name);
+        if (opt->type != AV_OPT_TYPE_FLAGS && bp.len)
+            break;
+    }
+    if (!bp.len)
+        av_bprintf(&bp, "%"PRId64, v);
+    av_bprint_finalize(&bp, (char **)&val);
+    return (char *)val;
+}
+
+/* Calls fn for every option of the filter and of its framesync child. */
+static void for_each_option(AVFilterContext *ctx,
+                            void (*fn)(void *arg, const char *name, const char *value),
+                            void *arg)
+{
+    void *objs[2] = { ctx->priv, av_opt_child_next(ctx->priv, NULL) };
+
+    for (int i = 0; i < 2 && objs[i]; i++) {
+        const AVOption *opt = NULL;
+        while ((opt = av_opt_next(objs[i], opt))) {
+            char *val;
+            /* constants are values, not options; "f" is stats_file */
+            if (opt->type == AV_OPT_TYPE_CONST || !strcmp(opt->name, "f"))
+                continue;
+            if (!(val = option_value(objs[i], opt)))
+                continue;
+            fn(arg, opt->name, val);
+            av_free(val);
+        }
+    }
+}
+
+typedef struct OptWriter {
+    FILE *f;
+    int n;
+} OptWriter;
+
+static void option_json(void *arg, const char *name, const char *value)
+{
+    OptWriter *w = arg;
+    fprintf(w->f, "%s\n    ", w->n++ ? "," : "");
+    json_string(w->f, name);
+    fputs(": ", w->f);
+    json_string(w->f, value);
+}
+
+static void option_csv(void *arg, const char *name, const char *value)
+{
+    OptWriter *w = arg;
+    if (*value)
+        fprintf(w->f, " %s=%s", name, value);
+}
+
+static void write_options_json(AVFilterContext *ctx, FILE *f)
+{
+    OptWriter w = { f, 0 };
+
+    fputs("  \"options\": {", f);
+    for_each_option(ctx, option_json, &w);
+    fputs("\n  },\n", f);
+}
+
+static void write_options_csv(AVFilterContext *ctx, FILE *f)
+{
+    OptWriter w = { f, 0 };
+
+    fprintf(f, "# filter=%s", ctx->filter->name);
+    for_each_option(ctx, option_csv, &w);
+    fputc('\n', f);
+}
+
+static void write_json_trailer(FSSIMOutput *out);
+
+int ff_fssim_output_config(AVFilterContext *ctx, FSSIMOutput *out, const FSSIMFormat *f)
+{
+    FILE *log = out->log;
+
+    out->fmt = *f;
+    if (!log)
+        return 0;
+
+    if (out->log_fmt == FSSIM_LOG_JSON) {
+        fputs("{\n", log);
+        fprintf(log, "  \"filter\": \"%s\",\n", ctx->filter->name);
+        write_options_json(ctx, log);
+        fprintf(log, "  \"input\": {\"pix_fmt\": \"%s\", \"width\": %d, \"height\": %d, "
+                "\"bit_depth\": %d, \"components\": [", av_get_pix_fmt_name(f->pix_fmt),
+                f->width, f->height, f->depth);
+        for (int c = 0; c < f->nb_comps; c++)
+            fprintf(log, "%s\"%c\"", c ? ", " : "", f->comp[c].name);
+        fputs("]},\n  \"frames\": [", log);
+        /* a seekable log gets its trailer now and after every frame */
+        out->log_trailer_pos = log == stdout ? -1 : ftell(log);
+        if (out->log_trailer_pos >= 0)
+            write_json_trailer(out);
+    } else {
+        write_options_csv(ctx, log);
+        fprintf(log, "# input pix_fmt=%s width=%d height=%d bit_depth=%d\n",
+                av_get_pix_fmt_name(f->pix_fmt), f->width, f->height, f->depth);
+        fputs("n,pts,pts_time", log);
+        for (int a = 0; a < nb_slots(out); a++) {
+            const char *name = out->algos ? algo_names[a] : "fssim3d";
+            if (!slot_used(out, a))
+                continue;
+            for (int c = 0; c < f->nb_comps; c++)
+                fprintf(log, ",%s.%c", name, f->comp[c].name);
+            fprintf(log, ",%s.All,%s.dB", name, name);
+        }
+        fputc('\n', log);
+    }
+    fflush(log);
+    return 0;
+}
+
+/* The pooled values and the closing brackets.  Rewritten after every frame
+ * when the log is seekable, so the file is valid JSON even if the run is cut
+ * short, with every frame scored so far. */
+static void write_json_trailer(FSSIMOutput *out)
+{
+    FILE *log = out->log;
+    int64_t start = ftell(log);
+    int len;
+
+    fprintf(log, "\n  ],\n  \"frame_count\": %"PRIu64",\n  \"pooled\": {", out->nb_frames);
+    for (int a = 0, first = 1; a < nb_slots(out); a++) {
+        if (!slot_used(out, a))
+            continue;
+        fprintf(log, "%s\n    \"%s\": {", first ? "" : ",", out->algos ? algo_names[a] : "fssim3d");
+        for (int c = 0; c <= out->fmt.nb_comps; c++) {
+            const FSSIMPool *p = &out->pool[a][c];
+            const char comp[2] = { c < out->fmt.nb_comps ? out->fmt.comp[c].name : 0, 0 };
+            fprintf(log, "%s\n      \"%s\": {\"mean\": ", c ? "," : "",
+                    c < out->fmt.nb_comps ? comp : "All");
+            json_number(log, pool_mean(p, out->nb_frames));
+            fputs(", \"min\": ", log);
+            json_number(log, out->nb_frames ? p->min : NAN);
+            fputs(", \"max\": ", log);
+            json_number(log, out->nb_frames ? p->max : NAN);
+            fputs(", \"harmonic_mean\": ", log);
+            json_number(log, pool_harmonic(p, out->nb_frames));
+            fputc('}', log);
+        }
+        fputs("\n    }", log);
+        first = 0;
+    }
+    fputs("\n  }\n}", log);
+    /* a shorter trailer than the last one must not leave its tail behind */
+    len = (int)(ftell(log) - start);
+    for (int i = len; i < out->log_trailer_len; i++)
+        fputc(' ', log);
+    fputc('\n', log);
+    out->log_trailer_len = FFMAX(len, out->log_trailer_len);
+}
+
+static void log_frame_json(FSSIMOutput *out, const AVFrame *frame, AVRational tb,
+                           const FSSIMScores *s)
+{
+    FILE *log = out->log;
+
+    if (out->log_trailer_pos >= 0)
+        fseek(log, out->log_trailer_pos, SEEK_SET);
+    fprintf(log, "%s\n    {\"n\": %"PRIu64", \"pts\": ", out->nb_frames ? "," : "",
+            out->nb_frames);
+    if (frame->pts != AV_NOPTS_VALUE) {
+        fprintf(log, "%"PRId64", \"pts_time\": ", frame->pts);
+        json_number(log, frame->pts * av_q2d(tb));
+    } else {
+        fputs("null, \"pts_time\": null", log);
+    }
+    for (int a = 0; a < nb_slots(out); a++) {
+        const double all = frame_all(out, s->score[a]);
+        if (!slot_used(out, a))
+            continue;
+        fprintf(log, ", \"%s\": {", out->algos ? algo_names[a] : "fssim3d");
+        for (int c = 0; c < out->fmt.nb_comps; c++) {
+            fprintf(log, "\"%c\": ", out->fmt.comp[c].name);
+            json_number(log, s->score[a][c]);
+            fputs(", ", log);
+        }
+        fputs("\"All\": ", log);
+        json_number(log, all);
+        fputs(", \"dB\": ", log);
+        json_number(log, ff_fssim_db(all));
+        fputc('}', log);
+    }
+    fputc('}', log);
+}
+
+static void log_frame_csv(FSSIMOutput *out, const AVFrame *frame, AVRational tb,
+                          const FSSIMScores *s)
+{
+    FILE *log = out->log;
+
+    fprintf(log, "%"PRIu64",", out->nb_frames);
+    if (frame->pts != AV_NOPTS_VALUE)
+        fprintf(log, "%"PRId64",%.17g", frame->pts, frame->pts * av_q2d(tb));
+    else
+        fputs(",", log);
+    for (int a = 0; a < nb_slots(out); a++) {
+        const double all = frame_all(out, s->score[a]);
+        if (!slot_used(out, a))
+            continue;
+        for (int c = 0; c < out->fmt.nb_comps; c++)
+            fprintf(log, ",%.17g", s->score[a][c]);
+        fprintf(log, ",%.17g,%.17g", all, ff_fssim_db(all));
+    }
+    fputc('\n', log);
+}
+
+static void set_meta(AVDictionary **metadata, const char *prefix, const char *algo,
+                     const char *comp, double v)
+{
+    char key[128], value[64];
+
+    snprintf(key, sizeof(key), "%s%s%s%s", prefix, algo ? algo : "", algo ? "." : "", comp);
+    snprintf(value, sizeof(value), "%.17g", v);
+    av_dict_set(metadata, key, value, 0);
+}
+
+int ff_fssim_output_frame(AVFilterContext *ctx, FSSIMOutput *out, AVFrame *frame,
+                          AVRational tb, const FSSIMScores *s)
+{
+    const FSSIMFormat *f = &out->fmt;
+
+    for (int a = 0; a < nb_slots(out); a++) {
+        const char *name = out->algos ? algo_names[a] : NULL;
+        const double all = frame_all(out, s->score[a]);
+        if (!slot_used(out, a))
+            continue;
+        for (int c = 0; c < f->nb_comps; c++) {
+            const char comp[2] = { f->comp[c].name, 0 };
+            set_meta(&frame->metadata, out->key_prefix, name, comp, s->score[a][c]);
+            pool_add(&out->pool[a][c], out->nb_frames, s->score[a][c]);
+        }
+        set_meta(&frame->metadata, out->key_prefix, name, "All", all);
+        set_meta(&frame->metadata, out->key_prefix, name, "dB", ff_fssim_db(all));
+        pool_add(&out->pool[a][f->nb_comps], out->nb_frames, all);
+    }
+
+    if (out->stats_file) {
+        const double *sc = s->score[out->stats_algo];
+        const double all = frame_all(out, sc);
+        /* the ssim filter's line format, so existing parsers keep working */
+        fprintf(out->stats_file, "n:%"PRIu64" ", out->nb_frames + 1);
+        for (int c = 0; c < f->nb_comps; c++)
+            fprintf(out->stats_file, "%c:%f ", f->comp[c].name, sc[c]);
+        fprintf(out->stats_file, "All:%f (%f)\n", all, ff_fssim_db(all));
+        fflush(out->stats_file);
+    }
+
+    if (out->log && out->log_fmt == FSSIM_LOG_JSON) {
+        log_frame_json(out, frame, tb, s);
+        out->nb_frames++;
+        if (out->log_trailer_pos >= 0) {
+            out->log_trailer_pos = ftell(out->log);
+            write_json_trailer(out);
+        }
+        fflush(out->log);
+    } else if (out->log) {
+        log_frame_csv(out, frame, tb, s);
+        out->nb_frames++;
+        fflush(out->log);
+    } else {
+        out->nb_frames++;
+    }
+    return 0;
+}
+
+static void log_summary(AVFilterContext *ctx, FSSIMOutput *out)
+{
+    const FSSIMFormat *f = &out->fmt;
+
+    for (int a = 0; a < nb_slots(out); a++) {
+        const FSSIMPool *all = &out->pool[a][f->nb_comps];
+        AVBPrint bp;
+        if (!slot_used(out, a))
+            continue;
+        av_bprint_init(&bp, 0, AV_BPRINT_SIZE_AUTOMATIC);
+        for (int c = 0; c < f->nb_comps; c++) {
+            const double m = pool_mean(&out->pool[a][c], out->nb_frames);
+            av_bprintf(&bp, " %c:%f (%f)", f->comp[c].name, m, ff_fssim_db(m));
+        }
+        av_log(ctx, AV_LOG_INFO, "SSIM%s%s%s All:%f (%f) min:%f frames:%"PRIu64"\n",
+               out->algos ? " " : "", out->algos ? algo_names[a] : "", bp.str,
+               pool_mean(all, out->nb_frames), ff_fssim_db(pool_mean(all, out->nb_frames)),
+               all->min, out->nb_frames);
+        av_bprint_finalize(&bp, NULL);
+    }
+}
+
+static void write_csv_pooled(FSSIMOutput *out)
+{
+    static const char *const rows[] = { "mean", "min", "max", "harmonic_mean" };
+    FILE *log = out->log;
+
+    for (int r = 0; r < 4; r++) {
+        fprintf(log, "%s,,", rows[r]);
+        for (int a = 0; a < nb_slots(out); a++) {
+            double v = 0.0;
+            if (!slot_used(out, a))
+                continue;
+            for (int c = 0; c <= out->fmt.nb_comps; c++) {
+                const FSSIMPool *p = &out->pool[a][c];
+                v = r == 0 ? pool_mean(p, out->nb_frames) :
+                    r == 1 ? p->min : r == 2 ? p->max :
+                    pool_harmonic(p, out->nb_frames);
+                fprintf(log, ",%.17g", v);
+            }
+            /* dB of this row's All */
+            fprintf(log, ",%.17g", ff_fssim_db(v));
+        }
+        fputc('\n', log);
+    }
+    fprintf(log, "# frames=%"PRIu64"\n", out->nb_frames);
+}
+
+void ff_fssim_output_close(AVFilterContext *ctx, FSSIMOutput *out)
+{
+    if (out->nb_frames > 0)
+        log_summary(ctx, out);
+
+    if (out->log && !out->fmt.nb_comps && out->log_fmt == FSSIM_LOG_JSON) {
+        /* configuration failed: still leave valid JSON behind */
+        fprintf(out->log, "{\n  \"filter\": \"%s\",\n  \"frames\": [],\n"
+                "  \"frame_count\": 0,\n  \"error\": \"the filter was not configured\"\n}\n",
+                ctx->filter->name);
+    } else if (out->log && out->log_fmt == FSSIM_LOG_JSON) {
+        if (out->log_trailer_pos >= 0)
+            fseek(out->log, out->log_trailer_pos, SEEK_SET);
+        write_json_trailer(out);
+    } else if (out->log && out->nb_frames) {
+        write_csv_pooled(out);
+    }
+    if (out->log && out->log != stdout)
+        fclose(out->log);
+    else if (out->log)
+        fflush(out->log);
+    if (out->stats_file && out->stats_file != stdout)
+        fclose(out->stats_file);
+    out->log = out->stats_file = NULL;
+}

@@ -1,0 +1,166 @@
+/*
+ * fssim CPU reference: the ground truth every GPU backend is checked against.
+ *
+ * Plain C11, no FFmpeg dependency.  Written for exactness and clarity first:
+ * each algorithm follows SPEC section 2 literally.  Functions work on row
+ * bands so that a caller can slice-thread them; summing band results in band
+ * order gives the same value whatever the number of threads.
+ */
+#ifndef FSSIM_REF_H
+#define FSSIM_REF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FSSIM_REF_INT_RADIUS     4
+#define FSSIM_REF_MIN_WINDOW     3
+#define FSSIM_REF_MAX_WINDOW     15
+#define FSSIM_REF_BLOCK_MIN_SIZE 8
+
+/* Taps of the integer algorithm (SPEC 2.1), sum 256. */
+extern const int fssim_ref_int_taps[2 * FSSIM_REF_INT_RADIUS + 1];
+
+/**
+ * One plane of samples as it lies in memory.  Covers planar planes
+ * (step 1), the interleaved chroma of semi-planar formats (step 2, data
+ * pointing at the U or V sample of the first pair) and MSB-aligned
+ * containers such as P010 (shift 6).
+ */
+typedef struct FSSIMRefPlane {
+    const uint8_t *data;   /* first sample */
+    ptrdiff_t linesize;    /* bytes from one row to the next */
+    int width, height;     /* in samples */
+    int bytes;             /* container size: 1 or 2 bytes */
+    int step;              /* containers from one sample to the next in a row */
+    int shift;             /* right shift that yields the sample value */
+} FSSIMRefPlane;
+
+static inline unsigned fssim_ref_sample(const FSSIMRefPlane *p, int x, int y)
+{
+    const uint8_t *row = p->data + (ptrdiff_t)y * p->linesize;
+    if (p->bytes == 1)
+        return row[(ptrdiff_t)x * p->step] >> p->shift;
+    return ((const uint16_t *)row)[(ptrdiff_t)x * p->step] >> p->shift;
+}
+
+/* ---- int: integer SSIM (SPEC 2.1) ------------------------------------- */
+
+typedef struct FSSIMRefIntSums {
+    double   t;  /* sum of the per-pixel terms */
+    uint64_t w;  /* sum of the per-pixel weights */
+} FSSIMRefIntSums;
+
+/**
+ * The per-pixel term of SPEC 2.1 from the integer sums, in the exact
+ * association the SPEC prescribes.  c1base = L*L*(0.01*0.01) and
+ * c2base = L*L*(0.03*0.03), computed by the caller in double.
+ */
+double fssim_ref_int_term(int64_t mux, int64_t muy, int64_t x2, int64_t xy,
+                          int64_t y2, int64_t w, double c1base, double c2base);
+
+/** Add the terms and weights of rows [y0, y1) of the plane pair to *sums.
+ *  Returns 0, or a negative errno on allocation failure. */
+int fssim_ref_int_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
+                       int y0, int y1, FSSIMRefIntSums *sums);
+
+/** Whole-plane score: sum of terms / sum of weights. */
+double fssim_ref_int(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth);
+
+/* ---- float: Gaussian SSIM (SPEC 2.2) ---------------------------------- */
+
+enum FSSIMRefPadding {
+    FSSIM_REF_PAD_VALID = 0, /* only windows wholly inside the plane */
+    FSSIM_REF_PAD_SAME  = 1, /* zeros outside, every pixel scored */
+};
+
+typedef struct FSSIMRefFloatParams {
+    int    window;  /* odd, FSSIM_REF_MIN_WINDOW..FSSIM_REF_MAX_WINDOW */
+    double sigma;
+    int    padding; /* enum FSSIMRefPadding */
+} FSSIMRefFloatParams;
+
+/** Normalised Gaussian weights g[0..size-1] (sum 1), in double. */
+void fssim_ref_gauss_weights(int size, double sigma, double *g);
+
+/** Size of the scored region of a width x height plane.  Returns 0, or
+ *  -1 when no position is scored (plane smaller than a valid window). */
+int fssim_ref_float_out_size(int width, int height, const FSSIMRefFloatParams *p,
+                             int *out_w, int *out_h);
+
+/**
+ * The five locally weighted moments of a plane pair, one value per scored
+ * position: mean of a, mean of b, mean of a*a, of b*b and of a*b, in raw
+ * sample units.  Row oy of the moments is scored position row oy (plane row
+ * oy + window/2 under valid padding, oy under same).
+ */
+typedef struct FSSIMRefMoments {
+    int w, h;
+    double *m[5];
+} FSSIMRefMoments;
+
+enum { FSSIM_MU_A, FSSIM_MU_B, FSSIM_AA, FSSIM_BB, FSSIM_AB };
+
+int  fssim_ref_moments_alloc(FSSIMRefMoments *m, int w, int h);
+void fssim_ref_moments_free(FSSIMRefMoments *m);
+
+/** Compute scored rows [oy0, oy1) into rows 0 .. oy1-oy0-1 of *m (whose
+ *  w is the scored width and whose rows hold at least oy1-oy0 rows). */
+int fssim_ref_float_moments_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b,
+                                 const FSSIMRefFloatParams *p, int oy0, int oy1,
+                                 FSSIMRefMoments *m);
+
+/** SSIM of one position from its five moments; c1 = (0.01 L)^2, c2 = (0.03 L)^2. */
+double fssim_ref_ssim_from_moments(double mu_a, double mu_b, double aa, double bb,
+                                   double ab, double c1, double c2);
+
+/** Add the SSIM of the scored positions of output rows [oy0, oy1) to *sum.
+ *  Returns 0, or a negative errno. */
+int fssim_ref_float_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
+                         const FSSIMRefFloatParams *p, int oy0, int oy1, double *sum);
+
+/** Whole-plane score (mean over scored positions); NaN if none is scored. */
+double fssim_ref_float(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
+                       const FSSIMRefFloatParams *p);
+
+/* ---- block: FFmpeg ssim filter algorithm (SPEC 2.3) ------------------- */
+
+/** Number of 8x8 windows (at stride 4) of a width x height plane. */
+int fssim_ref_block_windows(int width, int height, int *nx, int *ny);
+
+/** Add the per-row SSIM sums of window rows [wy0, wy1) to *sum, summing
+ *  each row as FFmpeg does (double for 8-bit, float for deeper samples). */
+int fssim_ref_block_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
+                         int wy0, int wy1, double *sum);
+
+/** Whole-plane score; NaN if the plane has no 8x8 window. */
+double fssim_ref_block(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth);
+
+/* ---- 3-D: spatio-temporal Gaussian SSIM (SPEC 2.4) -------------------- */
+
+enum FSSIMRefTPadding {
+    FSSIM_REF_TPAD_TRUNCATE = 0, /* drop taps outside the sequence, renormalise */
+    FSSIM_REF_TPAD_VALID    = 1, /* score only frames with a full window */
+};
+
+/**
+ * Temporal weights for frame t of a sequence of nb_frames frames
+ * (nb_frames < 0: the end is not known yet, so every frame up to
+ * t + depth/2 exists).  wt[k] weighs frame t - depth/2 + k; the weights of
+ * frames outside the sequence are 0.  Returns 1 when frame t gets a score
+ * (always under truncate; only with a full window under valid), else 0.
+ */
+int fssim_ref_temporal_weights(int depth, double tsigma, int tpadding,
+                               int64_t t, int64_t nb_frames, double *wt);
+
+/**
+ * Mean over positions of the 3-D SSIM of one frame, from the spatial moments
+ * of the depth frames around it (mom[k] may be NULL where wt[k] == 0).
+ */
+double fssim_ref_3d_score(const FSSIMRefMoments *const *mom, const double *wt,
+                          int depth, double c1, double c2);
+
+/** Rows [oy0, oy1) of fssim_ref_3d_score, as a sum (not a mean). */
+double fssim_ref_3d_rows(const FSSIMRefMoments *const *mom, const double *wt,
+                         int depth, double c1, double c2, int oy0, int oy1);
+
+#endif /* FSSIM_REF_H */

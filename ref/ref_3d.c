@@ -1,0 +1,42 @@
+/*
+ * fssim CPU reference: spatio-temporal SSIM (SPEC 2.4).  The Gaussian
+ * window is separable in (x, y, t), so the 3-D moments of frame t are the
+ * temporally weighted sum of the 2-D moments of the frames around it.
+ */
+#include "fssim_ref.h"
+
+double fssim_ref_3d_rows(const FSSIMRefMoments *const *mom, const double *wt,
+                         int depth, double c1, double c2, int oy0, int oy1)
+{
+    const FSSIMRefMoments *any = NULL;
+    double sum = 0.0;
+
+    for (int k = 0; k < depth && !any; k++)
+        if (wt[k] != 0.0)
+            any = mom[k];
+    if (!any)
+        return 0.0;
+
+    for (size_t i = (size_t)oy0 * any->w; i < (size_t)oy1 * any->w; i++) {
+        double s[5] = { 0 };
+        for (int k = 0; k < depth; k++) {
+            if (wt[k] == 0.0)
+                continue;
+            for (int c = 0; c < 5; c++)
+                s[c] += wt[k] * mom[k]->m[c][i];
+        }
+        sum += fssim_ref_ssim_from_moments(s[FSSIM_MU_A], s[FSSIM_MU_B], s[FSSIM_AA],
+                                           s[FSSIM_BB], s[FSSIM_AB], c1, c2);
+    }
+    return sum;
+}
+
+double fssim_ref_3d_score(const FSSIMRefMoments *const *mom, const double *wt,
+                          int depth, double c1, double c2)
+{
+    for (int k = 0; k < depth; k++)
+        if (wt[k] != 0.0)
+            return fssim_ref_3d_rows(mom, wt, depth, c1, c2, 0, mom[k]->h) /
+                   ((double)mom[k]->w * mom[k]->h);
+    return 0.0;
+}

@@ -1,0 +1,111 @@
+/*
+ * fssim CPU reference: Gaussian SSIM (SPEC 2.2, Wang et al. 2004), in
+ * double on raw sample values.  padding=valid scores the positions whose
+ * whole window lies in the plane (scikit-image, pytorch-msssim);
+ * padding=same treats the outside as zeros and scores every pixel
+ * (fused-ssim).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "fssim_ref.h"
+
+int fssim_ref_float_moments_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b,
+                                 const FSSIMRefFloatParams *p, int oy0, int oy1,
+                                 FSSIMRefMoments *m)
+{
+    const int r = p->window / 2;
+    const int off = p->padding == FSSIM_REF_PAD_VALID ? r : 0;
+    const int w = a->width, h = a->height, ow = m->w;
+    double g[FSSIM_REF_MAX_WINDOW];
+    int hy0, hy1;
+    double *hs;
+
+    if (oy0 >= oy1)
+        return 0;
+    fssim_ref_gauss_weights(p->window, p->sigma, g);
+
+    /* horizontal pass over every plane row the band's windows touch */
+    hy0 = oy0 + off - r < 0 ? 0 : oy0 + off - r;
+    hy1 = oy1 + off + r > h ? h : oy1 + off + r;
+    hs = malloc(sizeof(*hs) * 5 * (size_t)ow * (hy1 - hy0));
+    if (!hs)
+        return -ENOMEM;
+    for (int y = hy0; y < hy1; y++) {
+        for (int ox = 0; ox < ow; ox++) {
+            const int x = ox + off;
+            double s[5] = { 0 };
+            for (int j = -r; j <= r; j++) {
+                if (x + j < 0 || x + j >= w)
+                    continue;
+                const double va = fssim_ref_sample(a, x + j, y);
+                const double vb = fssim_ref_sample(b, x + j, y);
+                s[FSSIM_MU_A] += g[j + r] * va;
+                s[FSSIM_MU_B] += g[j + r] * vb;
+                s[FSSIM_AA]   += g[j + r] * (va * va);
+                s[FSSIM_BB]   += g[j + r] * (vb * vb);
+                s[FSSIM_AB]   += g[j + r] * (va * vb);
+            }
+            for (int i = 0; i < 5; i++)
+                hs[((size_t)(y - hy0) * ow + ox) * 5 + i] = s[i];
+        }
+    }
+
+    /* vertical pass */
+    for (int oy = oy0; oy < oy1; oy++) {
+        const int y = oy + off;
+        for (int ox = 0; ox < ow; ox++) {
+            double s[5] = { 0 };
+            for (int j = -r; j <= r; j++) {
+                if (y + j < 0 || y + j >= h)
+                    continue;
+                const double *hp = &hs[((size_t)(y + j - hy0) * ow + ox) * 5];
+                for (int i = 0; i < 5; i++)
+                    s[i] += g[j + r] * hp[i];
+            }
+            for (int i = 0; i < 5; i++)
+                m->m[i][(size_t)(oy - oy0) * ow + ox] = s[i];
+        }
+    }
+    free(hs);
+    return 0;
+}
+
+int fssim_ref_float_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
+                         const FSSIMRefFloatParams *p, int oy0, int oy1, double *sum)
+{
+    const double L  = (double)((1 << depth) - 1);
+    const double c1 = (0.01 * L) * (0.01 * L);
+    const double c2 = (0.03 * L) * (0.03 * L);
+    FSSIMRefMoments m;
+    int ow, oh, ret;
+
+    if (fssim_ref_float_out_size(a->width, a->height, p, &ow, &oh) < 0 || oy0 >= oy1)
+        return 0;
+    ret = fssim_ref_moments_alloc(&m, ow, oy1 - oy0);
+    if (ret < 0)
+        return ret;
+    ret = fssim_ref_float_moments_rows(a, b, p, oy0, oy1, &m);
+    if (ret >= 0) {
+        for (size_t i = 0; i < (size_t)ow * (oy1 - oy0); i++)
+            *sum += fssim_ref_ssim_from_moments(m.m[FSSIM_MU_A][i], m.m[FSSIM_MU_B][i],
+                                                m.m[FSSIM_AA][i], m.m[FSSIM_BB][i],
+                                                m.m[FSSIM_AB][i], c1, c2);
+    }
+    fssim_ref_moments_free(&m);
+    return ret;
+}
+
+double fssim_ref_float(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
+                       const FSSIMRefFloatParams *p)
+{
+    double sum = 0.0;
+    int ow, oh;
+
+    if (fssim_ref_float_out_size(a->width, a->height, p, &ow, &oh) < 0)
+        return NAN;
+    if (fssim_ref_float_rows(a, b, depth, p, 0, oh, &sum) < 0)
+        return NAN;
+    return sum / ((double)ow * oh);
+}

@@ -1,0 +1,100 @@
+/*
+ * fssim CPU reference: pieces shared by the algorithms.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "fssim_ref.h"
+
+const int fssim_ref_int_taps[2 * FSSIM_REF_INT_RADIUS + 1] = {
+    2, 9, 28, 55, 68, 55, 28, 9, 2
+};
+
+void fssim_ref_gauss_weights(int size, double sigma, double *g)
+{
+    const int r = size / 2;
+    double sum = 0.0;
+
+    for (int i = 0; i < size; i++) {
+        const double d = i - r;
+        g[i] = exp(-(d * d) / (2.0 * sigma * sigma));
+        sum += g[i];
+    }
+    for (int i = 0; i < size; i++)
+        g[i] /= sum;
+}
+
+int fssim_ref_float_out_size(int width, int height, const FSSIMRefFloatParams *p,
+                             int *out_w, int *out_h)
+{
+    const int border = p->padding == FSSIM_REF_PAD_VALID ? p->window - 1 : 0;
+
+    *out_w = width  - border;
+    *out_h = height - border;
+    if (*out_w <= 0 || *out_h <= 0) {
+        *out_w = *out_h = 0;
+        return -1;
+    }
+    return 0;
+}
+
+int fssim_ref_moments_alloc(FSSIMRefMoments *m, int w, int h)
+{
+    m->w = w;
+    m->h = h;
+    for (int i = 0; i < 5; i++) {
+        m->m[i] = calloc((size_t)w * h, sizeof(double));
+        if (!m->m[i]) {
+            fssim_ref_moments_free(m);
+            return -ENOMEM;
+        }
+    }
+    return 0;
+}
+
+void fssim_ref_moments_free(FSSIMRefMoments *m)
+{
+    for (int i = 0; i < 5; i++) {
+        free(m->m[i]);
+        m->m[i] = NULL;
+    }
+}
+
+double fssim_ref_ssim_from_moments(double mu_a, double mu_b, double aa, double bb,
+                                   double ab, double c1, double c2)
+{
+    const double var_a = aa - mu_a * mu_a;
+    const double var_b = bb - mu_b * mu_b;
+    const double cov   = ab - mu_a * mu_b;
+
+    return ((2.0 * mu_a * mu_b + c1) * (2.0 * cov + c2)) /
+           ((mu_a * mu_a + mu_b * mu_b + c1) * (var_a + var_b + c2));
+}
+
+int fssim_ref_temporal_weights(int depth, double tsigma, int tpadding,
+                               int64_t t, int64_t nb_frames, double *wt)
+{
+    const int r = depth / 2;
+    double g[2 * 64 + 1];
+    double sum = 0.0;
+    int full = 1;
+
+    if (depth > (int)(sizeof(g) / sizeof(g[0])))
+        return 0;
+    fssim_ref_gauss_weights(depth, tsigma, g);
+    for (int k = 0; k < depth; k++) {
+        const int64_t f = t - r + k;
+        const int present = f >= 0 && (nb_frames < 0 || f < nb_frames);
+        wt[k] = present ? g[k] : 0.0;
+        sum  += wt[k];
+        full &= present;
+    }
+    if (tpadding == FSSIM_REF_TPAD_VALID)
+        return full;
+    /* truncate: the taps that remain, renormalised to sum 1 */
+    if (!full)
+        for (int k = 0; k < depth; k++)
+            wt[k] /= sum;
+    return 1;
+}
