@@ -1,0 +1,110 @@
+/*
+ * Minimal TAP producer for fssim's C unit tests (https://testanything.org).
+ * One line per check; the plan is printed at the end by tap_done(), so the
+ * number of checks need not be known in advance.  automake's tap-driver
+ * reads the output.
+ */
+#ifndef FSSIM_TAP_H
+#define FSSIM_TAP_H
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int tap_n, tap_failed;
+
+static void tap_vline(int cond, const char *fmt, va_list ap)
+{
+    tap_n++;
+    if (!cond)
+        tap_failed++;
+    printf("%s %d - ", cond ? "ok" : "not ok", tap_n);
+    vprintf(fmt, ap);
+    putchar('\n');
+    fflush(stdout);
+}
+
+/* One check: passes when cond is true. */
+static int tap_ok(int cond, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static int tap_ok(int cond, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tap_vline(cond, fmt, ap);
+    va_end(ap);
+    return cond;
+}
+
+/* A diagnostic line (shown by the driver in the log). */
+static void tap_diag(const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+static void tap_diag(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("# ", stdout);
+    vprintf(fmt, ap);
+    putchar('\n');
+    va_end(ap);
+    fflush(stdout);
+}
+
+/* |got - want| <= tol; NaN never passes.  A failure prints both values. */
+static int tap_close(double got, double want, double tol, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static int tap_close(double got, double want, double tol, const char *fmt, ...)
+{
+    const int cond = fabs(got - want) <= tol;
+    va_list ap;
+    va_start(ap, fmt);
+    tap_vline(cond, fmt, ap);
+    va_end(ap);
+    if (!cond)
+        tap_diag("got %.17g, expected %.17g, diff %.3g > tolerance %.3g",
+                 got, want, fabs(got - want), tol);
+    return cond;
+}
+
+/* Bitwise-equal doubles (NaN == NaN of the same bits is not needed here). */
+static int tap_same(double got, double want, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int tap_same(double got, double want, const char *fmt, ...)
+{
+    const int cond = got == want;
+    va_list ap;
+    va_start(ap, fmt);
+    tap_vline(cond, fmt, ap);
+    va_end(ap);
+    if (!cond)
+        tap_diag("got %.17g, expected exactly %.17g (diff %.3g)", got, want, got - want);
+    return cond;
+}
+
+static void tap_bail(const char *reason)
+{
+    printf("Bail out! %s\n", reason);
+    exit(1);
+}
+
+/* Print the plan; the exit status is 0 (the driver counts the failures). */
+static int tap_done(void)
+{
+    printf("1..%d\n", tap_n);
+    return tap_failed ? 1 : 0;
+}
+
+#endif /* FSSIM_TAP_H */
