@@ -7,7 +7,7 @@ FSSIM_COMMON = fssim/fssim_common.o framesync.o $(FSSIM_REF)
 
 OBJS-$(CONFIG_FSSIM_FILTER)        += fssim/vf_fssim.o $(FSSIM_COMMON)
 OBJS-$(CONFIG_FSSIM3D_FILTER)      += fssim/vf_fssim3d.o $(FSSIM_COMMON)
-OBJS-$(CONFIG_FSSIM_CUDA_FILTER)   += fssim/vf_fssim_cuda.o fssim/fssim.ptx.o \
+OBJS-$(CONFIG_FSSIM_CUDA_FILTER)   += fssim/vf_fssim_cuda.o fssim/fssim.ptx.o fssim/fssim_cuda_params.o \
                                       fssim/fssim_cuda_common.o cuda/load_helper.o \
                                       $(FSSIM_COMMON)
 OBJS-$(CONFIG_FSSIM_VULKAN_FILTER) += fssim/vf_fssim_vulkan.o fssim/fssim.comp.spv.o \
@@ -17,7 +17,8 @@ OBJS-$(CONFIG_FSSIM_VULKAN_FILTER) += fssim/vf_fssim_vulkan.o fssim/fssim.comp.s
 ifdef CONFIG_FSSIM3D_FILTER
 ifdef CONFIG_FFNVCODEC
 ifneq ($(CONFIG_CUDA_NVCC)$(CONFIG_CUDA_LLVM),)
-OBJS-yes += fssim/fssim3d.ptx.o fssim/fssim_cuda_common.o cuda/load_helper.o
+OBJS-yes += fssim/fssim3d.ptx.o fssim/fssim_cuda_common.o fssim/fssim_cuda_params.o \
+            cuda/load_helper.o
 endif
 endif
 endif

@@ -5,6 +5,7 @@
  *
  * This file is part of fssim, built into FFmpeg's libavfilter.
  */
+#include "libavutil/internal.h"
 #include "libavutil/mem.h"
 #include "libavutil/opt.h"
 #include "libavutil/pixdesc.h"

@@ -1,0 +1,275 @@
+/*
+ * fssim: what the CUDA filters share.
+ *
+ * This file is part of fssim, built into FFmpeg's libavfilter.
+ */
+#if defined(_WIN32)
+#include <windows.h>
+#else
+#include <dlfcn.h>
+#endif
+
+#include "libavutil/mem.h"
+#include "libavutil/pixdesc.h"
+#include "libavfilter/filters.h"
+
+#include "fssim_cuda_common.h"
+/* after fssim_cuda_common.h: it needs the CUDA types */
+#include "libavfilter/cuda/load_helper.h"
+
+#define CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES_ 8
+
+static AVHWFramesContext *input_frames(AVFilterContext *ctx, int i)
+{
+    FilterLink *l = ff_filter_link(ctx->inputs[i]);
+    return l->hw_frames_ctx ? (AVHWFramesContext *)l->hw_frames_ctx->data : NULL;
+}
+
+int ff_fssim_cuda_check_inputs(AVFilterContext *ctx, enum AVPixelFormat *sw_format)
+{
+    static const char *const pad[2] = { "main", "reference" };
+    AVHWFramesContext *fr[2];
+    AVCUDADeviceContext *dev[2];
+
+    for (int i = 0; i < 2; i++) {
+        fr[i] = input_frames(ctx, i);
+        if (!fr[i] || fr[i]->format != AV_PIX_FMT_CUDA) {
+            av_log(ctx, AV_LOG_ERROR, "The %s input carries no CUDA frames. Decode with "
+                   "-hwaccel cuda -hwaccel_output_format cuda, or add hwupload_cuda before "
+                   "%s; for software frames use the fssim filter.\n", pad[i], ctx->filter->name);
+            return AVERROR(EINVAL);
+        }
+        dev[i] = fr[i]->device_ctx->hwctx;
+    }
+    if (dev[0]->cuda_ctx != dev[1]->cuda_ctx) {
+        av_log(ctx, AV_LOG_ERROR, "The main and reference inputs are on different CUDA "
+               "devices or contexts. Decode both on one device, e.g. -init_hw_device "
+               "cuda=gpu:0 -filter_hw_device gpu with -hwaccel_device gpu on both inputs.\n");
+        return AVERROR(EINVAL);
+    }
+    *sw_format = fr[0]->sw_format;
+    return ff_fssim_check_inputs(ctx, ctx->inputs[0]->w, ctx->inputs[0]->h, fr[0]->sw_format,
+                                 ctx->inputs[1]->w, ctx->inputs[1]->h, fr[1]->sw_format,
+                                 "scale_cuda");
+}
+
+static void *load_symbol(void *lib, const char *name)
+{
+#if defined(_WIN32)
+    return (void *)GetProcAddress((HMODULE)lib, name);
+#else
+    return dlsym(lib, name);
+#endif
+}
+
+static int load_extra(AVFilterContext *ctx, FSSIMCudaExtra *e)
+{
+#if defined(_WIN32)
+    e->lib = (void *)LoadLibraryA("nvcuda.dll");
+#else
+    e->lib = dlopen("libcuda.so.1", RTLD_NOW);
+#endif
+    if (e->lib) {
+        e->cuFuncSetAttribute = load_symbol(e->lib, "cuFuncSetAttribute");
+        e->cuMemAllocHost     = load_symbol(e->lib, "cuMemAllocHost_v2");
+        e->cuMemFreeHost      = load_symbol(e->lib, "cuMemFreeHost");
+        e->cuEventElapsedTime = load_symbol(e->lib, "cuEventElapsedTime");
+    }
+    if (!e->cuFuncSetAttribute || !e->cuMemAllocHost || !e->cuMemFreeHost ||
+        !e->cuEventElapsedTime) {
+        av_log(ctx, AV_LOG_ERROR, "The CUDA driver library lacks cuFuncSetAttribute, "
+               "cuMemAllocHost, cuMemFreeHost or cuEventElapsedTime: update the NVIDIA "
+               "driver.\n");
+        return AVERROR(ENOSYS);
+    }
+    return 0;
+}
+
+int ff_fssim_cuda_init(AVFilterContext *ctx, FSSIMCuda *c,
+                       const unsigned char *ptx, unsigned int ptx_len)
+{
+    AVHWFramesContext *fr = input_frames(ctx, 0);
+    FilterLink *ol = ff_filter_link(ctx->outputs[0]);
+    CUcontext dummy;
+    int ret;
+
+    c->device_ref = av_buffer_ref(fr->device_ref);
+    if (!c->device_ref)
+        return AVERROR(ENOMEM);
+    c->hwctx  = ((AVHWDeviceContext *)c->device_ref->data)->hwctx;
+    c->cu     = c->hwctx->internal->cuda_dl;
+    c->cu_ctx = c->hwctx->cuda_ctx;
+    c->stream = c->hwctx->stream;
+
+    /* the output carries the main input's frames, untouched */
+    av_buffer_unref(&ol->hw_frames_ctx);
+    ol->hw_frames_ctx = av_buffer_ref(ff_filter_link(ctx->inputs[0])->hw_frames_ctx);
+    if (!ol->hw_frames_ctx)
+        return AVERROR(ENOMEM);
+
+    ret = load_extra(ctx, &c->ext);
+    if (ret < 0)
+        return ret;
+
+    ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPushCurrent(c->cu_ctx));
+    if (ret < 0)
+        return ret;
+    ret = ff_cuda_load_module(ctx, c->hwctx, &c->module, ptx, ptx_len);
+    FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPopCurrent(&dummy));
+    return ret;
+}
+
+void ff_fssim_cuda_uninit(AVFilterContext *ctx, FSSIMCuda *c)
+{
+    if (c->module) {
+        CUcontext dummy;
+        FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPushCurrent(c->cu_ctx));
+        FSSIM_CHECK_CU(c, ctx, c->cu->cuModuleUnload(c->module));
+        FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPopCurrent(&dummy));
+        c->module = NULL;
+    }
+    if (c->ext.lib) {
+#if defined(_WIN32)
+        FreeLibrary((HMODULE)c->ext.lib);
+#else
+        dlclose(c->ext.lib);
+#endif
+        c->ext.lib = NULL;
+    }
+    av_buffer_unref(&c->device_ref);
+}
+
+int ff_fssim_cuda_set_smem(AVFilterContext *ctx, FSSIMCuda *c, CUfunction f, int bytes)
+{
+    return FSSIM_CHECK_CU(c, ctx, c->ext.cuFuncSetAttribute(f,
+                          CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES_, bytes));
+}
+
+int ff_fssim_cuda_queue_init(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q,
+                             int depth, size_t slot_bytes)
+{
+    CudaFunctions *cu = c->cu;
+    CUcontext dummy;
+    int ret;
+
+    q->depth      = depth;
+    q->nb_slots   = depth + 1;
+    q->slot_bytes = slot_bytes;
+    q->fifo  = av_fifo_alloc2(depth + 2, sizeof(FSSIMCudaPending), AV_FIFO_FLAG_AUTO_GROW);
+    q->start = av_calloc(q->nb_slots, sizeof(*q->start));
+    q->done  = av_calloc(q->nb_slots, sizeof(*q->done));
+    if (!q->fifo || !q->start || !q->done)
+        return AVERROR(ENOMEM);
+
+    ret = FSSIM_CHECK_CU(c, ctx, cu->cuCtxPushCurrent(c->cu_ctx));
+    if (ret < 0)
+        return ret;
+    ret = FSSIM_CHECK_CU(c, ctx, cu->cuMemAlloc(&q->dev, q->nb_slots * slot_bytes));
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, ctx, c->ext.cuMemAllocHost((void **)&q->host,
+                                                           q->nb_slots * slot_bytes));
+    for (int i = 0; i < q->nb_slots && ret >= 0; i++) {
+        ret = FSSIM_CHECK_CU(c, ctx, cu->cuEventCreate(&q->start[i], CU_EVENT_DEFAULT));
+        if (ret >= 0)
+            ret = FSSIM_CHECK_CU(c, ctx, cu->cuEventCreate(&q->done[i], CU_EVENT_DEFAULT));
+    }
+    FSSIM_CHECK_CU(c, ctx, cu->cuCtxPopCurrent(&dummy));
+    return ret;
+}
+
+void ff_fssim_cuda_queue_uninit(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q)
+{
+    FSSIMCudaPending p;
+    CUcontext dummy;
+
+    while (q->fifo && av_fifo_read(q->fifo, &p, 1) >= 0)
+        av_frame_free(&p.frame);
+    av_fifo_freep2(&q->fifo);
+    if (c->cu && (q->dev || q->host || q->start)) {
+        CudaFunctions *cu = c->cu;
+        FSSIM_CHECK_CU(c, ctx, cu->cuCtxPushCurrent(c->cu_ctx));
+        for (int i = 0; i < q->nb_slots; i++) {
+            if (q->start && q->start[i])
+                FSSIM_CHECK_CU(c, ctx, cu->cuEventDestroy(q->start[i]));
+            if (q->done && q->done[i])
+                FSSIM_CHECK_CU(c, ctx, cu->cuEventDestroy(q->done[i]));
+        }
+        if (q->dev)
+            FSSIM_CHECK_CU(c, ctx, cu->cuMemFree(q->dev));
+        if (q->host)
+            FSSIM_CHECK_CU(c, ctx, c->ext.cuMemFreeHost(q->host));
+        FSSIM_CHECK_CU(c, ctx, cu->cuCtxPopCurrent(&dummy));
+    }
+    av_freep(&q->start);
+    av_freep(&q->done);
+    q->dev  = 0;
+    q->host = NULL;
+}
+
+int ff_fssim_cuda_queue_begin(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q,
+                              CUdeviceptr *results)
+{
+    const int slot = q->next_slot;
+    int ret;
+
+    /* pop() keeps at most depth frames waiting, so this slot is free */
+    q->next_slot = (q->next_slot + 1) % q->nb_slots;
+    *results = q->dev + slot * q->slot_bytes;
+    ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuEventRecord(q->start[slot], c->stream));
+    return ret < 0 ? ret : slot;
+}
+
+int ff_fssim_cuda_queue_push(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q,
+                             AVFrame *frame, int slot)
+{
+    FSSIMCudaPending p = { frame, slot };
+    int ret;
+
+    if (slot >= 0) {
+        ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuMemcpyDtoHAsync(q->host + slot * q->slot_bytes,
+                                                              q->dev + slot * q->slot_bytes,
+                                                              q->slot_bytes, c->stream));
+        if (ret >= 0)
+            ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuEventRecord(q->done[slot], c->stream));
+        if (ret < 0)
+            return ret;
+    }
+    return av_fifo_write(q->fifo, &p, 1);
+}
+
+int ff_fssim_cuda_queue_pop(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q,
+                            int wait, FSSIMCudaPending *p, const void **results)
+{
+    CudaFunctions *cu = c->cu;
+    CUcontext dummy;
+    int ret = 0;
+
+    if (av_fifo_peek(q->fifo, p, 1, 0) < 0)
+        return 0;
+    if (p->slot >= 0) {
+        const int full = av_fifo_can_read(q->fifo) > (size_t)q->depth;
+        ret = FSSIM_CHECK_CU(c, ctx, cu->cuCtxPushCurrent(c->cu_ctx));
+        if (ret < 0)
+            return ret;
+        if (wait || full) {
+            ret = FSSIM_CHECK_CU(c, ctx, cu->cuEventSynchronize(q->done[p->slot]));
+        } else {
+            CUresult r = cu->cuEventQuery(q->done[p->slot]);
+            ret = r == CUDA_SUCCESS ? 0 : r == CUDA_ERROR_NOT_READY ? 1 :
+                  FSSIM_CHECK_CU(c, ctx, r);
+        }
+        if (ret == 0) {
+            float ms;
+            if (c->ext.cuEventElapsedTime(&ms, q->start[p->slot], q->done[p->slot]) == CUDA_SUCCESS) {
+                q->gpu_ms += ms;
+                q->nb_timed++;
+            }
+        }
+        FSSIM_CHECK_CU(c, ctx, cu->cuCtxPopCurrent(&dummy));
+        if (ret != 0)
+            return ret < 0 ? ret : 0;
+    }
+    av_fifo_drain2(q->fifo, 1);
+    *results = p->slot >= 0 ? q->host + p->slot * q->slot_bytes : NULL;
+    return 1;
+}

@@ -1,0 +1,105 @@
+/*
+ * fssim: what the CUDA filters (fssim_cuda, fssim3d on CUDA frames) share —
+ * input checks on CUDA frames, the CUDA device and module, the driver
+ * entry points FFmpeg's loader does not provide, and the pipelined readback
+ * of scores.
+ *
+ * This file is part of fssim, built into FFmpeg's libavfilter.
+ */
+#ifndef AVFILTER_FSSIM_CUDA_COMMON_H
+#define AVFILTER_FSSIM_CUDA_COMMON_H
+
+#include "libavutil/cuda_check.h"
+#include "libavutil/fifo.h"
+#include "libavutil/hwcontext.h"
+#include "libavutil/hwcontext_cuda_internal.h"
+#include "libavfilter/avfilter.h"
+
+#include "fssim_common.h"
+
+/* Driver API entry points that compat/cuda/dynlink_loader.h does not load;
+ * taken from the already loaded driver library. */
+typedef struct FSSIMCudaExtra {
+    CUresult (CUDAAPI *cuFuncSetAttribute)(CUfunction f, int attrib, int value);
+    CUresult (CUDAAPI *cuMemAllocHost)(void **p, size_t bytes);
+    CUresult (CUDAAPI *cuMemFreeHost)(void *p);
+    CUresult (CUDAAPI *cuEventElapsedTime)(float *ms, CUevent start, CUevent end);
+    void *lib;
+} FSSIMCudaExtra;
+
+typedef struct FSSIMCuda {
+    AVBufferRef         *device_ref;
+    AVCUDADeviceContext *hwctx;
+    CudaFunctions       *cu;
+    FSSIMCudaExtra       ext;
+    CUcontext            cu_ctx;
+    CUstream             stream;
+    CUmodule             module;
+} FSSIMCuda;
+
+#define FSSIM_CHECK_CU(c, ctx, x) FF_CUDA_CHECK_DL(ctx, (c)->cu, x)
+
+/**
+ * Check the two CUDA inputs of a filter (SPEC 3, 5): both carry CUDA frames
+ * of the same device context, size and software format, a supported one.
+ * On success *sw_format is the common software format.
+ */
+int ff_fssim_cuda_check_inputs(AVFilterContext *ctx, enum AVPixelFormat *sw_format);
+
+/** Take the device of input 0, load the PTX module, find the extra driver
+ *  entry points and set the output's frames context to the main input's. */
+int ff_fssim_cuda_init(AVFilterContext *ctx, FSSIMCuda *c,
+                       const unsigned char *ptx, unsigned int ptx_len);
+
+void ff_fssim_cuda_uninit(AVFilterContext *ctx, FSSIMCuda *c);
+
+/** Allow a kernel more than 48 KiB of dynamic shared memory. */
+int ff_fssim_cuda_set_smem(AVFilterContext *ctx, FSSIMCuda *c, CUfunction f, int bytes);
+
+/*
+ * Pipelined readback.  Each scored frame gets a slot: its kernels write
+ * slot_bytes of results to device memory, copied asynchronously to pinned
+ * host memory, followed by an event.  Frames wait in a FIFO and leave it,
+ * in order, once their event has completed — or when more than `depth`
+ * frames are waiting — so the CPU never waits on the frame it just queued.
+ */
+typedef struct FSSIMCudaPending {
+    AVFrame *frame;
+    int      slot;   /* -1: frame passes through unscored */
+} FSSIMCudaPending;
+
+typedef struct FSSIMCudaQueue {
+    int          depth;
+    int          nb_slots;
+    size_t       slot_bytes;
+    CUdeviceptr  dev;          /* nb_slots * slot_bytes */
+    uint8_t     *host;         /* pinned, nb_slots * slot_bytes */
+    CUevent     *start, *done; /* per slot */
+    int          next_slot;
+    AVFifo      *fifo;         /* FSSIMCudaPending */
+    double       gpu_ms;       /* sum of start..done over read slots */
+    uint64_t     nb_timed;
+} FSSIMCudaQueue;
+
+int  ff_fssim_cuda_queue_init(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q,
+                              int depth, size_t slot_bytes);
+void ff_fssim_cuda_queue_uninit(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q);
+
+/** The next free slot, its device result pointer; records its start event.
+ *  Call with the CUDA context pushed. */
+int ff_fssim_cuda_queue_begin(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q,
+                              CUdeviceptr *results);
+
+/** Queue the slot's readback and the frame (slot from _begin, or -1). */
+int ff_fssim_cuda_queue_push(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q,
+                             AVFrame *frame, int slot);
+
+/**
+ * Take the oldest frame out if its results are ready (or, with wait, once
+ * they are; or when more than depth frames wait).  Returns 1 with *p and
+ * *results (NULL for an unscored frame) set, 0 if none can leave now.
+ */
+int ff_fssim_cuda_queue_pop(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q,
+                            int wait, FSSIMCudaPending *p, const void **results);
+
+#endif /* AVFILTER_FSSIM_CUDA_COMMON_H */

@@ -1,0 +1,59 @@
+/*
+ * fssim CUDA: the host side of the kernel parameters, shared by the filters
+ * and the kernel emulation test (no FFmpeg dependency).
+ *
+ * This file is part of fssim, built into FFmpeg's libavfilter.
+ */
+#include <string.h>
+
+#include "fssim_cuda.h"
+#include "fssim_ref.h"
+
+void fssim_cuda_fill_params(FSSIMCudaParams *p, int depth, int width, int height,
+                            int bytes, int step, int shift, int algos,
+                            int window, double sigma, int same_padding)
+{
+    const int max = (1 << depth) - 1;
+    const double L = (double)max;
+    double g[FSSIM_REF_MAX_WINDOW];
+
+    memset(p, 0, sizeof(*p));
+    p->width  = width;
+    p->height = height;
+    p->step   = step;
+    p->shift  = shift;
+    p->deep   = bytes > 1;
+    p->algos  = algos;
+    p->radius = window / 2;
+    p->same_padding = same_padding;
+
+    /* the CPU reference's constants, computed the same way */
+    p->c1base = L * L * (0.01 * 0.01);
+    p->c2base = L * L * (0.03 * 0.03);
+    p->float_c1 = (float)((0.01 * L) * (0.01 * L));
+    p->float_c2 = (float)((0.03 * L) * (0.03 * L));
+    p->block_c1 = (long long)(.01 * .01 * max * max * 64 + .5);
+    p->block_c2 = (long long)(.03 * .03 * max * max * 64 * 63 + .5);
+    fssim_ref_block_windows(width, height, &p->block_nx, &p->block_ny);
+
+    fssim_ref_gauss_weights(window, sigma, g);
+    for (int i = 0; i < window; i++)
+        p->g[i] = (float)g[i];
+}
+
+/* The weights are separable: w(x, y) = wx(x) * wy(y), each the sum of the
+ * taps that fall inside the plane. */
+static unsigned long long weight_sum_1d(int size)
+{
+    unsigned long long sum = 0;
+    for (int x = 0; x < size; x++)
+        for (int j = -FSSIM_REF_INT_RADIUS; j <= FSSIM_REF_INT_RADIUS; j++)
+            if (x + j >= 0 && x + j < size)
+                sum += fssim_ref_int_taps[j + FSSIM_REF_INT_RADIUS];
+    return sum;
+}
+
+unsigned long long fssim_cuda_int_weight_sum(int width, int height)
+{
+    return weight_sum_1d(width) * weight_sum_1d(height);
+}

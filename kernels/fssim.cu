@@ -1,0 +1,461 @@
+/*
+ * fssim CUDA kernels: integer, Gaussian and block SSIM of one plane pair in
+ * one fused pass.
+ *
+ * Each thread block scores a FSSIM_TILE x FSSIM_TILE tile: it loads the
+ * tile and its halo once into shared memory, runs the separable horizontal
+ * and vertical passes of every requested algorithm there, computes the
+ * per-pixel terms and reduces them, in a fixed order, to one partial sum per
+ * algorithm.  fssim_reduce then adds the partials of each plane, again in a
+ * fixed order, so every result is bitwise identical from run to run.
+ *
+ * Compiled to PTX by FFmpeg's build with nvcc or clang (through FFmpeg's
+ * compat/cuda/cuda_runtime.h), and on the host by the emulation test.
+ *
+ * This file is part of fssim, built into FFmpeg's libavfilter.
+ */
+
+#include "fssim_cuda_device.cuh"
+
+static __device__ const int int_taps[9]     = { 2, 9, 28, 55, 68, 55, 28, 9, 2 };
+static __device__ const int int_tap_sums[10] = { 0, 2, 11, 39, 94, 162, 217, 245, 254, 256 };
+
+/* Sum of the int taps that fall inside [0, size) around position x. */
+static __device__ __forceinline__ int int_weight(int x, int size)
+{
+    const int lo = FSSIM_INT_RADIUS - x > 0 ? FSSIM_INT_RADIUS - x : 0;
+    const int hi = size - x + FSSIM_INT_RADIUS < 9 ? size - x + FSSIM_INT_RADIUS : 9;
+    return int_tap_sums[hi] - int_tap_sums[lo];
+}
+
+/* Same for the Gaussian taps; exactly 1 when the whole window is inside.
+ * (A loop, not a prefix-sum lookup: a run-time index into the kernel
+ * parameters would copy them all to local memory.) */
+static __device__ __forceinline__ float gauss_weight(const FSSIMCudaParams &p, int x, int size)
+{
+    const int r = p.radius;
+    float w = 0.0f;
+
+    if (x >= r && x < size - r)
+        return 1.0f;
+#pragma unroll
+    for (int j = 0; j < 2 * FSSIM_MAX_RADIUS + 1; j++)
+        if (j <= 2 * r && x + j - r >= 0 && x + j - r < size)
+            w += p.g[j];
+    return w;
+}
+
+/*
+ * SPEC 2.1's per-pixel term, in its exact association, with operations
+ * that are never contracted into fused multiply-adds.
+ */
+static __device__ double int_term(double mux, double muy, double x2, double xy, double y2,
+                                  double W, double c1base, double c2base)
+{
+    const double c1  = rn_mul_f64(rn_mul_f64(c1base, W), W);
+    const double c2  = rn_mul_f64(rn_mul_f64(c2base, W), W);
+    const double mx2 = rn_mul_f64(mux, mux);
+    const double mxy = rn_mul_f64(mux, muy);
+    const double my2 = rn_mul_f64(muy, muy);
+    const double num = rn_mul_f64(rn_mul_f64(W, rn_add_f64(rn_mul_f64(2.0, mxy), c1)),
+                            rn_add_f64(c2, rn_mul_f64(2.0, rn_sub_f64(rn_mul_f64(xy, W), mxy))));
+    const double den = rn_mul_f64(rn_add_f64(rn_add_f64(mx2, my2), c1),
+                            rn_add_f64(rn_sub_f64(rn_add_f64(rn_sub_f64(rn_mul_f64(x2, W), mx2), rn_mul_f64(y2, W)), my2), c2));
+    return rn_div_f64(num, den);
+}
+
+/*
+ * Gaussian SSIM from moments of samples centred on (cs, cd):
+ * ma = sum g (s - cs), mb = sum g (d - cd), q = sum g ((s-cs)^2 + (d-cd)^2),
+ * pr = sum g (s-cs)(d-cd), the sums over in-plane taps whose weights add up
+ * to G.  Centring keeps var = E[x^2] - mu^2 from cancelling in float on flat
+ * areas; the (1 - G) terms restore the zero-padded moments at the borders.
+ */
+static __device__ float float_ssim(float ma, float mb, float q, float pr, float G,
+                                   float cs, float cd, float c1, float c2)
+{
+    const float h    = 1.0f - G;
+    const float mu_s = ma + cs * G;
+    const float mu_d = mb + cd * G;
+    const float vsum = q - ma * ma - mb * mb + 2.0f * h * (cs * ma + cd * mb) +
+                       G * h * (cs * cs + cd * cd);
+    const float cov  = pr - ma * mb + h * (cs * mb + cd * ma) + G * h * cs * cd;
+    return ((2.0f * mu_s * mu_d + c1) * (2.0f * cov + c2)) /
+           ((mu_s * mu_s + mu_d * mu_d + c1) * (vsum + c2));
+}
+
+/* vf_ssim.c ssim_end1(): 32-bit integers, 8-bit constants, float end. */
+static __device__ float block_end_8bit(int s1, int s2, int ss, int s12)
+{
+    const int c1    = 416;     /* (int)(.01*.01*255*255*64 + .5) */
+    const int c2    = 235963;  /* (int)(.03*.03*255*255*64*63 + .5) */
+    const int vars  = ss * 64 - s1 * s1 - s2 * s2;
+    const int covar = s12 * 64 - s1 * s2;
+    return rn_div_f32(rn_mul_f32((float)(2 * s1 * s2 + c1), (float)(2 * covar + c2)),
+                rn_mul_f32((float)(s1 * s1 + s2 * s2 + c1), (float)(vars + c2)));
+}
+
+/* vf_ssim.c ssim_end1x(): 64-bit integers, constants from the bit depth. */
+static __device__ float block_end_deep(long long s1, long long s2, long long ss, long long s12,
+                                       long long c1, long long c2)
+{
+    const long long vars  = ss * 64 - s1 * s1 - s2 * s2;
+    const long long covar = s12 * 64 - s1 * s2;
+    return rn_div_f32(rn_mul_f32((float)(2 * s1 * s2 + c1), (float)(2 * covar + c2)),
+                rn_mul_f32((float)(s1 * s1 + s2 * s2 + c1), (float)(vars + c2)));
+}
+
+/* Fixed-order tree sum of one value per thread; the result is in red[0]. */
+static __device__ double block_sum(double *red, double v)
+{
+    const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
+    double r;
+
+    red[tid] = v;
+    __syncthreads();
+    for (int n = FSSIM_THREADS / 2; n > 0; n >>= 1) {
+        if (tid < n)
+            red[tid] += red[tid + n];
+        __syncthreads();
+    }
+    r = red[0];
+    __syncthreads();
+    return r;
+}
+
+template <typename T>
+static __device__ __forceinline__ unsigned load_sample(const FSSIMCudaParams &p,
+                                                       unsigned long long base, int pitch,
+                                                       int x, int y)
+{
+    const T *row = (const T *)(base + (unsigned long long)y * pitch);
+    return (unsigned)row[x * p.step] >> p.shift;
+}
+
+/* Load the tile and its halo; samples outside the plane read as 0. */
+template <typename T>
+static __device__ __forceinline__ void load_tile(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
+                                 char *smem, int x0, int y0)
+{
+    float *S = (float *)(smem + l.s), *D = (float *)(smem + l.d);
+    const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
+    const int R = (l.region - FSSIM_TILE) / 2;
+
+    for (int i = tid; i < l.region * l.region; i += FSSIM_THREADS) {
+        const int gx = x0 - R + i % l.region;
+        const int gy = y0 - R + i / l.region;
+        const bool in = gx >= 0 && gx < p.width && gy >= 0 && gy < p.height;
+        S[i] = in ? (float)load_sample<T>(p, p.main_ptr, p.main_pitch, gx, gy) : 0.0f;
+        D[i] = in ? (float)load_sample<T>(p, p.ref_ptr,  p.ref_pitch,  gx, gy) : 0.0f;
+    }
+}
+
+/* Columns per horizontal-pass work item: a thread slides along a row and
+ * reuses the samples it loaded for HCOLS neighbouring outputs. */
+#define HCOLS 4
+#define HGROUPS (FSSIM_TILE / HCOLS)
+
+/*
+ * Horizontal pass of the int algorithm over region row ry for output
+ * columns c0..c0+HCOLS-1.  TI is float for 8-bit samples (every product and
+ * sum is an integer below 2^24, so exact) and double for deeper ones.
+ */
+template <typename TI>
+static __device__ __forceinline__ void hpass_int(const FSSIMSmemLayout &l, char *smem, int ry, int c0)
+{
+    const float *S = (const float *)(smem + l.s) + ry * l.region;
+    const float *D = (const float *)(smem + l.d) + ry * l.region;
+    const int R = (l.region - FSSIM_TILE) / 2;
+    const int base = c0 + R - FSSIM_INT_RADIUS;
+    const int row = ry - (R - FSSIM_INT_RADIUS);
+    const int plane = (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) * FSSIM_TILE;
+    TI *H = (TI *)(smem + l.hi) + row * FSSIM_TILE + c0;
+    TI s[HCOLS + 8], d[HCOLS + 8];
+
+#pragma unroll
+    for (int i = 0; i < HCOLS + 8; i++) {
+        s[i] = (TI)S[base + i];
+        d[i] = (TI)D[base + i];
+    }
+#pragma unroll
+    for (int o = 0; o < HCOLS; o++) {
+        TI mux = 0, muy = 0, x2 = 0, xy = 0, y2 = 0;
+#pragma unroll
+        for (int j = 0; j < 9; j++) {
+            const TI k = (TI)int_taps[j];
+            mux += k * s[o + j];
+            muy += k * d[o + j];
+            x2  += k * (s[o + j] * s[o + j]);
+            xy  += k * (s[o + j] * d[o + j]);
+            y2  += k * (d[o + j] * d[o + j]);
+        }
+        H[0 * plane + o] = mux;
+        H[1 * plane + o] = muy;
+        H[2 * plane + o] = x2;
+        H[3 * plane + o] = xy;
+        H[4 * plane + o] = y2;
+    }
+}
+
+/* Horizontal pass of the float algorithm on centred, in-plane samples. */
+static __device__ __forceinline__ void hpass_float(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
+                                   char *smem, int ry, int c0, int x0, int y0,
+                                   float cs, float cd)
+{
+    const float *S = (const float *)(smem + l.s) + ry * l.region;
+    const float *D = (const float *)(smem + l.d) + ry * l.region;
+    const int R = (l.region - FSSIM_TILE) / 2;
+    const int r = p.radius;
+    const int base = c0 + R - r;
+    const int plane = l.region * FSSIM_TILE;
+    const int gy = y0 - R + ry;
+    const bool row_in = gy >= 0 && gy < p.height;
+    float *H = (float *)(smem + l.hf) + ry * FSSIM_TILE + c0;
+    float a[HCOLS + 2 * FSSIM_MAX_RADIUS], b[HCOLS + 2 * FSSIM_MAX_RADIUS];
+
+    /* out-of-plane taps must weigh nothing: 0 after centring, not -cs */
+#pragma unroll
+    for (int i = 0; i < HCOLS + 2 * FSSIM_MAX_RADIUS; i++) {
+        const int gx = x0 - R + base + i;
+        a[i] = b[i] = 0.0f;
+        if (i < HCOLS + 2 * r && row_in && gx >= 0 && gx < p.width) {
+            a[i] = S[base + i] - cs;
+            b[i] = D[base + i] - cd;
+        }
+    }
+#pragma unroll
+    for (int o = 0; o < HCOLS; o++) {
+        float ma = 0.0f, mb = 0.0f, q = 0.0f, pr = 0.0f;
+#pragma unroll
+        for (int j = 0; j < 2 * FSSIM_MAX_RADIUS + 1; j++) {
+            if (j <= 2 * r) {
+                const float g = p.g[j];
+                ma += g * a[o + j];
+                mb += g * b[o + j];
+                q  += g * (a[o + j] * a[o + j] + b[o + j] * b[o + j]);
+                pr += g * (a[o + j] * b[o + j]);
+            }
+        }
+        H[0 * plane + o] = ma;
+        H[1 * plane + o] = mb;
+        H[2 * plane + o] = q;
+        H[3 * plane + o] = pr;
+    }
+}
+
+/* Rows per vertical-pass work item: a thread walks down one column. */
+#define VROWS (FSSIM_TILE * FSSIM_TILE / FSSIM_THREADS)
+
+/* Vertical pass and per-pixel term of the int algorithm; returns the sum of
+ * the terms of the thread's VROWS pixels. */
+template <typename TI>
+static __device__ __forceinline__ double vpass_int(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
+                                   char *smem, int c, int r0, int gx, int gy0)
+{
+    const int plane = (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) * FSSIM_TILE;
+    const TI *H = (const TI *)(smem + l.hi) + r0 * FSSIM_TILE + c;
+    const int wx = int_weight(gx, p.width);
+    double v[VROWS][5];
+    double sum = 0.0;
+
+    /* integers below 2^53: exact in any order, fused or not */
+#pragma unroll
+    for (int k = 0; k < 5; k++) {
+        double m[VROWS + 8];
+#pragma unroll
+        for (int i = 0; i < VROWS + 8; i++)
+            m[i] = (double)H[k * plane + i * FSSIM_TILE];
+#pragma unroll
+        for (int o = 0; o < VROWS; o++) {
+            double acc = 0.0;
+#pragma unroll
+            for (int j = 0; j < 9; j++)
+                acc += (double)int_taps[j] * m[o + j];
+            v[o][k] = acc;
+        }
+    }
+#pragma unroll
+    for (int o = 0; o < VROWS; o++) {
+        const int gy = gy0 + o;
+        if (gx < p.width && gy < p.height) {
+            const double W = (double)(wx * int_weight(gy, p.height));
+            sum += int_term(v[o][0], v[o][1], v[o][2], v[o][3], v[o][4], W,
+                            p.c1base, p.c2base);
+        }
+    }
+    return sum;
+}
+
+/* Vertical pass and per-pixel SSIM of the float algorithm. */
+static __device__ __forceinline__ double vpass_float(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
+                                     char *smem, int c, int r0, int gx, int gy0,
+                                     float cs, float cd)
+{
+    const int R = (l.region - FSSIM_TILE) / 2;
+    const int r = p.radius;
+    const int plane = l.region * FSSIM_TILE;
+    const float *H = (const float *)(smem + l.hf) + (r0 + R - r) * FSSIM_TILE + c;
+    const float gx_w = gauss_weight(p, gx, p.width);
+    const bool x_scored = p.same_padding ? gx < p.width : gx >= r && gx < p.width - r;
+    float v[VROWS][4];
+    double sum = 0.0;
+
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        float m[VROWS + 2 * FSSIM_MAX_RADIUS];
+#pragma unroll
+        for (int i = 0; i < VROWS + 2 * FSSIM_MAX_RADIUS; i++)
+            m[i] = i < VROWS + 2 * r ? H[k * plane + i * FSSIM_TILE] : 0.0f;
+#pragma unroll
+        for (int o = 0; o < VROWS; o++) {
+            float acc = 0.0f;
+#pragma unroll
+            for (int j = 0; j < 2 * FSSIM_MAX_RADIUS + 1; j++)
+                if (j <= 2 * r)
+                    acc += p.g[j] * m[o + j];
+            v[o][k] = acc;
+        }
+    }
+#pragma unroll
+    for (int o = 0; o < VROWS; o++) {
+        const int gy = gy0 + o;
+        const bool scored = x_scored &&
+            (p.same_padding ? gy < p.height : gy >= r && gy < p.height - r);
+        if (scored) {
+            const float G = gx_w * gauss_weight(p, gy, p.height);
+            sum += (double)float_ssim(v[o][0], v[o][1], v[o][2], v[o][3], G, cs, cd,
+                                      p.float_c1, p.float_c2);
+        }
+    }
+    return sum;
+}
+
+/* The block algorithm: 4x4 block sums of the tile's 9x9 blocks, then the
+ * 8x8 windows whose top-left block is in the tile. */
+template <typename TB>
+static __device__ __forceinline__ double block_pass(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
+                                    char *smem, int x0, int y0, bool deep)
+{
+    const float *S = (const float *)(smem + l.s), *D = (const float *)(smem + l.d);
+    TB *B = (TB *)(smem + l.bs);
+    const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
+    const int R = (l.region - FSSIM_TILE) / 2;
+    double sum = 0.0;
+
+    if (tid < 81) {
+        const int bx = tid % 9, by = tid / 9;
+        TB s1 = 0, s2 = 0, ss = 0, s12 = 0;
+        for (int y = 0; y < 4; y++) {
+            for (int x = 0; x < 4; x++) {
+                const int i = (R + 4 * by + y) * l.region + R + 4 * bx + x;
+                const TB a = (TB)S[i], b = (TB)D[i];
+                s1  += a;
+                s2  += b;
+                ss  += a * a + b * b;
+                s12 += a * b;
+            }
+        }
+        B[0 * 81 + tid] = s1;
+        B[1 * 81 + tid] = s2;
+        B[2 * 81 + tid] = ss;
+        B[3 * 81 + tid] = s12;
+    }
+    __syncthreads();
+
+    if (tid < 64) {
+        const int wx = tid % 8, wy = tid / 8;
+        if (x0 / 4 + wx < p.block_nx && y0 / 4 + wy < p.block_ny) {
+            const int i = wy * 9 + wx;
+            TB v[4];
+            for (int k = 0; k < 4; k++)
+                v[k] = B[k * 81 + i] + B[k * 81 + i + 1] + B[k * 81 + i + 9] + B[k * 81 + i + 10];
+            sum = deep ? (double)block_end_deep(v[0], v[1], v[2], v[3], p.block_c1, p.block_c2)
+                       : (double)block_end_8bit((int)v[0], (int)v[1], (int)v[2], (int)v[3]);
+        }
+    }
+    return sum;
+}
+
+template <typename T, typename TI, typename TB>
+static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
+{
+    FSSIM_DYNAMIC_SMEM(smem);
+    const FSSIMSmemLayout l = fssim_smem_layout(p.radius, p.algos, sizeof(T) > 1);
+    const int R  = (l.region - FSSIM_TILE) / 2;
+    const int x0 = blockIdx.x * FSSIM_TILE, y0 = blockIdx.y * FSSIM_TILE;
+    const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
+    const int vc  = tid % FSSIM_TILE, vr0 = tid / FSSIM_TILE * VROWS;
+    double part[FSSIM_NB_PARTS] = { 0.0, 0.0, 0.0 };
+    double *red = (double *)(smem + l.red);
+    double *out = (double *)p.partials +
+                  (p.part_offset + blockIdx.y * gridDim.x + blockIdx.x) * FSSIM_NB_PARTS;
+    float cs, cd;
+
+    load_tile<T>(p, l, smem, x0, y0);
+    __syncthreads();
+    /* the float centring constants: any value works, the tile's centre
+     * sample makes flat tiles exact */
+    cs = ((const float *)(smem + l.s))[(R + FSSIM_TILE / 2) * (l.region + 1)];
+    cd = ((const float *)(smem + l.d))[(R + FSSIM_TILE / 2) * (l.region + 1)];
+
+    for (int i = tid; i < l.region * HGROUPS; i += FSSIM_THREADS) {
+        const int ry = i / HGROUPS, c0 = i % HGROUPS * HCOLS;
+        if ((p.algos & FSSIM_ALGO_INT_BIT) &&
+            ry >= R - FSSIM_INT_RADIUS && ry < R + FSSIM_TILE + FSSIM_INT_RADIUS)
+            hpass_int<TI>(l, smem, ry, c0);
+        if ((p.algos & FSSIM_ALGO_FLOAT_BIT) &&
+            ry >= R - p.radius && ry < R + FSSIM_TILE + p.radius)
+            hpass_float(p, l, smem, ry, c0, x0, y0, cs, cd);
+    }
+    __syncthreads();
+
+    if (p.algos & FSSIM_ALGO_INT_BIT)
+        part[FSSIM_PART_INT] = vpass_int<TI>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0);
+    if (p.algos & FSSIM_ALGO_FLOAT_BIT)
+        part[FSSIM_PART_FLOAT] = vpass_float(p, l, smem, vc, vr0, x0 + vc, y0 + vr0, cs, cd);
+    if (p.algos & FSSIM_ALGO_BLOCK_BIT)
+        part[FSSIM_PART_BLOCK] = block_pass<TB>(p, l, smem, x0, y0, sizeof(T) > 1);
+
+#pragma unroll
+    for (int k = 0; k < FSSIM_NB_PARTS; k++) {
+        const double s = block_sum(red, part[k]);
+        if (tid == 0)
+            out[k] = s;
+    }
+}
+
+extern "C" {
+
+__global__ void __launch_bounds__(FSSIM_THREADS)
+fssim_plane_8(FSSIMCudaParams p)
+{
+    fssim_plane<unsigned char, float, int>(p);
+}
+
+__global__ void __launch_bounds__(FSSIM_THREADS)
+fssim_plane_16(FSSIMCudaParams p)
+{
+    fssim_plane<unsigned short, double, long long>(p);
+}
+
+/* One block per component: adds the component's per-tile partials in a
+ * fixed order. */
+__global__ void __launch_bounds__(FSSIM_THREADS)
+fssim_reduce(FSSIMCudaReduceParams p)
+{
+    __shared__ double red[FSSIM_THREADS];
+    const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
+    const double *in = (const double *)p.partials + p.offset[blockIdx.x] * FSSIM_NB_PARTS;
+    double *out = (double *)p.out + blockIdx.x * FSSIM_NB_PARTS;
+
+    for (int k = 0; k < FSSIM_NB_PARTS; k++) {
+        double v = 0.0, s;
+        for (int i = tid; i < p.count[blockIdx.x]; i += FSSIM_THREADS)
+            v += in[i * FSSIM_NB_PARTS + k];
+        s = block_sum(red, v);
+        if (tid == 0)
+            out[k] = s;
+    }
+}
+
+}

@@ -1,0 +1,126 @@
+/*
+ * fssim CUDA kernels: the parameter block shared by the host (C) and the
+ * kernels (CUDA C++).  Fixed-size types only and doubles first, so that the
+ * layout is the same for gcc on the host and for nvcc / clang on the device.
+ *
+ * This file is part of fssim, built into FFmpeg's libavfilter.
+ */
+#ifndef FSSIM_CUDA_H
+#define FSSIM_CUDA_H
+
+/* An output tile is FSSIM_TILE x FSSIM_TILE pixels, FSSIM_THREADS threads. */
+#define FSSIM_TILE        32
+#define FSSIM_THREADS     256
+#define FSSIM_MAX_RADIUS  7          /* window 15 */
+#define FSSIM_INT_RADIUS  4
+
+/* Per-tile partial sums written by fssim_plane_*, one set per thread block. */
+enum { FSSIM_PART_INT, FSSIM_PART_FLOAT, FSSIM_PART_BLOCK, FSSIM_NB_PARTS };
+
+#define FSSIM_ALGO_FLOAT_BIT 1
+#define FSSIM_ALGO_INT_BIT   2
+#define FSSIM_ALGO_BLOCK_BIT 4
+
+typedef struct FSSIMCudaParams {
+    /* int: L*L*(0.01*0.01) and L*L*(0.03*0.03), computed on the host in
+     * double exactly as the CPU reference does */
+    double c1base, c2base;
+    /* block, deeper than 8 bits: vf_ssim.c's 64-bit constants */
+    long long block_c1, block_c2;
+    unsigned long long main_ptr, ref_ptr;   /* first sample of the component */
+    unsigned long long partials;            /* double [FSSIM_NB_PARTS] per block */
+    /* float: (0.01 L)^2, (0.03 L)^2 in raw sample units */
+    float float_c1, float_c2;
+    /* normalised Gaussian weights g[0..2*radius] */
+    float g[2 * FSSIM_MAX_RADIUS + 1];
+    int deep;                               /* samples deeper than 8 bits */
+    int main_pitch, ref_pitch;             /* bytes */
+    int width, height;                      /* samples */
+    int step;                               /* containers between samples */
+    int shift;                              /* right shift to the value */
+    int algos;                              /* FSSIM_ALGO_*_BIT */
+    int radius;                             /* float window radius */
+    int same_padding;                       /* float: zeros outside, score all */
+    int block_nx, block_ny;                 /* block: windows per row, rows */
+    int part_offset;                        /* first block's index in partials */
+} FSSIMCudaParams;
+
+typedef struct FSSIMCudaReduceParams {
+    unsigned long long partials;   /* double [FSSIM_NB_PARTS] per block */
+    unsigned long long out;        /* double [FSSIM_NB_PARTS] per component */
+    int offset[4], count[4];       /* each component's blocks in partials */
+} FSSIMCudaReduceParams;
+
+/* nvcc defines __CUDACC__, clang's CUDA mode __CUDA__; FFmpeg's clang path
+ * has no CUDA headers, so no __host__ */
+#if (defined(__CUDACC__) || defined(__CUDA__)) && !defined(FSSIM_CUDA_EMULATION)
+#ifndef __host__
+#define __host__ __attribute__((host))
+#endif
+#define FSSIM_HD static inline __host__ __device__
+#else
+#define FSSIM_HD static inline
+#endif
+
+/* Shared memory of one thread block, in bytes from the start:
+ *  s, d:   the tile and its halo, raw samples as float (exact up to 16 bits)
+ *  hi:     int algorithm, horizontal sums, 5 moments x (TILE+8) rows x TILE
+ *          (float, exact, for 8-bit samples; double for deeper ones)
+ *  hf:     float algorithm, horizontal sums, 4 moments x region rows x TILE
+ *  bs:     block algorithm, 4 sums of 9x9 4x4-blocks (int or long long)
+ *  red:    one double per thread for the reductions */
+typedef struct FSSIMSmemLayout {
+    int region;                 /* side of the loaded square */
+    int s, d, hi, hf, bs, red, total;
+} FSSIMSmemLayout;
+
+FSSIM_HD int fssim_align8(int x) { return (x + 7) & ~7; }
+
+FSSIM_HD FSSIMSmemLayout fssim_smem_layout(int radius, int algos, int deep)
+{
+    FSSIMSmemLayout l;
+    const int r = radius > FSSIM_INT_RADIUS ? radius : FSSIM_INT_RADIUS;
+    int off = 0;
+
+    l.region = FSSIM_TILE + 2 * r;
+    l.s   = off; off = fssim_align8(off + 4 * l.region * l.region);
+    l.d   = off; off = fssim_align8(off + 4 * l.region * l.region);
+    l.hi  = off;
+    if (algos & FSSIM_ALGO_INT_BIT)
+        off += 5 * (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) * FSSIM_TILE * (deep ? 8 : 4);
+    l.hf  = off;
+    if (algos & FSSIM_ALGO_FLOAT_BIT)
+        off += 4 * l.region * FSSIM_TILE * 4;
+    l.bs  = off;
+    if (algos & FSSIM_ALGO_BLOCK_BIT)
+        off += 4 * 81 * (deep ? 8 : 4);
+    l.red = off;
+    off  += 8 * FSSIM_THREADS;
+    l.total = off;
+    return l;
+}
+
+#if !defined(__CUDACC__) && !defined(__CUDA__)
+/**
+ * Fill the parameters of one component, except the sample pointers,
+ * pitches and part_offset, which change per frame.  algos: FSSIM_ALGO_*_BIT.
+ * Host code with no FFmpeg dependency (filters/fssim_cuda_params.c).
+ */
+void fssim_cuda_fill_params(FSSIMCudaParams *p, int depth, int width, int height,
+                            int bytes, int step, int shift, int algos,
+                            int window, double sigma, int same_padding);
+
+/** Sum over a width x height component of the int algorithm's per-pixel
+ *  weights w (SPEC 2.1): the denominator of the int score. */
+unsigned long long fssim_cuda_int_weight_sum(int width, int height);
+
+/** Thread blocks that fssim_plane_* runs for a width x height component. */
+static inline int fssim_cuda_nb_blocks(int width, int height, int *gx, int *gy)
+{
+    *gx = (width  + FSSIM_TILE - 1) / FSSIM_TILE;
+    *gy = (height + FSSIM_TILE - 1) / FSSIM_TILE;
+    return *gx * *gy;
+}
+#endif
+
+#endif /* FSSIM_CUDA_H */

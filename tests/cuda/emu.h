@@ -1,0 +1,72 @@
+/*
+ * A small CUDA emulator: runs fssim's kernels as host C++ so that their
+ * tiling, borders, shared-memory passes and fixed-order reductions are
+ * tested where no GPU exists.  Each thread block runs its FSSIM_THREADS
+ * threads as OS threads meeting at a barrier for __syncthreads(); blocks run
+ * one after another, so function-static "__shared__" arrays and one global
+ * dynamic shared-memory buffer behave as shared memory does.
+ *
+ * It proves the kernels' logic, not the device: floating-point contraction,
+ * warp scheduling and the real compilers are exercised only on the GPU.
+ */
+#ifndef FSSIM_CUDA_EMU_H
+#define FSSIM_CUDA_EMU_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <thread>
+#include <vector>
+
+#define FSSIM_CUDA_EMULATION 1
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(n)
+#define __shared__ static
+
+struct uint3 { unsigned x, y, z; };
+typedef uint3 dim3;
+
+static thread_local uint3 threadIdx;
+static uint3 blockIdx, blockDim, gridDim;
+static pthread_barrier_t emu_barrier;
+
+alignas(16) static char emu_smem[256 * 1024];
+#define FSSIM_DYNAMIC_SMEM(name) char *name = emu_smem
+
+static inline void __syncthreads(void)
+{
+    pthread_barrier_wait(&emu_barrier);
+}
+
+/* Run kernel(args...) on a grid of gx x gy blocks of bx x by threads. */
+template <typename... Args>
+static void emu_launch(void (*kernel)(Args...), unsigned gx, unsigned gy,
+                       unsigned bx, unsigned by, Args... args)
+{
+    const unsigned n = bx * by;
+    gridDim  = { gx, gy, 1 };
+    blockDim = { bx, by, 1 };
+    pthread_barrier_init(&emu_barrier, NULL, n);
+    for (unsigned y = 0; y < gy; y++) {
+        for (unsigned x = 0; x < gx; x++) {
+            std::vector<std::thread> threads;
+            blockIdx = { x, y, 0 };
+            /* poison shared memory: every value read must have been written */
+            memset(emu_smem, 0xff, sizeof(emu_smem));
+            for (unsigned t = 0; t < n; t++)
+                threads.emplace_back([=] {
+                    threadIdx = { t % bx, t / bx, 0 };
+                    kernel(args...);
+                });
+            for (auto &th : threads)
+                th.join();
+        }
+    }
+    pthread_barrier_destroy(&emu_barrier);
+}
+
+#endif /* FSSIM_CUDA_EMU_H */

@@ -1,0 +1,195 @@
+/*
+ * The CUDA kernels of fssim_cuda (kernels/fssim.cu) run on the CPU through
+ * tests/cuda/emu.h and checked against the CPU reference: tiling and
+ * halos, plane borders, odd sizes, semi-planar and MSB-aligned samples,
+ * every algorithm, valid and same padding, window sizes, determinism.
+ * The real kernels run on the GPU in tests/cuda/test_cuda.py.
+ */
+#include "emu.h"
+
+#include <stdarg.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+extern "C" {
+#include "fssim_ref.h"
+#include "fssim_cuda.h"
+}
+
+#include "fssim.cu"
+
+static int nb_tests, nb_failed;
+
+static void ok(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ok(bool cond, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("%s %d - ", cond ? "ok" : "not ok", ++nb_tests);
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    nb_failed += !cond;
+    fflush(stdout);
+}
+
+enum Content { NOISE, SMOOTH, FLAT, EDGES, SAME };
+
+struct Case {
+    int w, h, depth, bytes, step, shift;
+    int algos, window;
+    double sigma;
+    int same;
+    Content content;
+};
+
+static uint32_t rng = 12345;
+static unsigned rnd(unsigned max)
+{
+    rng = rng * 1664525u + 1013904223u;
+    return (rng >> 8) % (max + 1);
+}
+
+/* A plane of containers: values `depth` bits, stored << shift, every
+ * step-th container, rows `pitch` bytes apart (with junk in between). */
+static std::vector<uint8_t> make_plane(const Case &c, int pitch, bool second,
+                                       const std::vector<uint8_t> *first)
+{
+    const unsigned max = (1u << c.depth) - 1;
+    std::vector<uint8_t> buf((size_t)pitch * c.h + 64);
+    for (auto &b : buf)
+        b = (uint8_t)rnd(255);   /* junk between samples and rows */
+    for (int y = 0; y < c.h; y++) {
+        for (int x = 0; x < c.w; x++) {
+            unsigned v;
+            switch (c.content) {
+            case NOISE:  v = rnd(max); break;
+            case SMOOTH: v = (unsigned)((x * 7 + y * 3) * max / (7 * c.w + 3 * c.h + 1)); break;
+            case FLAT:   v = max * 3 / 4; break;
+            case EDGES:  v = ((x / 9 + y / 7) & 1) ? max : max / 16; break;
+            default:     v = 0; break;
+            }
+            if (second && c.content != SAME)
+                v = (unsigned)fmin(max, fmax(0, (int)v + (int)rnd(max / 8) - (int)(max / 16)));
+            if (c.content == SAME && first) {
+                /* copy the first plane's values */
+                v = 0;
+            }
+            size_t off = (size_t)y * pitch + (size_t)x * c.step * c.bytes;
+            if (c.bytes == 1)
+                buf[off] = (uint8_t)(v << c.shift);
+            else {
+                uint16_t s = (uint16_t)(v << c.shift);
+                memcpy(&buf[off], &s, 2);
+            }
+        }
+    }
+    if (c.content == SAME && first)
+        return *first;
+    return buf;
+}
+
+static void run_case(const Case &c)
+{
+    const int pitch = c.w * c.step * c.bytes + 13 + (c.bytes == 2 ? 1 : 0);
+    Case c2 = c;
+    std::vector<uint8_t> a, b;
+    if (c.content == SAME) {
+        c2.content = NOISE;
+        a = make_plane(c2, pitch, false, NULL);
+        b = a;
+    } else {
+        a = make_plane(c, pitch, false, NULL);
+        b = make_plane(c, pitch, true, NULL);
+    }
+
+    FSSIMRefPlane ra = { a.data(), pitch, c.w, c.h, c.bytes, c.step, c.shift };
+    FSSIMRefPlane rb = { b.data(), pitch, c.w, c.h, c.bytes, c.step, c.shift };
+
+    FSSIMCudaParams p;
+    fssim_cuda_fill_params(&p, c.depth, c.w, c.h, c.bytes, c.step, c.shift, c.algos,
+                           c.window, c.sigma, c.same);
+    int gx, gy;
+    const int nblocks = fssim_cuda_nb_blocks(c.w, c.h, &gx, &gy);
+    std::vector<double> partials((size_t)nblocks * FSSIM_NB_PARTS, NAN);
+    double out[2][FSSIM_NB_PARTS];
+
+    p.main_ptr    = (unsigned long long)(uintptr_t)a.data();
+    p.ref_ptr     = (unsigned long long)(uintptr_t)b.data();
+    p.main_pitch  = p.ref_pitch = pitch;
+    p.partials    = (unsigned long long)(uintptr_t)partials.data();
+    p.part_offset = 0;
+
+    for (int run = 0; run < 2; run++) {
+        FSSIMCudaReduceParams rp = {};
+        if (c.bytes == 1)
+            emu_launch(fssim_plane_8, gx, gy, FSSIM_TILE, FSSIM_THREADS / FSSIM_TILE, p);
+        else
+            emu_launch(fssim_plane_16, gx, gy, FSSIM_TILE, FSSIM_THREADS / FSSIM_TILE, p);
+        rp.partials = p.partials;
+        rp.out      = (unsigned long long)(uintptr_t)out[run];
+        rp.offset[0] = 0;
+        rp.count[0]  = nblocks;
+        emu_launch(fssim_reduce, 1, 1, FSSIM_TILE, FSSIM_THREADS / FSSIM_TILE, rp);
+    }
+
+    char name[160];
+    snprintf(name, sizeof(name), "%dx%d %d-bit bytes=%d step=%d shift=%d window=%d sigma=%g %s content=%d",
+             c.w, c.h, c.depth, c.bytes, c.step, c.shift, c.window, c.sigma,
+             c.same ? "same" : "valid", (int)c.content);
+
+    ok(!memcmp(out[0], out[1], sizeof(out[0])), "%s: two runs bitwise identical", name);
+
+    if (c.algos & FSSIM_ALGO_INT_BIT) {
+        const double ref = fssim_ref_int(&ra, &rb, c.depth);
+        const double got = out[0][FSSIM_PART_INT] / (double)fssim_cuda_int_weight_sum(c.w, c.h);
+        ok(fabs(got - ref) <= 1e-12, "%s: int %.17g vs reference %.17g (diff %.3g)", name, got, ref, fabs(got - ref));
+    }
+    if (c.algos & FSSIM_ALGO_FLOAT_BIT) {
+        const FSSIMRefFloatParams fp = { c.window, c.sigma, c.same };
+        int ow, oh;
+        const double ref = fssim_ref_float(&ra, &rb, c.depth, &fp);
+        fssim_ref_float_out_size(c.w, c.h, &fp, &ow, &oh);
+        const double got = out[0][FSSIM_PART_FLOAT] / ((double)ow * oh);
+        ok(fabs(got - ref) <= 1e-5, "%s: float %.17g vs reference %.17g (diff %.3g)", name, got, ref, fabs(got - ref));
+    }
+    if (c.algos & FSSIM_ALGO_BLOCK_BIT) {
+        int nx, ny;
+        const double ref = fssim_ref_block(&ra, &rb, c.depth);
+        fssim_ref_block_windows(c.w, c.h, &nx, &ny);
+        const double got = out[0][FSSIM_PART_BLOCK] / ((double)nx * ny);
+        ok(fabs(got - ref) <= 1e-6, "%s: block %.17g vs reference %.17g (diff %.3g)", name, got, ref, fabs(got - ref));
+    }
+}
+
+int main(void)
+{
+    const int ALL = FSSIM_ALGO_INT_BIT | FSSIM_ALGO_FLOAT_BIT | FSSIM_ALGO_BLOCK_BIT;
+    const Case cases[] = {
+        /*  w    h  dep by st sh  algos window sigma same content */
+        {  70,  45,  8, 1, 1, 0, ALL, 11, 1.5, 0, NOISE  },
+        {  70,  45,  8, 1, 1, 0, ALL, 11, 1.5, 0, SMOOTH },
+        {  67,  33,  8, 1, 1, 0, ALL, 11, 1.5, 1, EDGES  },
+        {  64,  64,  8, 1, 1, 0, ALL, 11, 1.5, 0, FLAT   },
+        {  64,  40,  8, 1, 1, 0, ALL, 11, 1.5, 0, SAME   },
+        {  35,  19,  8, 1, 1, 0, ALL, 11, 1.5, 0, NOISE  },
+        {  35,  19, 10, 2, 1, 0, ALL, 11, 1.5, 1, NOISE  },
+        {   7,   5,  8, 1, 1, 0, FSSIM_ALGO_INT_BIT | FSSIM_ALGO_FLOAT_BIT, 11, 1.5, 1, NOISE },
+        {   1,   1,  8, 1, 1, 0, FSSIM_ALGO_INT_BIT, 11, 1.5, 0, NOISE },
+        {  99,  70, 10, 2, 1, 0, ALL, 11, 1.5, 0, EDGES  },
+        {  99,  70, 10, 2, 2, 6, ALL, 11, 1.5, 0, SMOOTH },   /* P010 chroma */
+        {  51,  37,  8, 1, 2, 0, ALL, 11, 1.5, 1, NOISE  },   /* NV12 chroma */
+        {  80,  48, 12, 2, 1, 0, ALL, 15, 2.0, 0, NOISE  },
+        {  80,  48, 16, 2, 1, 0, ALL,  3, 0.8, 1, EDGES  },
+        {  80,  48, 16, 2, 1, 0, ALL,  7, 1.0, 0, FLAT   },
+        {  66,  66,  8, 1, 1, 0, ALL,  5, 1.2, 0, EDGES  },
+        { 130,  97,  8, 1, 1, 0, FSSIM_ALGO_FLOAT_BIT, 13, 3.0, 1, SMOOTH },
+        { 130,  97, 10, 2, 1, 0, FSSIM_ALGO_BLOCK_BIT, 11, 1.5, 0, NOISE },
+    };
+    for (const Case &c : cases)
+        run_case(c);
+    printf("1..%d\n", nb_tests);
+    return 0;
+}
