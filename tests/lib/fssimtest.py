@@ -287,13 +287,20 @@ IMAGES = ("astronaut", "coffee", "chelsea", "camera", "rocket", "immunohistochem
           "hubble_deep_field", "moon", "cat")
 
 
+_SOURCES = {}
+
+
 def _source_rgb(image):
+    """A bundled scikit-image photograph as float RGB in [0, 1] (cached)."""
+    if image in _SOURCES:
+        return _SOURCES[image]
     import numpy as np
     import skimage.data
     a = getattr(skimage.data, image)()
     if a.ndim == 2:
         a = np.stack([a, a, a], axis=-1)
-    return a[..., :3].astype(np.float64) / 255.0
+    _SOURCES[image] = a[..., :3].astype(np.float64) / 255.0
+    return _SOURCES[image]
 
 
 def _base_scale(src, w, h):
