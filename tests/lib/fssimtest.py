@@ -265,13 +265,19 @@ def fssim_sw_pix_fmts(src=None):
         text = f.read()
     m = re.search(r"ff_fssim_sw_pix_fmts\[\]\s*=\s*\{(.*?)AV_PIX_FMT_NONE", text, re.S)
     body = m.group(1)
-    pf = re.search(r"#define PF\(suf\)(.*?)\n(?!\s)", body + "\n", re.S)
+    # a PF(suf) helper macro: its definition runs over backslash-continued lines
+    macro = []
+    lines, kept, in_def = body.split("\n"), [], False
+    for line in lines:
+        if line.lstrip().startswith("#define PF(") or in_def:
+            macro += re.findall(r"AV_PIX_FMT_(\w+?)##suf", line)
+            in_def = line.rstrip().endswith("\\")
+            continue
+        if line.lstrip().startswith("#"):
+            continue
+        kept.append(line)
     names = []
-    macro = None
-    if pf:
-        macro = re.findall(r"AV_PIX_FMT_(\w+?)##suf", pf.group(1))
-        body = body.replace(pf.group(0), "")
-    for tok in re.findall(r"PF\((\w+)\)|AV_PIX_FMT_(\w+)", body):
+    for tok in re.findall(r"PF\((\w+)\)|AV_PIX_FMT_(\w+)", "\n".join(kept)):
         if tok[0]:
             names += [p + tok[0] for p in macro]
         elif tok[1] != "NONE":
