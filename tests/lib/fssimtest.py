@@ -583,12 +583,14 @@ def natural_clip(w, h, nb_frames, fmt, directory=None, name=None, container="raw
 # ---------------------------------------------------------------------------
 
 def run_fssim(main, ref, options="", filter_name="fssim", directory=None, tag="run",
-              extra_args=(), check=True, timeout=600, log=True, metadata=False):
+              extra_args=(), check=True, timeout=600, log=True, metadata=False, post=""):
     """Score clip `main` against clip `ref` with the built ffmpeg.
 
     options       the filter's options string ("algo=int:window=7")
     log           write a JSON log (log_path/log_fmt are added) and return it
     metadata      also print the frame metadata and return it parsed
+    post          filters to append after the scoring filter ("showinfo")
+    extra_args    more ffmpeg options (before the output)
     Returns a dict: "log" (parsed JSON or None), "metadata" (list, see
     parse_metadata_print, or None), "proc" (CompletedProcess).
     """
@@ -602,6 +604,8 @@ def run_fssim(main, ref, options="", filter_name="fssim", directory=None, tag="r
     if log:
         opts.append("log_path=%s:log_fmt=json" % log_path)
     graph = "[0:v][1:v]%s%s" % (filter_name, "=" + ":".join(opts) if opts else "")
+    if post:
+        graph += "," + post
     if metadata:
         graph += ",metadata=print:file=%s" % meta_path
     args = list(main.input_args()) + list(ref.input_args()) + \
