@@ -17,6 +17,8 @@
 #include "libavutil/pixdesc.h"
 #include "libavfilter/avfilter.h"
 
+#include "libavfilter/formats.h"
+
 #include "fssim_common.h"
 
 const enum AVPixelFormat ff_fssim_sw_pix_fmts[] = {
@@ -42,6 +44,36 @@ const enum AVPixelFormat ff_fssim_sw_pix_fmts[] = {
 };
 
 static const char *const algo_names[FSSIM_NB_ALGOS] = { "float", "int", "block" };
+
+static AVFilterFormats *link_formats(enum AVPixelFormat hw_format)
+{
+    AVFilterFormats *f = ff_make_pixel_format_list(ff_fssim_sw_pix_fmts);
+
+    if (f && hw_format != AV_PIX_FMT_NONE && ff_add_format(&f, hw_format) < 0)
+        return NULL;   /* ff_add_format freed the list */
+    return f;
+}
+
+int ff_fssim_query_formats(const AVFilterContext *ctx,
+                           struct AVFilterFormatsConfig **cfg_in,
+                           struct AVFilterFormatsConfig **cfg_out,
+                           enum AVPixelFormat hw_format)
+{
+    AVFilterFormats *main_out = link_formats(hw_format);
+    AVFilterFormats *ref = link_formats(hw_format);
+    int ret;
+
+    if (!main_out || !ref) {
+        ff_formats_unref(&main_out);
+        ff_formats_unref(&ref);
+        return AVERROR(ENOMEM);
+    }
+    if ((ret = ff_formats_ref(main_out, &cfg_in[0]->formats)) < 0 ||
+        (ret = ff_formats_ref(main_out, &cfg_out[0]->formats)) < 0 ||
+        (ret = ff_formats_ref(ref, &cfg_in[1]->formats)) < 0)
+        return ret;
+    return 0;
+}
 
 static int is_supported(enum AVPixelFormat fmt)
 {
@@ -117,10 +149,12 @@ int ff_fssim_check_inputs(AVFilterContext *ctx, int mw, int mh, enum AVPixelForm
         return AVERROR(EINVAL);
     }
     if (main_fmt != ref_fmt) {
+        /* the software scale filter has no format option: format does it */
+        const int sw = !strcmp(fix, "scale");
         av_log(ctx, AV_LOG_ERROR, "Input pixel formats differ: main is %s, reference is %s. "
-               "Convert one input to the other's format first, e.g. %s=format=%s on the "
+               "Convert one input to the other's format first, e.g. %s%sformat=%s on the "
                "reference.\n", av_get_pix_fmt_name(main_fmt), av_get_pix_fmt_name(ref_fmt),
-               fix, av_get_pix_fmt_name(main_fmt));
+               sw ? "" : fix, sw ? "" : "=", av_get_pix_fmt_name(main_fmt));
         return AVERROR(EINVAL);
     }
     return 0;
@@ -451,7 +485,7 @@ static void log_frame_json(FSSIMOutput *out, const AVFrame *frame, AVRational tb
     if (out->log_trailer_pos >= 0)
         fseek(log, out->log_trailer_pos, SEEK_SET);
     fprintf(log, "%s\n    {\"n\": %"PRIu64", \"pts\": ", out->nb_frames ? "," : "",
-            out->nb_frames);
+            out->first_n + out->nb_frames);
     if (frame->pts != AV_NOPTS_VALUE) {
         fprintf(log, "%"PRId64", \"pts_time\": ", frame->pts);
         json_number(log, frame->pts * av_q2d(tb));
@@ -482,7 +516,7 @@ static void log_frame_csv(FSSIMOutput *out, const AVFrame *frame, AVRational tb,
 {
     FILE *log = out->log;
 
-    fprintf(log, "%"PRIu64",", out->nb_frames);
+    fprintf(log, "%"PRIu64",", out->first_n + out->nb_frames);
     if (frame->pts != AV_NOPTS_VALUE)
         fprintf(log, "%"PRId64",%.17g", frame->pts, frame->pts * av_q2d(tb));
     else
@@ -532,7 +566,7 @@ int ff_fssim_output_frame(AVFilterContext *ctx, FSSIMOutput *out, AVFrame *frame
         const double *sc = s->score[out->stats_algo];
         const double all = frame_all(out, sc);
         /* the ssim filter's line format, so existing parsers keep working */
-        fprintf(out->stats_file, "n:%"PRIu64" ", out->nb_frames + 1);
+        fprintf(out->stats_file, "n:%"PRIu64" ", out->first_n + out->nb_frames + 1);
         for (int c = 0; c < f->nb_comps; c++)
             fprintf(out->stats_file, "%c:%f ", f->comp[c].name, sc[c]);
         fprintf(out->stats_file, "All:%f (%f)\n", all, ff_fssim_db(all));

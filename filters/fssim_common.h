@@ -121,6 +121,19 @@ typedef struct FSSIMFormat {
 /* The software formats of SPEC section 3, AV_PIX_FMT_NONE terminated. */
 extern const enum AVPixelFormat ff_fssim_sw_pix_fmts[];
 
+/**
+ * Formats of the filters' links: the software formats, plus hw_format for
+ * the GPU filters (AV_PIX_FMT_NONE for fssim).  The reference input gets
+ * its own list, so that a reference in another format than the main input
+ * reaches the filter and fails with a message naming both (SPEC 3) instead
+ * of being converted silently; software frames reach a GPU filter and get a
+ * clear error instead of a failed negotiation.  The output is main's format.
+ */
+int ff_fssim_query_formats(const AVFilterContext *ctx,
+                           struct AVFilterFormatsConfig **cfg_in,
+                           struct AVFilterFormatsConfig **cfg_out,
+                           enum AVPixelFormat hw_format);
+
 /** Describe the components of sw_format at width x height.  Fails with a
  *  message naming the format if it is not one of ff_fssim_sw_pix_fmts. */
 int ff_fssim_format_init(AVFilterContext *ctx, FSSIMFormat *f,
@@ -159,6 +172,8 @@ typedef struct FSSIMOutput {
     int64_t     log_trailer_pos;  /* where the JSON trailer starts; -1: not seekable */
     int         log_trailer_len;
     uint64_t    nb_frames;
+    uint64_t    first_n;      /* number of the first scored frame: fssim3d with
+                                 tpadding=valid scores from frame depth/2 on */
     FSSIMPool   pool[FSSIM_NB_ALGOS][5];   /* per component, then All */
 } FSSIMOutput;
 

@@ -179,6 +179,12 @@ static int do_fssim(FFFrameSync *fs)
     return ff_filter_frame(ctx->outputs[0], master);
 }
 
+static int query_formats(const AVFilterContext *ctx, AVFilterFormatsConfig **cfg_in,
+                         AVFilterFormatsConfig **cfg_out)
+{
+    return ff_fssim_query_formats(ctx, cfg_in, cfg_out, AV_PIX_FMT_NONE);
+}
+
 static av_cold int init(AVFilterContext *ctx)
 {
     FSSIMContext *s = ctx->priv;
@@ -283,5 +289,5 @@ const FFFilter ff_vf_fssim = {
     .priv_size     = sizeof(FSSIMContext),
     FILTER_INPUTS(fssim_inputs),
     FILTER_OUTPUTS(fssim_outputs),
-    FILTER_PIXFMTS_ARRAY(ff_fssim_sw_pix_fmts),
+    FILTER_QUERY_FUNC2(query_formats),
 };

@@ -12,6 +12,7 @@
 #include "libavutil/pixdesc.h"
 #include "libavfilter/avfilter.h"
 #include "libavfilter/filters.h"
+#include "libavfilter/formats.h"
 #include "libavfilter/framesync.h"
 #include "libavfilter/video.h"
 
@@ -228,6 +229,12 @@ static int do_fssim(FFFrameSync *fs)
     return drain(ctx, 0, 1);
 }
 
+static int query_formats(const AVFilterContext *ctx, AVFilterFormatsConfig **cfg_in,
+                         AVFilterFormatsConfig **cfg_out)
+{
+    return ff_fssim_query_formats(ctx, cfg_in, cfg_out, AV_PIX_FMT_CUDA);
+}
+
 static av_cold int init(AVFilterContext *ctx)
 {
     FSSIMCudaContext *s = ctx->priv;
@@ -347,6 +354,6 @@ const FFFilter ff_vf_fssim_cuda = {
     .priv_size      = sizeof(FSSIMCudaContext),
     FILTER_INPUTS(fssim_cuda_inputs),
     FILTER_OUTPUTS(fssim_cuda_outputs),
-    FILTER_SINGLE_PIXFMT(AV_PIX_FMT_CUDA),
+    FILTER_QUERY_FUNC2(query_formats),
     .flags_internal = FF_FILTER_FLAG_HWFRAME_AWARE,
 };

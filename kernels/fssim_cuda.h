@@ -100,7 +100,6 @@ FSSIM_HD FSSIMSmemLayout fssim_smem_layout(int radius, int algos, int deep)
     return l;
 }
 
-#if !defined(__CUDACC__) && !defined(__CUDA__)
 /**
  * Fill the parameters of one component, except the sample pointers,
  * pitches and part_offset, which change per frame.  algos: FSSIM_ALGO_*_BIT.
@@ -121,6 +120,5 @@ static inline int fssim_cuda_nb_blocks(int width, int height, int *gx, int *gy)
     *gy = (height + FSSIM_TILE - 1) / FSSIM_TILE;
     return *gx * *gy;
 }
-#endif
 
 #endif /* FSSIM_CUDA_H */
