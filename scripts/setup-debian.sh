@@ -1,0 +1,25 @@
+#!/bin/sh
+# Install what building and testing fssim needs on Debian 12 / Ubuntu 24.04:
+# compilers and autotools, nasm, clang (CUDA kernels to PTX), glslangValidator
+# (Vulkan shaders to SPIR-V), Mesa's lavapipe (Vulkan on the CPU, for the
+# tests), Debian's ffmpeg (only to encode H.264/HEVC test clips), and a
+# Python virtual environment with numpy and scikit-image in .venv.
+# The newer Vulkan and ffnvcodec headers are fetched by ./configure itself
+# into the build tree (see scripts/fetch-deps.sh).
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+sudo=
+[ "$(id -u)" = 0 ] || sudo=sudo
+
+$sudo apt-get update -q
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends \
+    build-essential autoconf automake pkg-config nasm clang glslang-tools \
+    mesa-vulkan-drivers libvulkan1 ffmpeg python3 python3-venv xz-utils curl \
+    ca-certificates dpkg-dev
+
+if [ ! -x "$top/.venv/bin/python3" ]; then
+    python3 -m venv "$top/.venv"
+fi
+"$top/.venv/bin/python3" -m pip install -q --upgrade pip
+"$top/.venv/bin/python3" -m pip install -q numpy scikit-image
+"$top/.venv/bin/python3" -c 'import numpy, scipy, skimage; print("python ok: numpy", numpy.__version__, "scikit-image", skimage.__version__)'

@@ -1,0 +1,220 @@
+"""fssim_cuda against fssim (the CPU reference) on the GPU.
+
+Every case scores the same frames twice: with fssim on software frames and
+with fssim_cuda on CUDA frames (hwupload_cuda, or NVDEC decoding of clips
+that NVENC encodes here), and compares every plane of every frame:
+int to 1e-12, float to 1e-5, block to 1e-6 (SPEC 2).  Also: two GPU runs
+are bitwise identical, frame counts match, errors are clear, and
+compute-sanitizer's memcheck finds nothing.
+
+Without a CUDA device every check reports SKIP with the reason.
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+from fssimtest import (Tap, ffmpeg, has_filter, natural_clip, flat_frames,
+                       workdir, run, FFMPEG)
+
+TOL = {"int": 1e-12, "float": 1e-5, "block": 1e-6}
+t = Tap()
+WORK = workdir("cuda")
+HW = ["-init_hw_device", "cuda=cu", "-filter_hw_device", "cu"]
+summary = []   # (case, algo, max diff)
+
+
+def cuda_device():
+    """None if a CUDA device works, else why not."""
+    if not has_filter("fssim_cuda"):
+        return "fssim_cuda not built (configure --with-cuda)"
+    p = ffmpeg(*HW, "-f", "lavfi", "-i", "color=s=64x64:d=0.04,format=nv12",
+               "-vf", "hwupload_cuda", "-f", "null", "-", check=False)
+    if p.returncode != 0:
+        return "no CUDA device"
+    return None
+
+
+def graph_cuda(fmt, options, log):
+    up = "format=%s,hwupload_cuda" % fmt
+    return ("[0:v]%s[m];[1:v]%s[r];[m][r]fssim_cuda=%s:log_path=%s" %
+            (up, up, options, log))
+
+
+def graph_cpu(fmt, options, log):
+    return ("[0:v]format=%s[m];[1:v]format=%s[r];[m][r]fssim=%s:log_path=%s" %
+            (fmt, fmt, options, log))
+
+
+def score(inputs, graph, tag, extra=()):
+    log = os.path.join(WORK, tag + ".json")
+    if os.path.exists(log):
+        os.unlink(log)
+    p = ffmpeg(*HW, *inputs, "-lavfi", graph(log), *extra, "-f", "null", "-", check=False)
+    if p.returncode != 0:
+        return None, p.stderr[-3000:]
+    import json
+    with open(log) as f:
+        return json.load(f), p.stderr
+
+
+def compare(name, cpu, gpu, algos):
+    """One check per algorithm: every plane of every frame within TOL."""
+    if cpu is None or gpu is None:
+        t.ok(False, "%s: both runs succeed" % name)
+        return
+    fc, fg = cpu["frames"], gpu["frames"]
+    t.ok(len(fc) == len(fg) and len(fc) > 0,
+         "%s: frame counts match (cpu %d, gpu %d)" % (name, len(fc), len(fg)))
+    for algo in algos:
+        worst, where = 0.0, None
+        for a, b in zip(fc, fg):
+            for c, v in a[algo].items():
+                w = b[algo][c]
+                d = abs(v - w) if v is not None and w is not None else float("inf")
+                if d > worst:
+                    worst, where = d, (a["n"], c, v, w)
+        summary.append((name, algo, worst))
+        t.ok(worst <= TOL[algo], "%s: %s max diff %.3g <= %g" % (name, algo, worst, TOL[algo]),
+             "worst at frame/comp/cpu/gpu %r" % (where,))
+
+
+def upload_case(name, w, h, fmt, options="algo=float+int+block", frames=3,
+                content="natural", nb_identical=False):
+    algos = [a for a in ("float", "int", "block") if a in options.split("algo=")[1].split(":")[0]]
+    if content == "flat":
+        from fssimtest import pix_fmt
+        f = pix_fmt(fmt)
+        vals = [f.maxval // 3, f.maxval // 2, f.maxval // 4, f.maxval][:len(f.comps)]
+        ref = natural_clip(w, h, frames, fmt, directory=WORK, name=name + "_r",
+                           frames=flat_frames(w, h, frames, f, vals))
+        vals2 = [v + 3 for v in vals]
+        main = natural_clip(w, h, frames, fmt, directory=WORK, name=name + "_m",
+                            frames=flat_frames(w, h, frames, f, vals2))
+    else:
+        ref = natural_clip(w, h, frames, fmt, directory=WORK, name=name + "_r", seed=1)
+        main = ref if nb_identical else natural_clip(
+            w, h, frames, fmt, directory=WORK, name=name + "_m", seed=1,
+            distort={"blur": 1.2, "noise": 4.0, "block": 8})
+    inputs = main.input_args() + ref.input_args()
+    cpu, err_c = score(inputs, lambda log: graph_cpu(fmt, options, log), name + "_cpu")
+    gpu, err_g = score(inputs, lambda log: graph_cuda(fmt, options, log), name + "_gpu")
+    if gpu is None:
+        t.diag(err_g)
+    compare(name, cpu, gpu, algos)
+    gpu2, _ = score(inputs, lambda log: graph_cuda(fmt, options, log), name + "_gpu2")
+    t.ok(gpu is not None and gpu2 is not None and gpu["frames"] == gpu2["frames"],
+         "%s: two GPU runs bitwise identical" % name)
+    if nb_identical and gpu is not None:
+        t.ok(all(fr[a][c] == 1.0 for fr in gpu["frames"] for a in algos for c in fr[a]
+                 if c not in ("dB",)),
+             "%s: identical inputs score exactly 1" % name)
+
+
+def nvdec_case(name, codec, fmt, w, h, frames=24):
+    """Encode natural content with NVENC at two qualities, then score the
+    NVDEC-decoded frames with fssim_cuda and the software-decoded frames
+    (bit-exact decoders) with fssim."""
+    src = natural_clip(w, h, frames, fmt, directory=WORK, name=name + "_src", seed=2)
+    files = {}
+    for q in ("18", "38"):
+        out = os.path.join(WORK, "%s_q%s.mkv" % (name, q))
+        p = ffmpeg(*HW, *src.input_args(), "-vf", "hwupload_cuda", "-c:v", codec,
+                   "-rc", "constqp", "-qp", q, "-g", "12", "-bf", "0", out, check=False)
+        if p.returncode != 0:
+            t.ok(False, "%s: NVENC encode with %s" % (name, codec), p.stderr[-2000:])
+            return
+        files[q] = out
+    opts = "algo=float+int+block"
+    for q, path in files.items():
+        log_c = os.path.join(WORK, "%s_q%s_cpu.json" % (name, q))
+        log_g = os.path.join(WORK, "%s_q%s_gpu.json" % (name, q))
+        import json
+        pc = ffmpeg("-i", path, "-i", files["18"],
+                    "-lavfi", "[0:v][1:v]fssim=%s:log_path=%s" % (opts, log_c),
+                    "-f", "null", "-", check=False)
+        pg = ffmpeg("-hwaccel", "cuda", "-hwaccel_output_format", "cuda", "-i", path,
+                    "-hwaccel", "cuda", "-hwaccel_output_format", "cuda", "-i", files["18"],
+                    "-lavfi", "[0:v][1:v]fssim_cuda=%s:log_path=%s" % (opts, log_g),
+                    "-f", "null", "-", check=False)
+        if pg.returncode != 0:
+            t.diag(pg.stderr[-3000:])
+        cpu = json.load(open(log_c)) if pc.returncode == 0 else None
+        gpu = json.load(open(log_g)) if pg.returncode == 0 else None
+        compare("%s qp%s (NVDEC)" % (name, q), cpu, gpu, ("float", "int", "block"))
+        if gpu is not None:
+            t.ok(gpu["input"]["pix_fmt"] == cpu["input"]["pix_fmt"],
+                 "%s qp%s: NVDEC sw_format %s" % (name, q, gpu["input"]["pix_fmt"]))
+
+
+def error_cases():
+    a = natural_clip(64, 48, 2, "nv12", directory=WORK, name="err_a")
+    b = natural_clip(80, 48, 2, "nv12", directory=WORK, name="err_b")
+    p = ffmpeg(*HW, *a.input_args(), *b.input_args(), "-lavfi",
+               "[0:v]hwupload_cuda[m];[1:v]hwupload_cuda[r];[m][r]fssim_cuda",
+               "-f", "null", "-", check=False)
+    t.ok(p.returncode != 0 and p.returncode < 128 and "Input sizes differ" in p.stderr
+         and "scale_cuda" in p.stderr, "size mismatch: clear error naming scale_cuda",
+         p.stderr[-1500:])
+    c = natural_clip(64, 48, 2, "yuv420p", directory=WORK, name="err_c")
+    p = ffmpeg(*HW, *a.input_args(), *c.input_args(), "-lavfi",
+               "[0:v]hwupload_cuda[m];[1:v]hwupload_cuda[r];[m][r]fssim_cuda",
+               "-f", "null", "-", check=False)
+    t.ok(p.returncode != 0 and p.returncode < 128 and "pixel formats differ" in p.stderr,
+         "format mismatch: clear error", p.stderr[-1500:])
+    p = ffmpeg(*HW, *a.input_args(), *a.input_args(), "-lavfi",
+               "[0:v][1:v]fssim_cuda", "-f", "null", "-", check=False)
+    t.ok(p.returncode != 0 and p.returncode < 128 and "carries no CUDA frames" in p.stderr,
+         "software frames: clear error pointing to hwupload_cuda", p.stderr[-1500:])
+
+
+def sanitizer_case():
+    tool = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
+    if not os.path.exists(tool):
+        t.skip("compute-sanitizer memcheck", "compute-sanitizer not installed")
+        return
+    a = natural_clip(99, 70, 2, "p010", directory=WORK, name="san_a", seed=3)
+    b = natural_clip(99, 70, 2, "p010", directory=WORK, name="san_b", seed=4)
+    p = run([tool, "--tool", "memcheck", "--error-exitcode", "3", FFMPEG, "-hide_banner",
+             "-nostdin", "-y", *HW, *a.input_args(), *b.input_args(), "-lavfi",
+             "[0:v]hwupload_cuda[m];[1:v]hwupload_cuda[r];"
+             "[m][r]fssim_cuda=algo=float+int+block:padding=same",
+             "-f", "null", "-"], check=False, timeout=600)
+    t.ok(p.returncode == 0 and "ERROR SUMMARY: 0 errors" in p.stdout + p.stderr,
+         "compute-sanitizer memcheck: 0 errors", (p.stdout + p.stderr)[-2000:])
+
+
+def main():
+    why = cuda_device()
+    if why:
+        print("# SKIP: %s" % why)
+        t.skip("fssim_cuda on the GPU", why)
+        t.done()
+    upload_case("nv12_1920x1080", 1920, 1080, "nv12", frames=2)
+    upload_case("yuv420p_1917x1079", 1917, 1079, "yuv420p", frames=2)
+    upload_case("p010_640x360", 640, 360, "p010")
+    upload_case("yuv444p_333x201", 333, 201, "yuv444p")
+    upload_case("yuv444p16_160x90", 160, 90, "yuv444p16")
+    upload_case("yuv420p10_35x19", 35, 19, "yuv420p10")
+    upload_case("p016_64x48_same_w7", 64, 48, "p016", "algo=float+int+block:padding=same:window=7:sigma=1")
+    upload_case("nv12_9x7_small", 9, 7, "nv12", "algo=float+int:padding=same")
+    upload_case("yuv444p_7x5_int", 7, 5, "yuv444p", "algo=int")
+    upload_case("nv12_flat", 128, 72, "nv12", content="flat")
+    upload_case("p010_flat", 128, 72, "p010", content="flat")
+    upload_case("yuv420p_identical", 256, 144, "yuv420p", nb_identical=True)
+    upload_case("nv16_130x97_w15", 130, 97, "nv16", "algo=float+int+block:window=15:sigma=2.5")
+    upload_case("p210_96x64_w3", 96, 64, "p210", "algo=float+int+block:window=3:sigma=0.7")
+    nvdec_case("h264_8bit", "h264_nvenc", "yuv420p", 640, 360)
+    nvdec_case("hevc_8bit", "hevc_nvenc", "yuv420p", 1280, 720)
+    nvdec_case("hevc_10bit", "hevc_nvenc", "p010", 1280, 720)
+    nvdec_case("hevc_444", "hevc_nvenc", "yuv444p", 352, 288)
+    error_cases()
+    sanitizer_case()
+    t.diag("%-34s %-6s %s" % ("case", "algo", "max |gpu - cpu|"))
+    for name, algo, d in summary:
+        t.diag("%-34s %-6s %.3g" % (name, algo, d))
+    t.done()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+#!/bin/sh
+# Run fssim's GPU tests (and, with --bench, the benchmarks) on a machine
+# with an NVIDIA GPU, using ffmpeg binaries built elsewhere.
+#
+# usage: tests/device/run.sh [--bench] [--vulkan] FFMPEG_DIR [OUT_DIR]
+#   FFMPEG_DIR holds ffmpeg (and ffprobe) built with the fssim filters
+#   OUT_DIR    receives the TAP logs and benchmark JSON (default: ./device-out)
+#
+# A .gl/ folder of Debian libvulkan1/libglvnd packages next to this
+# checkout (see README, "Running the GPU tests") is unpacked first when the
+# machine has no Vulkan loader.
+set -u
+bench=0 vulkan=0
+while [ $# -gt 0 ]; do
+    case $1 in
+    --bench)  bench=1; shift ;;
+    --vulkan) vulkan=1; shift ;;
+    *) break ;;
+    esac
+done
+dir=${1:?usage: run.sh [--bench] [--vulkan] FFMPEG_DIR [OUT_DIR]}
+out=${2:-device-out}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+if [ "$vulkan" = 1 ] && ! ldconfig -p | grep -q libvulkan.so.1 && [ -d "$top/.gl" ]; then
+    for f in "$top"/.gl/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+fi
+[ -e /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] &&
+    export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+
+export FFMPEG="$dir/ffmpeg" FFPROBE="$dir/ffprobe"
+export PYTHONPATH="$top/tests/lib" PYTHONUNBUFFERED=1
+export FSSIM_WORK=${FSSIM_WORK:-/tmp/fssim-work}
+export top_srcdir="$top"
+mkdir -p "$FSSIM_WORK"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
+"$FFMPEG" -hide_banner -version | head -n 1 | tee -a "$out/device.txt"
+
+status=0
+python3 "$top/tests/cuda/test_cuda.py" > "$out/cuda.tap" 2>&1 || status=1
+grep -c '^ok' "$out/cuda.tap" | sed 's/^/cuda ok: /'
+grep '^not ok' "$out/cuda.tap" | head -n 40
+grep '^# ' "$out/cuda.tap" | tail -n 60
+
+if [ "$vulkan" = 1 ] && [ -f "$top/tests/vulkan/test_vulkan.py" ]; then
+    FSSIM_VULKAN_DEVICE_TESTS=1 python3 "$top/tests/vulkan/test_vulkan.py" > "$out/vulkan.tap" 2>&1 || status=1
+    grep -c '^ok' "$out/vulkan.tap" | sed 's/^/vulkan ok: /'
+    grep '^not ok' "$out/vulkan.tap" | head -n 40
+fi
+if [ "$bench" = 1 ]; then
+    python3 "$top/bench/bench_cuda.py" "$FFMPEG" --out "$FSSIM_WORK/bench" > "$out/bench.log" 2>&1 || status=1
+    cp "$FSSIM_WORK/bench/bench_cuda.json" "$out/" 2>/dev/null
+    grep -v '^{' "$out/bench.log" | tail -n 30
+fi
+exit $status
