@@ -255,12 +255,19 @@ static void pool_add(FSSIMPool *p, uint64_t n, double v)
     p->max      = FFMAX(p->max, v);
 }
 
+/* Planes weighted by their sample counts, divided once at the end: planes
+ * that all score exactly 1 give exactly 1 (and dB inf, as FFmpeg's ssim
+ * prints), which the rounded shares in fmt.weight[] (2/3 + 1/6 + 1/6 < 1)
+ * do not. */
 static double frame_all(const FSSIMOutput *out, const double *score)
 {
-    double all = 0.0;
-    for (int c = 0; c < out->fmt.nb_comps; c++)
-        all += out->fmt.weight[c] * score[c];
-    return all;
+    double all = 0.0, total = 0.0;
+    for (int c = 0; c < out->fmt.nb_comps; c++) {
+        const double n = (double)out->fmt.comp[c].width * out->fmt.comp[c].height;
+        all   += n * score[c];
+        total += n;
+    }
+    return all / total;
 }
 
 static int open_file(AVFilterContext *ctx, const char *path, const char *what, FILE **f)

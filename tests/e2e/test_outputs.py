@@ -354,6 +354,25 @@ def test_enable(tap, d, main, ref):
            "enable on time: only the frame at t=0.04 is scored", r["frame_count"])
 
 
+def test_identical(tap, d, ref):
+    """Identical inputs: every plane and All exactly 1, dB infinite (null in
+    JSON, inf in metadata and in the stats line, as FFmpeg ssim prints)."""
+    res = ft.run_fssim(ref, ref, "algo=float+int+block:stats_algo=block:stats_file=%s" %
+                       os.path.join(d, "id.stats"), directory=d, tag="identical", metadata=True)
+    log, meta = res["log"], res["metadata"]
+    tap.ok(all(f[a][c] == 1.0 for f in log["frames"] for a in ALGOS for c in ("Y", "U", "V", "All")),
+           "identical inputs: every plane and All are exactly 1.0",
+           [f["int"] for f in log["frames"]])
+    tap.ok(all(f[a]["dB"] is None for f in log["frames"] for a in ALGOS) and
+           all(m["tags"]["lavfi.fssim.%s.dB" % a] == "inf" for m in meta for a in ALGOS),
+           "identical inputs: dB is null in JSON and inf in metadata")
+    lavfi(ref, ref, "[0:v][1:v]ssim=stats_file=%s" % os.path.join(d, "id.ssim"))
+    with open(os.path.join(d, "id.stats")) as a, open(os.path.join(d, "id.ssim")) as b:
+        la, lb = a.read(), b.read()
+    tap.ok(la == lb and "(inf)" in la, "identical inputs: the block stats lines equal FFmpeg "
+           "ssim's, (inf) included", "fssim:\n%s\nssim:\n%s" % (la, lb))
+
+
 def main():
     tap = ft.Tap()
     d = ft.workdir("outputs")
@@ -366,6 +385,7 @@ def main():
     test_framesync(tap, d, main_clip, ref_clip)
     test_threads(tap, d)
     test_enable(tap, d, main_clip, ref_clip)
+    test_identical(tap, d, ref_clip)
     tap.done()
 
 
