@@ -131,12 +131,32 @@ save(ref[:20], vb_short)
 log = os.path.join(d, "short.json")
 p = recipe(va, vb_short, "gray16le", W, H, "tpadding=truncate", log)
 lg = ft.load_log(log) if p.returncode == 0 else None
-naive = n3.naive_3d(deg[:20], ref[:20], 65535)
-worst = max((abs(f["fssim3d"]["Y"] - naive[f["n"]]) for f in lg["frames"]), default=1) \
+naive20 = n3.naive_3d(deg[:20], ref[:20], 65535)
+worst = max((abs(f["fssim3d"]["Y"] - naive20[f["n"]]) for f in lg["frames"]), default=1) \
     if lg else None
 tap.ok(lg and lg["frame_count"] == 20 and worst <= TOL_NAIVE,
        "24 vs 20 slices with shortest=1: 20 slices scored, truncated at the new end "
        "(max diff %s)" % worst)
+
+# eof_action=pass: after the reference ends, main frames pass unscored; the
+# sequence (and its truncation) ends with the reference
+p, lg, meta, md5 = n3.run_fssim3d("3d-volumes-pass", va, vb_short, "gray16le", W, H,
+                                  "eof_action=pass", rate=1)
+worst = max((abs(f["fssim3d"]["Y"] - naive20[f["n"]]) for f in lg["frames"]), default=1) \
+    if lg else None
+tap.ok(len(md5) == Z and sorted(meta) == list(range(20)) and lg["frame_count"] == 20 and
+       worst <= TOL_NAIVE,
+       "eof_action=pass: %d frames out, slices 0..19 scored, 20..23 passed through "
+       "(max diff %s)" % (len(md5), worst), "metadata on %s" % sorted(meta))
+
+# stats_file keeps the ssim line format; under tpadding=valid its n is the
+# slice number (the first scored slice is depth/2)
+p = recipe(va, vb, "gray16le", W, H, VALID + ":stats_file=-", os.path.join(d, "st.json"))
+lines = [l for l in p.stdout.splitlines() if l.startswith("n:")]
+tap.ok(p.returncode == 0 and len(lines) == Z - 10 and lines[0].startswith("n:6 Y:") and
+       lines[-1].startswith("n:%d Y:" % (Z - 5)) and " All:" in lines[0],
+       "stats_file: ssim's line format, n = slice number (6..%d, 1-based)" % (Z - 5),
+       "\n".join(lines[:2]))
 
 # ---- 5. the run stops early: held frames' scores still reach the log -------
 log = os.path.join(d, "early.json")
