@@ -162,6 +162,12 @@ int ff_fssim_check_inputs(AVFilterContext *ctx, int mw, int mh, enum AVPixelForm
 
 int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o, const FSSIMFormat *f)
 {
+    /* the flags parser takes algo=none / algo=0 whatever the option's minimum */
+    if (!(o->algos & ((1 << FSSIM_NB_ALGOS) - 1))) {
+        av_log(ctx, AV_LOG_ERROR, "algo selects no algorithm: choose one or more of float, "
+               "int and block, e.g. algo=float+int.\n");
+        return AVERROR(EINVAL);
+    }
     if (!(o->window & 1)) {
         av_log(ctx, AV_LOG_ERROR, "window=%d: the window size must be odd (3 to 15).\n",
                o->window);
