@@ -93,51 +93,24 @@ def skimage_3d(a, b, L):
 
 # ---- content ----------------------------------------------------------------
 
-def _pan(img, T, H, W, y0, x0, dy, dx):
-    return np.stack([img[y0 + dy * t:y0 + dy * t + H, x0 + dx * t:x0 + dx * t + W]
-                     for t in range(T)])
-
-
-def _blur(v, s):
-    from scipy.ndimage import gaussian_filter
-    return np.stack([gaussian_filter(f, s) for f in v])
-
-
-def distort(ref, L, seed, freeze=None):
-    """A distorted copy: time-varying blur and noise, quantised, plus a
-    frozen frame (a temporal error 2-D SSIM barely sees)."""
-    rng = np.random.default_rng(seed)
-    T = ref.shape[0]
-    out = np.empty_like(ref, dtype=np.float64)
-    for t in range(T):
-        f = _blur(ref[t:t + 1], 0.5 + 0.6 * (t % 5) / 4)[0]
-        f += rng.normal(0.0, L * (0.01 + 0.02 * t / T), f.shape)
-        out[t] = f
-    if freeze is not None and 0 < freeze < T:
-        out[freeze] = out[freeze - 1]
-    return np.clip(np.rint(out), 0, L)
-
-
-def clip(T, H, W, bits, seed=1, chroma=False):
-    """Natural-looking content: panning crops of scikit-image's photos with
-    a brightness flicker and a flat patch.  Returns (ref, dist) lists of
-    planes, each a (T, h, w) float64 array of integer sample values; with
-    chroma, Y and 4:2:0 U and V."""
-    from skimage import data
-    L = (1 << bits) - 1
-    lum = data.camera().astype(np.float64) / 255.0
-    flick = 0.85 + 0.15 * np.sin(np.arange(T) / 2.5)[:, None, None]
-    y = _pan(lum, T, H, W, 120, 180, 2, 3) * flick
-    rng = np.random.default_rng(seed)
-    planes = [np.clip(np.rint(y * L + rng.normal(0, 0.002 * L, y.shape)), 0, L)]
-    planes[0][:, 2:10, 2:14] = (L + 1) // 2  # flat area: SSIM's constants matter here
-    if chroma:
-        rgb = data.astronaut().astype(np.float64) / 255.0
-        for ch in (1, 2):
-            c = _pan(rgb[:, :, ch], T, H // 2, W // 2, 60, 200, 1, 2)
-            planes.append(np.clip(np.rint(c * L), 0, L))
-    dist = [distort(p, L, seed + 10 + i, freeze=T // 2) for i, p in enumerate(planes)]
-    return planes, dist
+def clip(T, H, W, pix_fmt, seed=1):
+    """Natural-looking content (fssimtest.natural_frames: a zoomed, panned
+    photograph with fresh noise each frame) and a distorted copy
+    (fssimtest.degrade, then a frozen frame: a temporal error that 2-D SSIM
+    barely sees).  Both get the same perfectly flat patch, where only SSIM's
+    constants keep the value defined.  Returns (ref, dist): lists of
+    planes, each a (T, h, w) float64 array of sample values."""
+    fmt = ft.pix_fmt(pix_fmt)
+    frames = ft.natural_frames(W, H, T, fmt, seed=seed)
+    dist = ft.degrade(frames, fmt, blur=0.8, noise=3.0, seed=seed + 1)
+    if T > 2:
+        dist[T // 2] = dist[T // 2 - 1]
+    ref = [np.stack([f[c] for f in frames]).astype(np.float64) for c in range(len(frames[0]))]
+    dis = [np.stack([f[c] for f in dist]).astype(np.float64) for c in range(len(dist[0]))]
+    mid = (fmt.maxval + 1) // 2
+    for p in ref + dis:
+        p[:, 1:5, 1:7] = mid
+    return ref, dis
 
 
 def write_raw(path, planes, bits):

@@ -42,7 +42,7 @@ def comps(chroma):
 
 def make(name, pix_fmt, T=T, W=W, H=H, seed=1):
     bits, chroma = FORMATS[pix_fmt]
-    ref, dist = n3.clip(T, H, W, bits, seed=seed, chroma=chroma)
+    ref, dist = n3.clip(T, H, W, pix_fmt, seed=seed)
     d = ft.workdir(name)
     a, b = os.path.join(d, "main.raw"), os.path.join(d, "ref.raw")
     n3.write_raw(a, dist, bits)
@@ -198,7 +198,7 @@ tap.ok(len(f2) == len(f3) == 6 and diff is not None and diff <= 1e-15,
 name = "3d-threads"
 W2, H2 = 96, 80
 bits, chroma = 10, True
-ref, dist = n3.clip(14, H2, W2, bits, seed=5, chroma=True)
+ref, dist = n3.clip(14, H2, W2, "yuv420p10le", seed=5)
 d = ft.workdir(name)
 a, b = os.path.join(d, "main.raw"), os.path.join(d, "ref.raw")
 n3.write_raw(a, dist, bits)
