@@ -1,0 +1,596 @@
+/*
+ * fssim: fused SSIM of one plane pair on Vulkan (included by fssim.comp.glsl
+ * and fssim_f32.comp.glsl, which set FSSIM_FP64).
+ *
+ * MODE 0 (tiles): one workgroup scores a TW x TH tile of the plane.  Every
+ * sample of the tile and its halo is read once from the two frames into
+ * shared memory; the requested algorithms (SPEC 2.1-2.3) run from there:
+ * separable passes in shared memory, per-pixel terms, and a workgroup
+ * reduction in a fixed order into one partial record per workgroup.
+ * MODE 1 (reduce): one workgroup adds the partial records of a plane in a
+ * fixed order and writes the plane's sums for the host to read back.
+ *
+ * This file is part of fssim, built into FFmpeg's libavfilter.
+ */
+
+#extension GL_EXT_samplerless_texture_functions : require
+#extension GL_EXT_scalar_block_layout : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#if FSSIM_FP64
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#endif
+
+/* Keep in sync with vf_fssim_vulkan.c. */
+#define TW   32       /* tile width, a multiple of 4 (block windows) */
+#define TH   8        /* tile height, a multiple of 4 */
+#define NT   (TW * TH)
+#define RMAX 7        /* largest float window radius (window=15) */
+#define KR   4        /* radius of the int taps and right/bottom reach of block */
+#define SWMAX (TW + 2 * RMAX)
+#define SHMAX (TH + 2 * RMAX)
+#define HPLANE (SHMAX * TW)   /* one moment of the float horizontal pass */
+#define IPLANE ((TH + 2 * KR) * TW)
+#define NBX  (TW / 4 + 1)     /* 4x4 blocks a tile's windows touch */
+#define NBY  (TH / 4 + 1)
+
+#define ALGO_FLOAT 1
+#define ALGO_INT   2
+#define ALGO_BLOCK 4
+
+layout (local_size_x_id = 253, local_size_y_id = 254, local_size_z_id = 255) in;
+
+layout (constant_id = 0) const int   MODE  = 0;
+layout (constant_id = 1) const int   ALGOS = ALGO_FLOAT;
+layout (constant_id = 2) const int   RF    = 5;     /* float window radius */
+layout (constant_id = 3) const int   HALO  = 5;     /* max(RF, KR) over the algorithms */
+layout (constant_id = 4) const bool  DEEP  = false; /* bit depth > 8 */
+layout (constant_id = 5) const bool  WIDE  = false; /* bit depth > 12 */
+layout (constant_id = 6) const float C1F   = 6.5025;
+layout (constant_id = 7) const float C2F   = 58.5225;
+layout (constant_id = 27) const bool SG    = false; /* full subgroups of a fixed size */
+layout (constant_id = 8)  const float G0  = 0.0;
+layout (constant_id = 9)  const float G1  = 0.0;
+layout (constant_id = 10) const float G2  = 0.0;
+layout (constant_id = 11) const float G3  = 0.0;
+layout (constant_id = 12) const float G4  = 0.0;
+layout (constant_id = 13) const float G5  = 0.0;
+layout (constant_id = 14) const float G6  = 0.0;
+layout (constant_id = 15) const float G7  = 0.0;
+layout (constant_id = 16) const float G8  = 0.0;
+layout (constant_id = 17) const float G9  = 0.0;
+layout (constant_id = 18) const float G10 = 0.0;
+layout (constant_id = 19) const float G11 = 0.0;
+layout (constant_id = 20) const float G12 = 0.0;
+layout (constant_id = 21) const float G13 = 0.0;
+layout (constant_id = 22) const float G14 = 0.0;
+#if FSSIM_FP64
+/* L*L*(0.01*0.01) and L*L*(0.03*0.03) of SPEC 2.1, computed by the host in
+ * double exactly as the reference does; vf_ssim.c's integer constants. */
+layout (constant_id = 23) const double  C1BASE = 0.0;
+layout (constant_id = 24) const double  C2BASE = 0.0;
+layout (constant_id = 25) const int64_t BC1    = 0;
+layout (constant_id = 26) const int64_t BC2    = 0;
+#endif
+
+const bool DO_FLOAT = (ALGOS & ALGO_FLOAT) != 0;
+const bool DO_INT   = (ALGOS & ALGO_INT)   != 0;
+const bool DO_BLOCK = (ALGOS & ALGO_BLOCK) != 0;
+const int  SW = TW + 2 * HALO;
+const int  SH = TH + 2 * HALO;
+
+layout (push_constant, scalar) uniform PushData {
+    ivec2 size;      /* plane size in samples */
+    ivec4 frect;     /* float: scored positions [x0, x1) x [y0, y1) */
+    ivec2 nwin;      /* block: 8x8 windows across and down */
+    int   plane;     /* image (plane) of the frames holding the component */
+    int   chan;      /* channel of that image's texels */
+    int   shift;     /* right shift giving the sample value (P010: 6) */
+    int   tiles_x;
+    uint  part_off;  /* first partial record of this plane */
+    uint  nb_parts;
+    uint  win_off;   /* first block window value of this plane (deep) */
+    uint  res_off;   /* first result word of this plane */
+};
+
+/* The planes of the two frames through integer views, so that samples are
+ * exact; unused ones repeat plane 0.  One binding per plane rather than an
+ * array: lavapipe 22.3 mishandles arrays of (push) descriptors. */
+layout (set = 0, binding = 0) uniform utexture2D main0;
+layout (set = 0, binding = 1) uniform utexture2D main1;
+layout (set = 0, binding = 2) uniform utexture2D main2;
+layout (set = 0, binding = 3) uniform utexture2D main3;
+layout (set = 0, binding = 4) uniform utexture2D ref0;
+layout (set = 0, binding = 5) uniform utexture2D ref1;
+layout (set = 0, binding = 6) uniform utexture2D ref2;
+layout (set = 0, binding = 7) uniform utexture2D ref3;
+layout (set = 0, binding = 8, scalar) buffer PartF { float part_f[]; };
+#if FSSIM_FP64
+layout (set = 0, binding = 9, scalar) buffer PartD { dvec2 part_d[]; };
+#endif
+layout (set = 0, binding = 10, scalar) buffer Win  { float win[]; };
+layout (set = 0, binding = 11, scalar) buffer Res  { uint res[]; };
+
+const uint K[9] = uint[9](2, 9, 28, 55, 68, 55, 28, 9, 2);
+
+/* A tile's samples, main in the low and reference in the high 16 bits;
+ * zero outside the plane (what both padding rules and int need). */
+shared uint smp[SWMAX * SHMAX];
+/* Horizontal pass results: float moments, later the int sums. */
+shared uint hbuf[8 * IPLANE > 5 * HPLANE ? 8 * IPLANE : 5 * HPLANE];
+#if FSSIM_FP64
+shared uint blk[NBX * NBY * 6];
+#endif
+
+float gauss(int i)
+{
+    const float g[15] = float[15](G0, G1, G2, G3, G4, G5, G6, G7,
+                                  G8, G9, G10, G11, G12, G13, G14);
+    return g[i];
+}
+
+uint fetch_sample(bool ref, ivec2 p)
+{
+    uvec4 v;
+    switch (plane) {
+    case 0:  v = ref ? texelFetch(ref0, p, 0) : texelFetch(main0, p, 0); break;
+    case 1:  v = ref ? texelFetch(ref1, p, 0) : texelFetch(main1, p, 0); break;
+    case 2:  v = ref ? texelFetch(ref2, p, 0) : texelFetch(main2, p, 0); break;
+    default: v = ref ? texelFetch(ref3, p, 0) : texelFetch(main3, p, 0); break;
+    }
+    return v[chan] >> shift;
+}
+
+void load_tile(ivec2 org, int tid)
+{
+    for (int i = tid; i < SW * SH; i += NT) {
+        ivec2 p = org - HALO + ivec2(i % SW, i / SW);
+        uint v = 0;
+        if (all(greaterThanEqual(p, ivec2(0))) && all(lessThan(p, size)))
+            v = fetch_sample(false, p) | (fetch_sample(true, p) << 16);
+        smp[i] = v;
+    }
+}
+
+float smp_s(int sx, int sy) { return float(smp[sy * SW + sx] & 0xFFFFu); }
+float smp_d(int sx, int sy) { return float(smp[sy * SW + sx] >> 16); }
+
+/* ---- float (SPEC 2.2) ------------------------------------------------
+ * fp32 with per-pixel centring: the horizontal pass sums the samples minus
+ * the row's centre sample, the vertical pass moves each row's sums to the
+ * output pixel's own centre sample (an exact integer shift), so that
+ * var = E[(x-c)^2] - E[x-c]^2 only cancels what the window really varies. */
+float float_pass(ivec2 org, ivec2 lp, int tid)
+{
+    const int hrows = TH + 2 * RF;
+    const int row0 = HALO - RF;
+
+    for (int i = tid; i < hrows * TW; i += NT) {
+        const int sy = row0 + i / TW, sx = HALO + i % TW;
+        const float cs = smp_s(sx, sy), cd = smp_d(sx, sy);
+        float h1s = 0, h1d = 0, h2s = 0, h2d = 0, h12 = 0;
+        for (int k = -RF; k <= RF; k++) {
+            const float ds = smp_s(sx + k, sy) - cs, dd = smp_d(sx + k, sy) - cd;
+            const float gs = gauss(k + RF) * ds, gd = gauss(k + RF) * dd;
+            h1s += gs;
+            h1d += gd;
+            h2s += gs * ds;
+            h2d += gd * dd;
+            h12 += gs * dd;
+        }
+        hbuf[0 * HPLANE + i] = floatBitsToUint(h1s);
+        hbuf[1 * HPLANE + i] = floatBitsToUint(h1d);
+        hbuf[2 * HPLANE + i] = floatBitsToUint(h2s);
+        hbuf[3 * HPLANE + i] = floatBitsToUint(h2d);
+        hbuf[4 * HPLANE + i] = floatBitsToUint(h12);
+    }
+    barrier();
+
+    const ivec2 p = org + lp;
+    if (p.x < frect.x || p.x >= frect.z || p.y < frect.y || p.y >= frect.w)
+        return 0.0;
+
+    const int sx = HALO + lp.x, sy = HALO + lp.y;
+    const float cs = smp_s(sx, sy), cd = smp_d(sx, sy);
+    float a1s = 0, a1d = 0, a2s = 0, a2d = 0, a12 = 0;
+    for (int k = -RF; k <= RF; k++) {
+        const int h = (lp.y + RF + k) * TW + lp.x;
+        const float h1s = uintBitsToFloat(hbuf[0 * HPLANE + h]);
+        const float h1d = uintBitsToFloat(hbuf[1 * HPLANE + h]);
+        const float h2s = uintBitsToFloat(hbuf[2 * HPLANE + h]);
+        const float h2d = uintBitsToFloat(hbuf[3 * HPLANE + h]);
+        const float h12 = uintBitsToFloat(hbuf[4 * HPLANE + h]);
+        /* shift of this row's centre to the output pixel's centre */
+        const float ds = smp_s(sx, sy + k) - cs, dd = smp_d(sx, sy + k) - cd;
+        const float t1s = h1s + ds, t1d = h1d + dd;
+        const float g = gauss(k + RF);
+        a1s += g * t1s;
+        a1d += g * t1d;
+        a2s += g * (h2s + ds * (h1s + t1s));
+        a2d += g * (h2d + dd * (h1d + t1d));
+        a12 += g * (h12 + ds * h1d + dd * t1s);
+    }
+    const float mus = cs + a1s, mud = cd + a1d;
+    const float vs = a2s - a1s * a1s, vd = a2d - a1d * a1d, cov = a12 - a1s * a1d;
+    return ((2.0 * mus * mud + C1F) * (2.0 * cov + C2F)) /
+           ((mus * mus + mud * mud + C1F) * (vs + vd + C2F));
+}
+
+#if FSSIM_FP64
+/* ---- int (SPEC 2.1) --------------------------------------------------- */
+
+/* The per-pixel term in the SPEC's association, no contraction. */
+double int_term(uint mux, uint muy, uint64_t x2, uint64_t xy, uint64_t y2, uint w)
+{
+    precise double W   = double(w);
+    precise double c1  = C1BASE * W * W;
+    precise double c2  = C2BASE * W * W;
+    precise double mx  = double(mux), my = double(muy);
+    precise double mx2 = mx * mx;
+    precise double mxy = mx * my;
+    precise double my2 = my * my;
+    precise double num = W * (2.0 * mxy + c1) * (c2 + 2.0 * (double(xy) * W - mxy));
+    precise double den = (mx2 + my2 + c1) *
+                         (double(x2) * W - mx2 + double(y2) * W - my2 + c2);
+    precise double t = num / den;
+    return t;
+}
+
+/* Sum of the taps that fall inside [0, n) around position x. */
+uint tap_weight(int x, int n)
+{
+    uint w = 0;
+    for (int j = 0; j < 9; j++)
+        if (x + j - KR >= 0 && x + j - KR < n)
+            w += K[j];
+    return w;
+}
+
+double int_pass(ivec2 org, ivec2 lp, int tid)
+{
+    const int hrows = TH + 2 * KR;
+    const int row0 = HALO - KR;
+
+    /* horizontal sums; samples outside the plane are 0 and add nothing */
+    for (int i = tid; i < hrows * TW; i += NT) {
+        const int sy = row0 + i / TW, sx = HALO + i % TW;
+        uint mx = 0, my = 0;
+        uint x2 = 0, xy = 0, y2 = 0;
+        uint64_t x2w = 0, xyw = 0, y2w = 0;
+        for (int j = 0; j < 9; j++) {
+            const uint v = smp[sy * SW + sx + j - KR];
+            const uint s = v & 0xFFFFu, d = v >> 16;
+            const uint ks = K[j] * s, kd = K[j] * d;
+            mx += ks;
+            my += kd;
+            if (WIDE) {
+                x2w += uint64_t(ks) * s;
+                xyw += uint64_t(ks) * d;
+                y2w += uint64_t(kd) * d;
+            } else {
+                x2 += ks * s;
+                xy += ks * d;
+                y2 += kd * d;
+            }
+        }
+        hbuf[0 * IPLANE + i] = mx;
+        hbuf[1 * IPLANE + i] = my;
+        if (WIDE) {
+            uvec2 a = unpackUint2x32(x2w), b = unpackUint2x32(xyw), c = unpackUint2x32(y2w);
+            hbuf[2 * IPLANE + i] = a.x; hbuf[3 * IPLANE + i] = a.y;
+            hbuf[4 * IPLANE + i] = b.x; hbuf[5 * IPLANE + i] = b.y;
+            hbuf[6 * IPLANE + i] = c.x; hbuf[7 * IPLANE + i] = c.y;
+        } else {
+            hbuf[2 * IPLANE + i] = x2;
+            hbuf[3 * IPLANE + i] = xy;
+            hbuf[4 * IPLANE + i] = y2;
+        }
+    }
+    barrier();
+
+    const ivec2 p = org + lp;
+    if (p.x >= size.x || p.y >= size.y)
+        return 0.0;
+
+    uint mux = 0, muy = 0;
+    uint x2 = 0, xy = 0, y2 = 0;
+    uint64_t x2w = 0, xyw = 0, y2w = 0;
+    for (int j = 0; j < 9; j++) {
+        const int h = (lp.y + j) * TW + lp.x;
+        mux += K[j] * hbuf[0 * IPLANE + h];
+        muy += K[j] * hbuf[1 * IPLANE + h];
+        if (WIDE) {
+            x2w += K[j] * packUint2x32(uvec2(hbuf[2 * IPLANE + h], hbuf[3 * IPLANE + h]));
+            xyw += K[j] * packUint2x32(uvec2(hbuf[4 * IPLANE + h], hbuf[5 * IPLANE + h]));
+            y2w += K[j] * packUint2x32(uvec2(hbuf[6 * IPLANE + h], hbuf[7 * IPLANE + h]));
+        } else if (DEEP) {
+            x2w += uint64_t(K[j]) * hbuf[2 * IPLANE + h];
+            xyw += uint64_t(K[j]) * hbuf[3 * IPLANE + h];
+            y2w += uint64_t(K[j]) * hbuf[4 * IPLANE + h];
+        } else {
+            /* 8-bit: 65536 * 255^2 still fits in 32 bits */
+            x2 += K[j] * hbuf[2 * IPLANE + h];
+            xy += K[j] * hbuf[3 * IPLANE + h];
+            y2 += K[j] * hbuf[4 * IPLANE + h];
+        }
+    }
+    if (!DEEP) {
+        x2w = x2;
+        xyw = xy;
+        y2w = y2;
+    }
+    const uint w = tap_weight(p.x, size.x) * tap_weight(p.y, size.y);
+    return int_term(mux, muy, x2w, xyw, y2w, w);
+}
+
+/* ---- block (SPEC 2.3, vf_ssim.c) -------------------------------------- */
+
+/* ssim_end1(): 32-bit integers.  The float products are rounded as C
+ * rounds them; the quotient goes through double so that it is the
+ * correctly rounded float quotient C computes (GPU fp32 division is not). */
+float end1_8bit(int s1, int s2, int ss, int s12)
+{
+    const int c1 = int(BC1), c2 = int(BC2);
+    const int vars  = ss * 64 - s1 * s1 - s2 * s2;
+    const int covar = s12 * 64 - s1 * s2;
+    precise float n = float(2 * s1 * s2 + c1) * float(2 * covar + c2);
+    precise float d = float(s1 * s1 + s2 * s2 + c1) * float(vars + c2);
+    return float(double(n) / double(d));
+}
+
+/* ssim_end1x(): 64-bit integers and constants from the bit depth. */
+float end1_deep(int64_t s1, int64_t s2, int64_t ss, int64_t s12)
+{
+    const int64_t vars  = ss * 64 - s1 * s1 - s2 * s2;
+    const int64_t covar = s12 * 64 - s1 * s2;
+    precise float n = float(2 * s1 * s2 + BC1) * float(2 * covar + BC2);
+    precise float d = float(s1 * s1 + s2 * s2 + BC1) * float(vars + BC2);
+    return float(double(n) / double(d));
+}
+
+/* Windows are owned by the tile that holds their top-left sample; their
+ * right and bottom 4x4 blocks lie in the halo.  8-bit windows are added
+ * here (vf_ssim.c sums them in double, so order does not matter); deep
+ * windows go to a buffer because vf_ssim.c sums each row in float, in
+ * order, which the reduction replays. */
+double block_pass(ivec2 org, int tid)
+{
+    if (tid < NBX * NBY) {
+        const int sx = HALO + 4 * (tid % NBX), sy = HALO + 4 * (tid / NBX);
+        uint s1 = 0, s2 = 0;
+        uint64_t ss = 0, s12 = 0;
+        for (int y = 0; y < 4; y++) {
+            for (int x = 0; x < 4; x++) {
+                const uint v = smp[(sy + y) * SW + sx + x];
+                const uint a = v & 0xFFFFu, b = v >> 16;
+                s1  += a;
+                s2  += b;
+                ss  += uint64_t(a * a) + uint64_t(b * b);
+                s12 += uint64_t(a * b);
+            }
+        }
+        blk[tid * 6 + 0] = s1;
+        blk[tid * 6 + 1] = s2;
+        uvec2 u = unpackUint2x32(ss), v = unpackUint2x32(s12);
+        blk[tid * 6 + 2] = u.x; blk[tid * 6 + 3] = u.y;
+        blk[tid * 6 + 4] = v.x; blk[tid * 6 + 5] = v.y;
+    }
+    barrier();
+
+    const int wx = tid % (TW / 4), wy = tid / (TW / 4);
+    const ivec2 wp = org / 4 + ivec2(wx, wy);
+    if (wy >= TH / 4 || wp.x >= nwin.x || wp.y >= nwin.y)
+        return 0.0;
+
+    int64_t s1 = 0, s2 = 0, ss = 0, s12 = 0;
+    for (int b = 0; b < 4; b++) {
+        const int i = (wy + b / 2) * NBX + wx + b % 2;
+        s1  += int64_t(blk[i * 6 + 0]);
+        s2  += int64_t(blk[i * 6 + 1]);
+        ss  += int64_t(packUint2x32(uvec2(blk[i * 6 + 2], blk[i * 6 + 3])));
+        s12 += int64_t(packUint2x32(uvec2(blk[i * 6 + 4], blk[i * 6 + 5])));
+    }
+    if (DEEP) {
+        win[win_off + uint(wp.x) * uint(nwin.y) + uint(wp.y)] = end1_deep(s1, s2, ss, s12);
+        return 0.0;
+    }
+    return double(end1_8bit(int(s1), int(s2), int(ss), int(s12)));
+}
+#endif /* FSSIM_FP64 */
+
+/* ---- reductions in a fixed order ----------------------------------------
+ * With subgroups of a fixed size (SG): a butterfly of shuffles inside each
+ * subgroup (every lane ends with the same sum, IEEE addition commutes),
+ * then the subgroups' sums in subgroup order.  Without: a shared-memory
+ * tree.  Either way the order is fixed, so results repeat bit for bit.
+ * hbuf is the staging area: floats in [0, 2 NT), doubles from 2 NT. */
+
+/* (hi, lo) + (hi2, lo2), with the exact rounding error of hi + hi2 kept. */
+vec2 two_sum(vec2 a, vec2 b)
+{
+    precise float s   = a.x + b.x;
+    precise float bp  = s - a.x;
+    precise float err = (a.x - (s - bp)) + (b.x - bp);
+    precise float lo  = (a.y + b.y) + err;
+    return vec2(s, lo);
+}
+
+void stage_f(uint i, vec2 v)
+{
+    hbuf[2 * i] = floatBitsToUint(v.x);
+    hbuf[2 * i + 1] = floatBitsToUint(v.y);
+}
+
+vec2 staged_f(uint i)
+{
+    return vec2(uintBitsToFloat(hbuf[2 * i]), uintBitsToFloat(hbuf[2 * i + 1]));
+}
+
+#if FSSIM_FP64
+void stage_d(uint i, dvec2 v)
+{
+    const uvec2 a = unpackDouble2x32(v.x), b = unpackDouble2x32(v.y);
+    hbuf[2 * NT + 4 * i + 0] = a.x;
+    hbuf[2 * NT + 4 * i + 1] = a.y;
+    hbuf[2 * NT + 4 * i + 2] = b.x;
+    hbuf[2 * NT + 4 * i + 3] = b.y;
+}
+
+dvec2 staged_d(uint i)
+{
+    const uint o = 2 * NT + 4 * i;
+    return dvec2(packDouble2x32(uvec2(hbuf[o], hbuf[o + 1])),
+                 packDouble2x32(uvec2(hbuf[o + 2], hbuf[o + 3])));
+}
+#endif
+
+/* On return, thread 0 holds the workgroup's sums. */
+#if FSSIM_FP64
+void reduce_all(inout vec2 f, inout dvec2 d, const bool with_d, uint tid)
+#else
+void reduce_all(inout vec2 f, uint tid)
+#endif
+{
+    barrier(); /* hbuf is free */
+    if (SG) {
+        for (uint o = gl_SubgroupSize >> 1; o > 0; o >>= 1) {
+            f = two_sum(f, subgroupShuffleXor(f, o));
+#if FSSIM_FP64
+            if (with_d)
+                d += subgroupShuffleXor(d, o);
+#endif
+        }
+        if (gl_SubgroupInvocationID == 0) {
+            stage_f(gl_SubgroupID, f);
+#if FSSIM_FP64
+            if (with_d)
+                stage_d(gl_SubgroupID, d);
+#endif
+        }
+        barrier();
+        if (tid == 0) {
+            for (uint i = 1; i < gl_NumSubgroups; i++) {
+                f = two_sum(f, staged_f(i));
+#if FSSIM_FP64
+                if (with_d)
+                    d += staged_d(i);
+#endif
+            }
+        }
+    } else {
+        stage_f(tid, f);
+#if FSSIM_FP64
+        if (with_d)
+            stage_d(tid, d);
+#endif
+        barrier();
+        for (uint st = NT / 2; st > 0; st >>= 1) {
+            if (tid < st) {
+                f = two_sum(staged_f(tid), staged_f(tid + st));
+                stage_f(tid, f);
+#if FSSIM_FP64
+                if (with_d) {
+                    d = staged_d(tid) + staged_d(tid + st);
+                    stage_d(tid, d);
+                }
+#endif
+            }
+            barrier();
+        }
+    }
+}
+
+void tile_main()
+{
+    const int tid = int(gl_LocalInvocationIndex);
+    const ivec2 lp = ivec2(tid % TW, tid / TW);
+    const ivec2 org = ivec2(gl_WorkGroupID.xy) * ivec2(TW, TH);
+    const uint part = part_off + gl_WorkGroupID.y * uint(tiles_x) + gl_WorkGroupID.x;
+    float fs = 0.0;
+
+    load_tile(org, tid);
+    barrier();
+
+#if FSSIM_FP64
+    double ts = 0.0, bs = 0.0;
+    if (DO_BLOCK) {
+        bs = block_pass(org, tid);
+        barrier();
+    }
+#endif
+    if (DO_FLOAT) {
+        fs = float_pass(org, lp, tid);
+        barrier();
+    }
+#if FSSIM_FP64
+    if (DO_INT)
+        ts = int_pass(org, lp, tid);
+#endif
+
+    vec2 f = vec2(fs, 0.0);
+#if FSSIM_FP64
+    dvec2 d = dvec2(ts, bs);
+    reduce_all(f, d, DO_INT || DO_BLOCK, tid);
+#else
+    reduce_all(f, tid);
+#endif
+    if (tid == 0) {
+        part_f[part] = f.x + f.y;
+#if FSSIM_FP64
+        part_d[part] = d;
+#endif
+    }
+}
+
+void reduce_main()
+{
+    const int tid = int(gl_LocalInvocationIndex);
+    vec2 f = vec2(0.0);
+#if FSSIM_FP64
+    dvec2 d = dvec2(0.0);
+#endif
+
+    for (uint i = tid; i < nb_parts; i += NT) {
+        f = two_sum(f, vec2(part_f[part_off + i], 0.0));
+#if FSSIM_FP64
+        if (DO_INT || (DO_BLOCK && !DEEP))
+            d += part_d[part_off + i];
+#endif
+    }
+#if FSSIM_FP64
+    /* vf_ssim.c's deep path: each row of windows summed in float, in order */
+    if (DO_BLOCK && DEEP) {
+        for (int y = tid; y < nwin.y; y += NT) {
+            precise float row = 0.0;
+            for (int x = 0; x < nwin.x; x++)
+                row += win[win_off + uint(x) * uint(nwin.y) + uint(y)];
+            d.y += double(row);
+        }
+    }
+#endif
+
+#if FSSIM_FP64
+    reduce_all(f, d, DO_INT || DO_BLOCK, tid);
+#else
+    reduce_all(f, tid);
+#endif
+    if (tid == 0) {
+        res[res_off + 0] = floatBitsToUint(f.x);
+        res[res_off + 1] = floatBitsToUint(f.y);
+#if FSSIM_FP64
+        const uvec2 t = unpackDouble2x32(d.x), b = unpackDouble2x32(d.y);
+        res[res_off + 2] = t.x;
+        res[res_off + 3] = t.y;
+        res[res_off + 4] = b.x;
+        res[res_off + 5] = b.y;
+#endif
+    }
+}
+
+void main()
+{
+    if (MODE == 0)
+        tile_main();
+    else
+        reduce_main();
+}
