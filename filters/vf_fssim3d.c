@@ -13,6 +13,7 @@
  */
 #include <inttypes.h>
 
+#include "libavutil/buffer.h"
 #include "libavutil/mem.h"
 #include "libavutil/opt.h"
 #include "libavutil/pixdesc.h"
@@ -378,6 +379,14 @@ static int query_formats(const AVFilterContext *ctx, AVFilterFormatsConfig **cfg
     return ff_fssim_query_formats(ctx, cfg_in, cfg_out, AV_PIX_FMT_NONE);
 }
 
+/* The backend for the frames the inputs carry.  Software frames only for
+ * now; a GPU backend is chosen here by the link's hardware format (its
+ * frames' sw_format then describes the planes). */
+static const FSSIM3DBackend *pick_backend(const AVFilterLink *inlink)
+{
+    return &cpu_backend;
+}
+
 static int config_input_ref(AVFilterLink *inlink)
 {
     AVFilterContext *ctx = inlink->dst;
@@ -397,7 +406,7 @@ static int config_input_ref(AVFilterLink *inlink)
     if (ret < 0)
         return ret;
 
-    s->backend = &cpu_backend;
+    s->backend = pick_backend(inlink);
     ret = s->backend->init(ctx, &bytes);
     if (ret < 0) {
         av_log(ctx, AV_LOG_ERROR, "Could not allocate the ring of %d moment sets (%.1f MiB). "
@@ -430,6 +439,9 @@ static int config_output(AVFilterLink *outlink)
     outlink->time_base = mainlink->time_base;
     outlink->sample_aspect_ratio = mainlink->sample_aspect_ratio;
     ol->frame_rate = il->frame_rate;
+    /* hardware frames go out as they came in, in main's frames context */
+    if (il->hw_frames_ctx && !(ol->hw_frames_ctx = av_buffer_ref(il->hw_frames_ctx)))
+        return AVERROR(ENOMEM);
 
     ret = ff_framesync_configure(&s->fs);
     if (ret < 0)
