@@ -159,7 +159,18 @@ float smp_d(int sx, int sy) { return float(smp[sy * SW + sx] >> 16); }
  * fp32 with per-pixel centring: the horizontal pass sums the samples minus
  * the row's centre sample, the vertical pass moves each row's sums to the
  * output pixel's own centre sample (an exact integer shift), so that
- * var = E[(x-c)^2] - E[x-c]^2 only cancels what the window really varies. */
+ * var = E[(x-c)^2] - E[x-c]^2 only cancels what the window really varies.
+ * Second moments and the cross moment go through the same precise code, so
+ * identical inputs give var == cov and an SSIM of exactly 1, as on the CPU. */
+
+/* sum of g (x - cx)(y - cy) from a row's sums around its own centres rx,
+ * ry: hxy + dx h1y + dy (h1x + dx), with dx = rx - cx, t1x = h1x + dx */
+float moment2(float hxy, float dx, float h1y, float dy, float t1x)
+{
+    precise float m = fma(dy, t1x, fma(dx, h1y, hxy));
+    return m;
+}
+
 float float_pass(ivec2 org, ivec2 lp, int tid)
 {
     const int hrows = TH + 2 * RF;
@@ -168,15 +179,15 @@ float float_pass(ivec2 org, ivec2 lp, int tid)
     for (int i = tid; i < hrows * TW; i += NT) {
         const int sy = row0 + i / TW, sx = HALO + i % TW;
         const float cs = smp_s(sx, sy), cd = smp_d(sx, sy);
-        float h1s = 0, h1d = 0, h2s = 0, h2d = 0, h12 = 0;
+        precise float h1s = 0, h1d = 0, h2s = 0, h2d = 0, h12 = 0;
         for (int k = -RF; k <= RF; k++) {
             const float ds = smp_s(sx + k, sy) - cs, dd = smp_d(sx + k, sy) - cd;
-            const float gs = gauss(k + RF) * ds, gd = gauss(k + RF) * dd;
+            precise float gs = gauss(k + RF) * ds, gd = gauss(k + RF) * dd;
             h1s += gs;
             h1d += gd;
-            h2s += gs * ds;
-            h2d += gd * dd;
-            h12 += gs * dd;
+            h2s = fma(gs, ds, h2s);
+            h2d = fma(gd, dd, h2d);
+            h12 = fma(gs, dd, h12);
         }
         hbuf[0 * HPLANE + i] = floatBitsToUint(h1s);
         hbuf[1 * HPLANE + i] = floatBitsToUint(h1d);
@@ -192,7 +203,7 @@ float float_pass(ivec2 org, ivec2 lp, int tid)
 
     const int sx = HALO + lp.x, sy = HALO + lp.y;
     const float cs = smp_s(sx, sy), cd = smp_d(sx, sy);
-    float a1s = 0, a1d = 0, a2s = 0, a2d = 0, a12 = 0;
+    precise float a1s = 0, a1d = 0, a2s = 0, a2d = 0, a12 = 0;
     for (int k = -RF; k <= RF; k++) {
         const int h = (lp.y + RF + k) * TW + lp.x;
         const float h1s = uintBitsToFloat(hbuf[0 * HPLANE + h]);
@@ -202,18 +213,20 @@ float float_pass(ivec2 org, ivec2 lp, int tid)
         const float h12 = uintBitsToFloat(hbuf[4 * HPLANE + h]);
         /* shift of this row's centre to the output pixel's centre */
         const float ds = smp_s(sx, sy + k) - cs, dd = smp_d(sx, sy + k) - cd;
-        const float t1s = h1s + ds, t1d = h1d + dd;
+        precise float t1s = h1s + ds, t1d = h1d + dd;
         const float g = gauss(k + RF);
-        a1s += g * t1s;
-        a1d += g * t1d;
-        a2s += g * (h2s + ds * (h1s + t1s));
-        a2d += g * (h2d + dd * (h1d + t1d));
-        a12 += g * (h12 + ds * h1d + dd * t1s);
+        a1s = fma(g, t1s, a1s);
+        a1d = fma(g, t1d, a1d);
+        a2s = fma(g, moment2(h2s, ds, h1s, ds, t1s), a2s);
+        a2d = fma(g, moment2(h2d, dd, h1d, dd, t1d), a2d);
+        a12 = fma(g, moment2(h12, ds, h1d, dd, t1s), a12);
     }
-    const float mus = cs + a1s, mud = cd + a1d;
-    const float vs = a2s - a1s * a1s, vd = a2d - a1d * a1d, cov = a12 - a1s * a1d;
-    return ((2.0 * mus * mud + C1F) * (2.0 * cov + C2F)) /
-           ((mus * mus + mud * mud + C1F) * (vs + vd + C2F));
+    precise float mus = cs + a1s, mud = cd + a1d;
+    precise float vs = a2s - a1s * a1s, vd = a2d - a1d * a1d, cov = a12 - a1s * a1d;
+    precise float num = (2.0 * mus * mud + C1F) * (2.0 * cov + C2F);
+    precise float den = (mus * mus + mud * mud + C1F) * (vs + vd + C2F);
+    /* GPU division is not exact: x / x must still be 1 */
+    return num == den ? 1.0 : num / den;
 }
 
 #if FSSIM_FP64
