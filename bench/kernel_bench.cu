@@ -1,20 +1,25 @@
 /*
- * Kernel-only benchmark of fssim_cuda's kernels (kernels/fssim.cu) with the
- * CUDA runtime: a 4:2:0 frame pair of natural-looking content per size and
- * bit depth, every algorithm combination, timed with CUDA events over many
- * iterations (median), and checked against the CPU reference once.
+ * Kernel-only benchmark of fssim_cuda's kernels, run exactly as the filter
+ * runs them: the PTX modules that FFmpeg's build embeds (clang or nvcc),
+ * loaded through the driver API (so the driver compiles them, and the time
+ * it takes is measured), launched per plane of a 4:2:0 frame pair of
+ * natural-looking content, timed with CUDA events over many iterations
+ * (median) and checked against the CPU reference.
  *
- * Build (on any machine with nvcc; runs on the GPU machine):
+ * Build on any machine with the CUDA toolkit (it links only libcuda):
  *   make -C bench -f kernel_bench.mk
- * usage: kernel_bench [iterations]
+ * usage: kernel_bench ITERATIONS PTX8 PTX12 PTX16
+ *   e.g. the fssim_8.ptx, fssim_12.ptx, fssim_16.ptx of an FFmpeg build tree
  */
-#include <cuda_runtime.h>
+#include <cuda.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 extern "C" {
@@ -22,15 +27,55 @@ extern "C" {
 #include "fssim_ref.h"
 }
 
-#include "fssim.cu"
+#define CK(x) do { CUresult e_ = (x); if (e_ != CUDA_SUCCESS) { const char *s_; \
+    cuGetErrorString(e_, &s_); fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, s_); \
+    exit(1); } } while (0)
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
-    fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(1); } } while (0)
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static std::string slurp(const char *path)
+{
+    std::string s;
+    FILE *f = fopen(path, "rb");
+    char buf[65536];
+    size_t n;
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+        s.append(buf, n);
+    fclose(f);
+    return s;
+}
+
+struct Module {
+    CUmodule mod;
+    CUfunction plane, reduce;
+    double load_s;
+};
+
+static Module load(const char *path)
+{
+    Module m;
+    std::string ptx = slurp(path);
+    double t = now();
+    CK(cuModuleLoadData(&m.mod, ptx.c_str()));
+    m.load_s = now() - t;
+    CK(cuModuleGetFunction(&m.plane, m.mod, "fssim_plane"));
+    CK(cuModuleGetFunction(&m.reduce, m.mod, "fssim_reduce"));
+    return m;
+}
 
 struct Plane {
     int w, h, bytes;
     std::vector<uint8_t> host[2];
-    uint8_t *dev[2];
+    CUdeviceptr dev[2];
     size_t pitch;
 };
 
@@ -53,9 +98,17 @@ static void fill(Plane &p, int depth, unsigned seed)
                 else
                     ((uint16_t *)p.host[k].data())[(size_t)y * p.w + x] = (uint16_t)q;
             }
-        CK(cudaMallocPitch((void **)&p.dev[k], &p.pitch, (size_t)p.w * p.bytes, p.h));
-        CK(cudaMemcpy2D(p.dev[k], p.pitch, p.host[k].data(), (size_t)p.w * p.bytes,
-                        (size_t)p.w * p.bytes, p.h, cudaMemcpyHostToDevice));
+        CK(cuMemAllocPitch(&p.dev[k], &p.pitch, (size_t)p.w * p.bytes, p.h, 16));
+        CUDA_MEMCPY2D c = {};
+        c.srcMemoryType = CU_MEMORYTYPE_HOST;
+        c.srcHost = p.host[k].data();
+        c.srcPitch = (size_t)p.w * p.bytes;
+        c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+        c.dstDevice = p.dev[k];
+        c.dstPitch = p.pitch;
+        c.WidthInBytes = (size_t)p.w * p.bytes;
+        c.Height = p.h;
+        CK(cuMemcpy2D(&c));
     }
 }
 
@@ -70,7 +123,7 @@ static const char *algo_name(int a)
     return buf;
 }
 
-static void run(int w, int h, int depth, int iters, bool check)
+static void run(const Module &m, int w, int h, int depth, int iters, bool check)
 {
     const int bytes = depth > 8 ? 2 : 1;
     Plane pl[3] = { { w, h, bytes }, { (w + 1) / 2, (h + 1) / 2, bytes },
@@ -78,57 +131,60 @@ static void run(int w, int h, int depth, int iters, bool check)
     const int combos[] = { FSSIM_ALGO_FLOAT_BIT | FSSIM_ALGO_INT_BIT, FSSIM_ALGO_INT_BIT,
                            FSSIM_ALGO_FLOAT_BIT, FSSIM_ALGO_BLOCK_BIT,
                            FSSIM_ALGO_FLOAT_BIT | FSSIM_ALGO_INT_BIT | FSSIM_ALGO_BLOCK_BIT };
-    double *partials, *out, host_out[3 * FSSIM_NB_PARTS];
+    CUdeviceptr partials, out;
+    double host_out[3 * FSSIM_NB_PARTS];
     int total = 0, grid[3][2];
 
     for (int i = 0; i < 3; i++) {
         fill(pl[i], depth, 17 + i);
         total += fssim_cuda_nb_blocks(pl[i].w, pl[i].h, &grid[i][0], &grid[i][1]);
     }
-    CK(cudaMalloc(&partials, (size_t)total * FSSIM_NB_PARTS * sizeof(double)));
-    CK(cudaMalloc(&out, sizeof(host_out)));
+    CK(cuMemAlloc(&partials, (size_t)total * FSSIM_NB_PARTS * sizeof(double)));
+    CK(cuMemAlloc(&out, sizeof(host_out)));
 
     for (int algos : combos) {
         FSSIMCudaParams kp[3];
         FSSIMCudaReduceParams rp = {};
-        const FSSIMSmemLayout l = fssim_smem_layout(5, algos, bytes > 1);
-        void (*kernel)(FSSIMCudaParams) = bytes > 1 ? fssim_plane_16 : fssim_plane_8;
+        const FSSIMSmemLayout l = fssim_smem_layout(5, algos, fssim_cuda_kind(depth));
         int off = 0;
-        CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, l.total));
+        CK(cuFuncSetAttribute(m.plane, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, l.total));
         for (int i = 0; i < 3; i++) {
             fssim_cuda_fill_params(&kp[i], depth, pl[i].w, pl[i].h, bytes, 1, 0, algos, 11, 1.5, 0);
-            kp[i].main_ptr = (unsigned long long)pl[i].dev[0];
-            kp[i].ref_ptr  = (unsigned long long)pl[i].dev[1];
+            kp[i].main_ptr = pl[i].dev[0];
+            kp[i].ref_ptr  = pl[i].dev[1];
             kp[i].main_pitch = kp[i].ref_pitch = (int)pl[i].pitch;
-            kp[i].partials = (unsigned long long)partials;
+            kp[i].partials = partials;
             kp[i].part_offset = off;
             rp.offset[i] = off;
             rp.count[i]  = grid[i][0] * grid[i][1];
             off += rp.count[i];
         }
-        rp.partials = (unsigned long long)partials;
-        rp.out = (unsigned long long)out;
+        rp.partials = partials;
+        rp.out = out;
 
-        cudaEvent_t e0, e1;
-        CK(cudaEventCreate(&e0));
-        CK(cudaEventCreate(&e1));
+        CUevent e0, e1;
+        CK(cuEventCreate(&e0, CU_EVENT_DEFAULT));
+        CK(cuEventCreate(&e1, CU_EVENT_DEFAULT));
         std::vector<float> ms;
         for (int it = 0; it < iters + 5; it++) {
-            CK(cudaEventRecord(e0));
-            for (int i = 0; i < 3; i++)
-                kernel<<<dim3(grid[i][0], grid[i][1]), dim3(FSSIM_TILE, FSSIM_THREADS / FSSIM_TILE),
-                         l.total>>>(kp[i]);
-            fssim_reduce<<<3, dim3(FSSIM_TILE, FSSIM_THREADS / FSSIM_TILE)>>>(rp);
-            CK(cudaEventRecord(e1));
-            CK(cudaEventSynchronize(e1));
-            CK(cudaGetLastError());
+            CK(cuEventRecord(e0, 0));
+            for (int i = 0; i < 3; i++) {
+                void *args[] = { &kp[i] };
+                CK(cuLaunchKernel(m.plane, grid[i][0], grid[i][1], 1, FSSIM_TILE,
+                                  FSSIM_THREADS / FSSIM_TILE, 1, l.total, 0, args, NULL));
+            }
+            void *args[] = { &rp };
+            CK(cuLaunchKernel(m.reduce, 3, 1, 1, FSSIM_TILE, FSSIM_THREADS / FSSIM_TILE, 1,
+                              0, 0, args, NULL));
+            CK(cuEventRecord(e1, 0));
+            CK(cuEventSynchronize(e1));
             float t;
-            CK(cudaEventElapsedTime(&t, e0, e1));
+            CK(cuEventElapsedTime(&t, e0, e1));
             if (it >= 5)
                 ms.push_back(t);
         }
         std::sort(ms.begin(), ms.end());
-        CK(cudaMemcpy(host_out, out, sizeof(host_out), cudaMemcpyDeviceToHost));
+        CK(cuMemcpyDtoH(host_out, out, sizeof(host_out)));
         printf("%dx%d %2d-bit %-17s smem %6d B  median %8.1f us  min %8.1f us\n", w, h, depth,
                algo_name(algos), l.total, 1000.0 * ms[ms.size() / 2], 1000.0 * ms[0]);
 
@@ -153,22 +209,45 @@ static void run(int w, int h, int depth, int iters, bool check)
                        fabs(gb - rb), fabs(gb - rb) <= 1e-6 ? "ok" : "FAIL");
             }
         }
+        CK(cuEventDestroy(e0));
+        CK(cuEventDestroy(e1));
     }
     for (int i = 0; i < 3; i++)
         for (int k = 0; k < 2; k++)
-            CK(cudaFree(pl[i].dev[k]));
-    CK(cudaFree(partials));
-    CK(cudaFree(out));
+            CK(cuMemFree(pl[i].dev[k]));
+    CK(cuMemFree(partials));
+    CK(cuMemFree(out));
 }
 
 int main(int argc, char **argv)
 {
-    const int iters = argc > 1 ? atoi(argv[1]) : 200;
-    cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, 0));
-    printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
-    run(3840, 2160, 8, iters, true);
-    run(3840, 2160, 10, iters, true);
-    run(1920, 1080, 8, iters, false);
+    CUdevice dev;
+    CUcontext ctx;
+    char name[256];
+    int sms;
+
+    if (argc < 5) {
+        fprintf(stderr, "usage: %s ITERATIONS PTX8 PTX12 PTX16 [--check]\n", argv[0]);
+        return 2;
+    }
+    const int iters = atoi(argv[1]);
+    const bool check = argc > 5 && !strcmp(argv[5], "--check");
+    double t = now();
+    CK(cuInit(0));
+    CK(cuDeviceGet(&dev, 0));
+    CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+    CK(cuCtxSetCurrent(ctx));
+    printf("context: %.3f s\n", now() - t);
+    CK(cuDeviceGetName(name, sizeof(name), dev));
+    CK(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
+    printf("device: %s, %d SMs\n", name, sms);
+
+    Module m8 = load(argv[2]), m12 = load(argv[3]), m16 = load(argv[4]);
+    printf("module load (driver PTX compile unless cached): 8-bit %.3f s, 12-bit %.3f s, "
+           "16-bit %.3f s\n", m8.load_s, m12.load_s, m16.load_s);
+    run(m8, 3840, 2160, 8, iters, check);
+    run(m12, 3840, 2160, 10, iters, check);
+    run(m16, 3840, 2160, 16, iters, false);
+    run(m8, 1920, 1080, 8, iters, false);
     return 0;
 }

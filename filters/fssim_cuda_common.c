@@ -43,8 +43,9 @@ int ff_fssim_cuda_check_inputs(AVFilterContext *ctx, enum AVPixelFormat *sw_form
     }
     if (dev[0]->cuda_ctx != dev[1]->cuda_ctx) {
         av_log(ctx, AV_LOG_ERROR, "The main and reference inputs are on different CUDA "
-               "devices or contexts. Decode both on one device, e.g. -init_hw_device "
-               "cuda=gpu:0 -filter_hw_device gpu with -hwaccel_device gpu on both inputs.\n");
+               "devices or contexts. Put both on one device: -hwaccel cuda on both inputs "
+               "shares one by default; for uploads use hwupload with -init_hw_device cuda=gpu "
+               "-filter_hw_device gpu (each hwupload_cuda creates a context of its own).\n");
         return AVERROR(EINVAL);
     }
     *sw_format = fr[0]->sw_format;

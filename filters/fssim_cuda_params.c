@@ -22,7 +22,6 @@ void fssim_cuda_fill_params(FSSIMCudaParams *p, int depth, int width, int height
     p->height = height;
     p->step   = step;
     p->shift  = shift;
-    p->deep   = bytes > 1;
     p->algos  = algos;
     p->radius = window / 2;
     p->same_padding = same_padding;

@@ -62,17 +62,22 @@ static int kernel_algos(int algos)
  * from frame to frame is set up once here. */
 static int setup_kernels(AVFilterContext *ctx)
 {
-    extern const unsigned char ff_fssim_ptx_data[];
-    extern const unsigned int ff_fssim_ptx_len;
+    extern const unsigned char ff_fssim_8_ptx_data[], ff_fssim_12_ptx_data[], ff_fssim_16_ptx_data[];
+    extern const unsigned int ff_fssim_8_ptx_len, ff_fssim_12_ptx_len, ff_fssim_16_ptx_len;
+    const unsigned char *const ptx[] = { ff_fssim_8_ptx_data, ff_fssim_12_ptx_data,
+                                         ff_fssim_16_ptx_data };
+    const unsigned int ptx_len[] = { ff_fssim_8_ptx_len, ff_fssim_12_ptx_len,
+                                     ff_fssim_16_ptx_len };
     FSSIMCudaContext *s = ctx->priv;
     FSSIMCuda *c = &s->cuda;
     const int algos = kernel_algos(s->opts.algos);
-    const int deep = s->fmt.comp[0].bytes > 1;
-    const FSSIMSmemLayout l = fssim_smem_layout(s->opts.window / 2, algos, deep);
+    const int kind = fssim_cuda_kind(s->fmt.depth);
+    const FSSIMSmemLayout l = fssim_smem_layout(s->opts.window / 2, algos, kind);
     int nb_tiles = 0, ret;
     CUcontext dummy;
 
-    ret = ff_fssim_cuda_init(ctx, c, ff_fssim_ptx_data, ff_fssim_ptx_len);
+    /* only the module of this sample class: compiling PTX is slow */
+    ret = ff_fssim_cuda_init(ctx, c, ptx[kind], ptx_len[kind]);
     if (ret < 0)
         return ret;
 
@@ -95,7 +100,7 @@ static int setup_kernels(AVFilterContext *ctx)
     if (ret < 0)
         return ret;
     ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuModuleGetFunction(&s->plane_func, c->module,
-                                                            deep ? "fssim_plane_16" : "fssim_plane_8"));
+                                                            "fssim_plane"));
     if (ret >= 0)
         ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuModuleGetFunction(&s->reduce_func, c->module,
                                                                 "fssim_reduce"));

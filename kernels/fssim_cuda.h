@@ -33,7 +33,6 @@ typedef struct FSSIMCudaParams {
     float float_c1, float_c2;
     /* normalised Gaussian weights g[0..2*radius] */
     float g[2 * FSSIM_MAX_RADIUS + 1];
-    int deep;                               /* samples deeper than 8 bits */
     int main_pitch, ref_pitch;             /* bytes */
     int width, height;                      /* samples */
     int step;                               /* containers between samples */
@@ -62,13 +61,26 @@ typedef struct FSSIMCudaReduceParams {
 #define FSSIM_HD static inline
 #endif
 
+/* Sample classes, one kernel each: the widest exact types they need. */
+enum FSSIMCudaKind {
+    FSSIM_KIND_8,    /* 8-bit: int sums in float (exact below 2^24), block in int */
+    FSSIM_KIND_12,   /* 9-12-bit: horizontal int sums in uint32, block in int */
+    FSSIM_KIND_16,   /* 13-16-bit: horizontal int sums in double, block in int64 */
+};
+
+FSSIM_HD int fssim_cuda_kind(int depth)
+{
+    return depth <= 8 ? FSSIM_KIND_8 : depth <= 12 ? FSSIM_KIND_12 : FSSIM_KIND_16;
+}
+
+#define FSSIM_WARPS (FSSIM_THREADS / 32)
+
 /* Shared memory of one thread block, in bytes from the start:
  *  s, d:   the tile and its halo, raw samples as float (exact up to 16 bits)
  *  hi:     int algorithm, horizontal sums, 5 moments x (TILE+8) rows x TILE
- *          (float, exact, for 8-bit samples; double for deeper ones)
  *  hf:     float algorithm, horizontal sums, 4 moments x region rows x TILE
- *  bs:     block algorithm, 4 sums of 9x9 4x4-blocks (int or long long)
- *  red:    one double per thread for the reductions */
+ *  bs:     block algorithm, 4 sums of 9x9 4x4-blocks
+ *  red:    the reductions: 3 values per thread, then 3 per warp */
 typedef struct FSSIMSmemLayout {
     int region;                 /* side of the loaded square */
     int s, d, hi, hf, bs, red, total;
@@ -76,10 +88,11 @@ typedef struct FSSIMSmemLayout {
 
 FSSIM_HD int fssim_align8(int x) { return (x + 7) & ~7; }
 
-FSSIM_HD FSSIMSmemLayout fssim_smem_layout(int radius, int algos, int deep)
+FSSIM_HD FSSIMSmemLayout fssim_smem_layout(int radius, int algos, int kind)
 {
     FSSIMSmemLayout l;
     const int r = radius > FSSIM_INT_RADIUS ? radius : FSSIM_INT_RADIUS;
+    const int wide = kind == FSSIM_KIND_16 ? 8 : 4;
     int off = 0;
 
     l.region = FSSIM_TILE + 2 * r;
@@ -87,15 +100,15 @@ FSSIM_HD FSSIMSmemLayout fssim_smem_layout(int radius, int algos, int deep)
     l.d   = off; off = fssim_align8(off + 4 * l.region * l.region);
     l.hi  = off;
     if (algos & FSSIM_ALGO_INT_BIT)
-        off += 5 * (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) * FSSIM_TILE * (deep ? 8 : 4);
+        off += 5 * (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) * FSSIM_TILE * wide;
     l.hf  = off;
     if (algos & FSSIM_ALGO_FLOAT_BIT)
         off += 4 * l.region * FSSIM_TILE * 4;
     l.bs  = off;
     if (algos & FSSIM_ALGO_BLOCK_BIT)
-        off += 4 * 81 * (deep ? 8 : 4);
-    l.red = off;
-    off  += 8 * FSSIM_THREADS;
+        off += 4 * 81 * wide;
+    l.red = off = fssim_align8(off);
+    off  += 8 * FSSIM_NB_PARTS * (FSSIM_THREADS + FSSIM_WARPS);
     l.total = off;
     return l;
 }

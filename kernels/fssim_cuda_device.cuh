@@ -13,7 +13,7 @@
 #if defined(COMPAT_CUDA_CUDA_RUNTIME_H) && !defined(FSSIM_CUDA_EMULATION)
 #define __shared__            __attribute__((shared))
 #define __forceinline__       __attribute__((always_inline)) inline
-#define __launch_bounds__(n)  __attribute__((launch_bounds(n)))
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 #define __syncthreads()       __nvvm_bar_sync(0)
 #define gridDim               (getGridDim())
 static inline __device__ uint3 getGridDim()

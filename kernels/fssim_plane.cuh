@@ -1,6 +1,9 @@
 /*
  * fssim CUDA kernels: integer, Gaussian and block SSIM of one plane pair in
- * one fused pass.
+ * one fused pass.  Instantiated once per sample class by fssim_8.cu,
+ * fssim_12.cu and fssim_16.cu, three small PTX modules of which the filter
+ * loads only the one it needs: the driver's just-in-time compilation of the
+ * PTX is most of a cold start.
  *
  * Each thread block scores a FSSIM_TILE x FSSIM_TILE tile: it loads the
  * tile and its halo once into shared memory, runs the separable horizontal
@@ -14,6 +17,9 @@
  *
  * This file is part of fssim, built into FFmpeg's libavfilter.
  */
+
+#ifndef FSSIM_PLANE_CUH
+#define FSSIM_PLANE_CUH
 
 #include "fssim_cuda_device.cuh"
 
@@ -105,22 +111,34 @@ static __device__ float block_end_deep(long long s1, long long s2, long long ss,
                 rn_mul_f32((float)(s1 * s1 + s2 * s2 + c1), (float)(vars + c2)));
 }
 
-/* Fixed-order tree sum of one value per thread; the result is in red[0]. */
-static __device__ double block_sum(double *red, double v)
+/*
+ * Sum FSSIM_NB_PARTS values over the thread block in a fixed order (each
+ * warp's 32 values in lane order, then the warps in order), so the result
+ * does not depend on scheduling.  Thread 0 writes them to out.
+ */
+static __device__ __forceinline__ void block_sums(double *red, const double *v, double *out)
 {
     const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
-    double r;
+    double *warp = red + FSSIM_NB_PARTS * FSSIM_THREADS;
 
-    red[tid] = v;
+#pragma unroll
+    for (int k = 0; k < FSSIM_NB_PARTS; k++)
+        red[k * FSSIM_THREADS + tid] = v[k];
     __syncthreads();
-    for (int n = FSSIM_THREADS / 2; n > 0; n >>= 1) {
-        if (tid < n)
-            red[tid] += red[tid + n];
-        __syncthreads();
+    if (tid < FSSIM_NB_PARTS * FSSIM_WARPS) {
+        const double *in = red + tid / FSSIM_WARPS * FSSIM_THREADS + tid % FSSIM_WARPS * 32;
+        double sum = 0.0;
+        for (int i = 0; i < 32; i++)
+            sum += in[i];
+        warp[tid] = sum;
     }
-    r = red[0];
     __syncthreads();
-    return r;
+    if (tid < FSSIM_NB_PARTS) {
+        double sum = 0.0;
+        for (int i = 0; i < FSSIM_WARPS; i++)
+            sum += warp[tid * FSSIM_WARPS + i];
+        out[tid] = sum;
+    }
 }
 
 template <typename T>
@@ -132,21 +150,42 @@ static __device__ __forceinline__ unsigned load_sample(const FSSIMCudaParams &p,
     return (unsigned)row[x * p.step] >> p.shift;
 }
 
-/* Load the tile and its halo; samples outside the plane read as 0. */
+/* Load the tile and its halo; samples outside the plane read as 0.  Each
+ * warp reads rows, so loads coalesce, and every load of a thread is issued
+ * before the first store, so their latencies overlap. */
+#define LOAD_ROWS ((FSSIM_TILE + 2 * FSSIM_MAX_RADIUS + 7) / 8)
+#define LOAD_COLS ((FSSIM_TILE + 2 * FSSIM_MAX_RADIUS + 31) / 32)
+
 template <typename T>
 static __device__ __forceinline__ void load_tile(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
-                                 char *smem, int x0, int y0)
+                                                 char *smem, int x0, int y0)
 {
     float *S = (float *)(smem + l.s), *D = (float *)(smem + l.d);
-    const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
     const int R = (l.region - FSSIM_TILE) / 2;
+    float s[LOAD_ROWS][LOAD_COLS], d[LOAD_ROWS][LOAD_COLS];
 
-    for (int i = tid; i < l.region * l.region; i += FSSIM_THREADS) {
-        const int gx = x0 - R + i % l.region;
-        const int gy = y0 - R + i / l.region;
-        const bool in = gx >= 0 && gx < p.width && gy >= 0 && gy < p.height;
-        S[i] = in ? (float)load_sample<T>(p, p.main_ptr, p.main_pitch, gx, gy) : 0.0f;
-        D[i] = in ? (float)load_sample<T>(p, p.ref_ptr,  p.ref_pitch,  gx, gy) : 0.0f;
+#pragma unroll
+    for (int i = 0; i < LOAD_ROWS; i++) {
+#pragma unroll
+        for (int j = 0; j < LOAD_COLS; j++) {
+            const int ry = threadIdx.y + 8 * i, rx = threadIdx.x + 32 * j;
+            const int gx = x0 - R + rx, gy = y0 - R + ry;
+            const bool in = ry < l.region && rx < l.region &&
+                            gx >= 0 && gx < p.width && gy >= 0 && gy < p.height;
+            s[i][j] = in ? (float)load_sample<T>(p, p.main_ptr, p.main_pitch, gx, gy) : 0.0f;
+            d[i][j] = in ? (float)load_sample<T>(p, p.ref_ptr,  p.ref_pitch,  gx, gy) : 0.0f;
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < LOAD_ROWS; i++) {
+#pragma unroll
+        for (int j = 0; j < LOAD_COLS; j++) {
+            const int ry = threadIdx.y + 8 * i, rx = threadIdx.x + 32 * j;
+            if (ry < l.region && rx < l.region) {
+                S[ry * l.region + rx] = s[i][j];
+                D[ry * l.region + rx] = d[i][j];
+            }
+        }
     }
 }
 
@@ -157,8 +196,9 @@ static __device__ __forceinline__ void load_tile(const FSSIMCudaParams &p, const
 
 /*
  * Horizontal pass of the int algorithm over region row ry for output
- * columns c0..c0+HCOLS-1.  TI is float for 8-bit samples (every product and
- * sum is an integer below 2^24, so exact) and double for deeper ones.
+ * columns c0..c0+HCOLS-1, exact in TI: float for 8-bit samples (every
+ * product and sum is an integer below 2^24), uint32 up to 12 bits (below
+ * 2^32), double beyond (below 2^53).
  */
 template <typename TI>
 static __device__ __forceinline__ void hpass_int(const FSSIMSmemLayout &l, char *smem, int ry, int c0)
@@ -369,24 +409,27 @@ static __device__ __forceinline__ double block_pass(const FSSIMCudaParams &p, co
             TB v[4];
             for (int k = 0; k < 4; k++)
                 v[k] = B[k * 81 + i] + B[k * 81 + i + 1] + B[k * 81 + i + 9] + B[k * 81 + i + 10];
-            sum = deep ? (double)block_end_deep(v[0], v[1], v[2], v[3], p.block_c1, p.block_c2)
+            sum = deep ? (double)block_end_deep((long long)v[0], (long long)v[1], (long long)v[2],
+                                                (long long)v[3], p.block_c1, p.block_c2)
                        : (double)block_end_8bit((int)v[0], (int)v[1], (int)v[2], (int)v[3]);
         }
     }
     return sum;
 }
 
-template <typename T, typename TI, typename TB>
+template <typename T, typename TI, typename TB, int KIND>
 static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
 {
     FSSIM_DYNAMIC_SMEM(smem);
-    const FSSIMSmemLayout l = fssim_smem_layout(p.radius, p.algos, sizeof(T) > 1);
+    const FSSIMSmemLayout l = fssim_smem_layout(p.radius, p.algos, KIND);
     const int R  = (l.region - FSSIM_TILE) / 2;
     const int x0 = blockIdx.x * FSSIM_TILE, y0 = blockIdx.y * FSSIM_TILE;
     const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
     const int vc  = tid % FSSIM_TILE, vr0 = tid / FSSIM_TILE * VROWS;
+    const int n_int = p.algos & FSSIM_ALGO_INT_BIT ?
+                      (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) * HGROUPS : 0;
+    const int n_flt = p.algos & FSSIM_ALGO_FLOAT_BIT ? (FSSIM_TILE + 2 * p.radius) * HGROUPS : 0;
     double part[FSSIM_NB_PARTS] = { 0.0, 0.0, 0.0 };
-    double *red = (double *)(smem + l.red);
     double *out = (double *)p.partials +
                   (p.part_offset + blockIdx.y * gridDim.x + blockIdx.x) * FSSIM_NB_PARTS;
     float cs, cd;
@@ -398,14 +441,15 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
     cs = ((const float *)(smem + l.s))[(R + FSSIM_TILE / 2) * (l.region + 1)];
     cd = ((const float *)(smem + l.d))[(R + FSSIM_TILE / 2) * (l.region + 1)];
 
-    for (int i = tid; i < l.region * HGROUPS; i += FSSIM_THREADS) {
-        const int ry = i / HGROUPS, c0 = i % HGROUPS * HCOLS;
-        if ((p.algos & FSSIM_ALGO_INT_BIT) &&
-            ry >= R - FSSIM_INT_RADIUS && ry < R + FSSIM_TILE + FSSIM_INT_RADIUS)
-            hpass_int<TI>(l, smem, ry, c0);
-        if ((p.algos & FSSIM_ALGO_FLOAT_BIT) &&
-            ry >= R - p.radius && ry < R + FSSIM_TILE + p.radius)
-            hpass_float(p, l, smem, ry, c0, x0, y0, cs, cd);
+    /* one list of int and float row pieces keeps all threads busy */
+    for (int i = tid; i < n_int + n_flt; i += FSSIM_THREADS) {
+        if (i < n_int) {
+            hpass_int<TI>(l, smem, R - FSSIM_INT_RADIUS + i / HGROUPS, i % HGROUPS * HCOLS);
+        } else {
+            const int j = i - n_int;
+            hpass_float(p, l, smem, R - p.radius + j / HGROUPS, j % HGROUPS * HCOLS,
+                        x0, y0, cs, cd);
+        }
     }
     __syncthreads();
 
@@ -414,48 +458,42 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
     if (p.algos & FSSIM_ALGO_FLOAT_BIT)
         part[FSSIM_PART_FLOAT] = vpass_float(p, l, smem, vc, vr0, x0 + vc, y0 + vr0, cs, cd);
     if (p.algos & FSSIM_ALGO_BLOCK_BIT)
-        part[FSSIM_PART_BLOCK] = block_pass<TB>(p, l, smem, x0, y0, sizeof(T) > 1);
+        part[FSSIM_PART_BLOCK] = block_pass<TB>(p, l, smem, x0, y0, KIND != FSSIM_KIND_8);
 
-#pragma unroll
-    for (int k = 0; k < FSSIM_NB_PARTS; k++) {
-        const double s = block_sum(red, part[k]);
-        if (tid == 0)
-            out[k] = s;
-    }
-}
-
-extern "C" {
-
-__global__ void __launch_bounds__(FSSIM_THREADS)
-fssim_plane_8(FSSIMCudaParams p)
-{
-    fssim_plane<unsigned char, float, int>(p);
-}
-
-__global__ void __launch_bounds__(FSSIM_THREADS)
-fssim_plane_16(FSSIMCudaParams p)
-{
-    fssim_plane<unsigned short, double, long long>(p);
+    block_sums((double *)(smem + l.red), part, out);
 }
 
 /* One block per component: adds the component's per-tile partials in a
  * fixed order. */
-__global__ void __launch_bounds__(FSSIM_THREADS)
-fssim_reduce(FSSIMCudaReduceParams p)
+static __device__ __forceinline__ void fssim_reduce_impl(const FSSIMCudaReduceParams &p)
 {
-    __shared__ double red[FSSIM_THREADS];
+    __shared__ double red[FSSIM_NB_PARTS * (FSSIM_THREADS + FSSIM_WARPS)];
     const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
     const double *in = (const double *)p.partials + p.offset[blockIdx.x] * FSSIM_NB_PARTS;
-    double *out = (double *)p.out + blockIdx.x * FSSIM_NB_PARTS;
+    double v[FSSIM_NB_PARTS] = { 0.0, 0.0, 0.0 };
 
-    for (int k = 0; k < FSSIM_NB_PARTS; k++) {
-        double v = 0.0, s;
-        for (int i = tid; i < p.count[blockIdx.x]; i += FSSIM_THREADS)
-            v += in[i * FSSIM_NB_PARTS + k];
-        s = block_sum(red, v);
-        if (tid == 0)
-            out[k] = s;
-    }
+    for (int i = tid; i < p.count[blockIdx.x]; i += FSSIM_THREADS)
+#pragma unroll
+        for (int k = 0; k < FSSIM_NB_PARTS; k++)
+            v[k] += in[i * FSSIM_NB_PARTS + k];
+    block_sums(red, v, (double *)p.out + blockIdx.x * FSSIM_NB_PARTS);
 }
 
+/* The entry points of one module: fssim_plane for the sample class, and
+ * fssim_reduce.  Blocks per SM: shared memory allows 3 (2 with double
+ * horizontal sums), so registers should not allow fewer. */
+#define FSSIM_MODULE(T, TI, TB, KIND, MIN_BLOCKS)                               \
+extern "C" {                                                                     \
+__global__ void __launch_bounds__(FSSIM_THREADS, MIN_BLOCKS)                     \
+fssim_plane(FSSIMCudaParams p)                                                   \
+{                                                                                \
+    fssim_plane<T, TI, TB, KIND>(p);                                             \
+}                                                                                \
+__global__ void __launch_bounds__(FSSIM_THREADS)                                 \
+fssim_reduce(FSSIMCudaReduceParams p)                                            \
+{                                                                                \
+    fssim_reduce_impl(p);                                                        \
+}                                                                                \
 }
+
+#endif /* FSSIM_PLANE_CUH */

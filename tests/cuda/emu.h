@@ -24,7 +24,7 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
-#define __launch_bounds__(n)
+#define __launch_bounds__(...)
 #define __shared__ static
 
 struct uint3 { unsigned x, y, z; };
