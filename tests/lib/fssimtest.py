@@ -239,6 +239,11 @@ def pix_fmt(name):
         comps = "YUVA" if kind == "yuva" else "YUV"
         canon = "%s%sp%s" % (kind, sub, (m.group(3) + "le") if d > 8 else "")
         return PixFmt(canon, d, comps, cw, ch, full_range=kind == "yuvj")
+    m = re.match(r"^(yuv444|gbr)p(10|12)msb$", n)
+    if m:
+        d = int(m.group(2))
+        rgb = m.group(1) == "gbr"
+        return PixFmt(n + "le", d, "RGB" if rgb else "YUV", shift=16 - d, rgb=rgb)
     m = re.match(r"^gbr(a?)p(\d*)$", n)
     if m:
         d = int(m.group(2) or 8)
@@ -478,6 +483,53 @@ def frame_bytes(frame, fmt):
     else:
         order = conv
     return b"".join(np.ascontiguousarray(p).tobytes() for p in order)
+
+
+def frame_size(w, h, fmt):
+    """Bytes of one w x h frame of fmt in FFmpeg's packed rawvideo layout."""
+    fmt = fmt if isinstance(fmt, PixFmt) else pix_fmt(fmt)
+    n = 0
+    for c in range(len(fmt.comps)):
+        pw, ph = fmt.plane_size(c, w, h)
+        n += pw * ph
+    return n * fmt.bytes
+
+
+def read_raw(path, w, h, fmt):
+    """The inverse of write_raw(): frames[k][c] numpy planes (sample values,
+    P0xx shift undone, components in fssim's order) of a rawvideo file
+    (e.g. one written by `ffmpeg ... -f rawvideo -pix_fmt FMT file`)."""
+    import numpy as np
+    fmt = fmt if isinstance(fmt, PixFmt) else pix_fmt(fmt)
+    dt = np.dtype("<u2") if fmt.bytes == 2 else np.dtype(np.uint8)
+    out_dt = np.uint8 if fmt.depth <= 8 else np.uint16
+    size = frame_size(w, h, fmt)
+    with open(path, "rb") as f:
+        data = f.read()
+    frames = []
+    for k in range(len(data) // size):
+        buf = np.frombuffer(data, dt, size // fmt.bytes, k * size)
+        pos, mem = 0, []
+        sizes = [fmt.plane_size(c, w, h) for c in range(len(fmt.comps))]
+        if fmt.semi:
+            layout = [sizes[0], (sizes[1][0] * 2, sizes[1][1])]
+        elif fmt.rgb:
+            layout = [sizes[1], sizes[2], sizes[0]] + sizes[3:]
+        else:
+            layout = sizes
+        for pw, ph in layout:
+            mem.append(buf[pos:pos + pw * ph].reshape(ph, pw))
+            pos += pw * ph
+        if fmt.semi:
+            a, b = mem[1][:, 0::2], mem[1][:, 1::2]
+            u, v = (b, a) if fmt.swap_uv else (a, b)
+            planes = [mem[0], u, v]
+        elif fmt.rgb:
+            planes = [mem[2], mem[0], mem[1]] + mem[3:]
+        else:
+            planes = mem
+        frames.append([(p >> fmt.shift).astype(out_dt) for p in planes])
+    return frames
 
 
 def write_raw(path, frames, fmt):
