@@ -389,6 +389,11 @@ static void test_int_props(void)
         tap_same(ref_int(&r1, &r2), naive_int(&r1, &r2), "int %d-bit: 23x19 random noise equals naive", depth);
         tap_same(ref_int(&a, &a), 1.0, "int %d-bit: identical planes give exactly 1", depth);
         tap_same(ref_int(&r1, &r1), 1.0, "int %d-bit: identical random planes give exactly 1", depth);
+        /* Up to 10 bits every double of the SPEC formula is an exact integer
+         * (< 2^53), so swapping a and b cannot change a bit.  From 12 bits on,
+         * x2*W - mx2 + y2*W - my2 rounds differently from y2*W - my2 + x2*W
+         * - mx2 (measured: ~1e-16 on a third of random planes): the SPEC's
+         * association is not symmetric there, so only the value is. */
         if (depth <= 10)
             tap_same(ref_int(&b, &a), v, "int %d-bit: swapping a and b gives the same bits", depth);
         else
