@@ -565,6 +565,36 @@ def write_y4m(path, frames, fmt, rate=25):
             f.write(frame_bytes(fr, fmt))
 
 
+# Formats libx264 stores losslessly and FFmpeg's h264 decoder gives back as such.
+MKV_FORMATS = ("yuv420p", "yuv422p", "yuv444p", "yuv420p10le", "yuv422p10le", "yuv444p10le")
+
+
+def encode_lossless_mkv(path, frames, fmt, w, h, rate=25):
+    """Store frames as lossless H.264 (libx264 -qp 0, by ENCODER_FFMPEG) in
+    Matroska, and check that the built ffmpeg decodes them back bit-exact.
+    fmt must be one of MKV_FORMATS (raw video in Matroska does not keep
+    high-depth formats, so it is not offered)."""
+    fmt = fmt if isinstance(fmt, PixFmt) else pix_fmt(fmt)
+    if fmt.name not in MKV_FORMATS:
+        raise ValueError("mkv clips hold %s only, not %s" % (", ".join(MKV_FORMATS), fmt.name))
+    if not ENCODER_FFMPEG:
+        raise RuntimeError("mkv clips need ENCODER_FFMPEG with libx264")
+    raw = path + ".yuv"
+    write_raw(raw, frames, fmt)
+    run([ENCODER_FFMPEG, "-hide_banner", "-nostdin", "-v", "error", "-y", "-f", "rawvideo",
+         "-pix_fmt", fmt.name, "-video_size", "%dx%d" % (w, h), "-framerate", str(rate),
+         "-i", raw, "-c:v", "libx264", "-qp", "0", "-preset", "ultrafast",
+         "-pix_fmt", fmt.name, path])
+    back = path + ".check.yuv"
+    ffmpeg("-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", fmt.name, back)
+    with open(raw, "rb") as a, open(back, "rb") as b:
+        same = a.read() == b.read()
+    os.unlink(raw)
+    os.unlink(back)
+    if not same:
+        raise RuntimeError("%s does not decode back to the frames stored" % path)
+
+
 class Clip:
     """A stored clip: path, size, format, rate, the frames it holds
     (frames[k][c] numpy planes) and the ffmpeg arguments that read it."""
@@ -598,8 +628,8 @@ def natural_clip(w, h, nb_frames, fmt, directory=None, name=None, container="raw
     directory, name   where to write it (default: the work folder, a name
                       made from the arguments)
     container         "raw" (rawvideo, any format), "y4m" (planar yuv /
-                      gray) or "mkv" (rawvideo in Matroska, via the built
-                      ffmpeg)
+                      gray) or "mkv" (lossless H.264 by ENCODER_FFMPEG's
+                      libx264, checked to decode back bit-exact; MKV_FORMATS)
     image, seed, noise, zoom, pan   as natural_frames()
     distort           None, or keyword arguments of degrade() to store a
                       distorted version of the same content instead
@@ -622,11 +652,7 @@ def natural_clip(w, h, nb_frames, fmt, directory=None, name=None, container="raw
     elif container == "raw":
         write_raw(path, frames, f)
     else:
-        raw = path + ".yuv"
-        write_raw(raw, frames, f)
-        ffmpeg("-f", "rawvideo", "-pix_fmt", f.name, "-video_size", "%dx%d" % (w, h),
-               "-framerate", str(rate), "-i", raw, "-c:v", "rawvideo", path)
-        os.unlink(raw)
+        encode_lossless_mkv(path, frames, f, w, h, rate)
     return Clip(path, w, h, f, frames, rate, container)
 
 
