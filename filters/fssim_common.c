@@ -40,6 +40,9 @@ const enum AVPixelFormat ff_fssim_sw_pix_fmts[] = {
     AV_PIX_FMT_P010, AV_PIX_FMT_P012, AV_PIX_FMT_P016,
     AV_PIX_FMT_P210, AV_PIX_FMT_P212, AV_PIX_FMT_P216,
     AV_PIX_FMT_P410, AV_PIX_FMT_P412, AV_PIX_FMT_P416,
+    /* what NVDEC gives for 4:4:4 10/12-bit: MSB-aligned planar samples */
+    AV_PIX_FMT_YUV444P10MSB, AV_PIX_FMT_YUV444P12MSB,
+    AV_PIX_FMT_GBRP10MSB, AV_PIX_FMT_GBRP12MSB,
     AV_PIX_FMT_NONE
 };
 

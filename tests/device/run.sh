@@ -2,23 +2,26 @@
 # Run fssim's GPU tests (and, with --bench, the benchmarks) on a machine
 # with an NVIDIA GPU, using ffmpeg binaries built elsewhere.
 #
-# usage: tests/device/run.sh [--bench] [--vulkan] FFMPEG_DIR [OUT_DIR]
-#   FFMPEG_DIR holds ffmpeg (and ffprobe) built with the fssim filters
+# usage: tests/device/run.sh [--bench CLIPS] [--vulkan] FFMPEG_DIR [OUT_DIR]
+#   FFMPEG_DIR holds ffmpeg built with the fssim filters
 #   OUT_DIR    receives the TAP logs and benchmark JSON (default: ./device-out)
+#   --bench    also run bench/bench_cuda.py on the clips of
+#              bench/make_bench_clips.py in CLIPS
+#   FSSIM_CLIPS (environment) the NVDEC test clips of tests/cuda/make_clips.py
 #
 # A .gl/ folder of Debian libvulkan1/libglvnd packages next to this
 # checkout (see README, "Running the GPU tests") is unpacked first when the
 # machine has no Vulkan loader.
 set -u
-bench=0 vulkan=0
+bench= vulkan=0
 while [ $# -gt 0 ]; do
     case $1 in
-    --bench)  bench=1; shift ;;
+    --bench)  bench=$2; shift 2 ;;
     --vulkan) vulkan=1; shift ;;
     *) break ;;
     esac
 done
-dir=${1:?usage: run.sh [--bench] [--vulkan] FFMPEG_DIR [OUT_DIR]}
+dir=${1:?usage: run.sh [--bench CLIPS] [--vulkan] FFMPEG_DIR [OUT_DIR]}
 out=${2:-device-out}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$out"
@@ -31,6 +34,7 @@ fi
 [ -e /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] &&
     export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 
+dir=$(cd "$dir" && pwd)
 export FFMPEG="$dir/ffmpeg" FFPROBE="$dir/ffprobe"
 export PYTHONPATH="$top/tests/lib" PYTHONUNBUFFERED=1
 export FSSIM_WORK=${FSSIM_WORK:-/tmp/fssim-work}
@@ -50,8 +54,8 @@ if [ "$vulkan" = 1 ] && [ -f "$top/tests/vulkan/test_vulkan.py" ]; then
     grep -c '^ok' "$out/vulkan.tap" | sed 's/^/vulkan ok: /'
     grep '^not ok' "$out/vulkan.tap" | head -n 40
 fi
-if [ "$bench" = 1 ]; then
-    python3 "$top/bench/bench_cuda.py" "$FFMPEG" --out "$FSSIM_WORK/bench" > "$out/bench.log" 2>&1 || status=1
+if [ -n "$bench" ]; then
+    python3 "$top/bench/bench_cuda.py" "$FFMPEG" "$bench" --out "$FSSIM_WORK/bench" > "$out/bench.log" 2>&1 || status=1
     cp "$FSSIM_WORK/bench/bench_cuda.json" "$out/" 2>/dev/null
     grep -v '^{' "$out/bench.log" | tail -n 30
 fi
