@@ -724,7 +724,8 @@ static int release_head(AVFilterContext *ctx, int wait, int send)
 {
     FSSIMVulkanContext *s = ctx->priv;
     FFVulkanFunctions *vk = &s->vkctx.vkfn;
-    AVFilterLink *outlink = ctx->outputs[0];
+    /* at uninit the output link may be gone already */
+    AVFilterLink *outlink = send ? ctx->outputs[0] : NULL;
     FSSIMVkPending *p = &s->pending[s->pend_head];
     AVFrame *frame = p->frame;
     int ret = 0;
@@ -735,14 +736,14 @@ static int release_head(AVFilterContext *ctx, int wait, int send)
             return 0;
         ret = read_scores(ctx, p->exec, &sc);
         if (ret >= 0)
-            ff_fssim_output_frame(ctx, &s->out, frame, outlink->time_base, &sc);
+            ff_fssim_output_frame(ctx, &s->out, frame, s->fs.time_base, &sc);
     }
     p->frame = NULL;
     p->exec  = NULL;
     s->pend_head = (s->pend_head + 1) % NB_EXEC;
     s->nb_pending--;
 
-    if (ret < 0 || !send || ff_outlink_get_status(outlink)) {
+    if (ret < 0 || !outlink || ff_outlink_get_status(outlink)) {
         av_frame_free(&frame);
         return ret < 0 ? ret : 1;
     }

@@ -1,0 +1,362 @@
+#!/usr/bin/env python3
+"""fssim_vulkan against fssim (the CPU reference) on a Vulkan device.
+
+Every case scores the same stored frames twice, with fssim on software
+frames and with fssim_vulkan on Vulkan frames made by hwupload (planar and
+semi-planar formats: NV12/P010 become multi-plane images), and compares
+every plane of every frame: int to 1e-12, float to 1e-5, block to 1e-6
+(SPEC 2).  Also: two GPU runs are bitwise identical, identical inputs score
+exactly 1, frames held for readback all come out in order at EOF and under
+timeline editing, and bad input fails with a clear message (SPEC 5).
+
+Content comes from the built ffmpeg's own sources (testsrc2: edges, text,
+flat areas; geq for 16-bit detail and noise), so this runs with the Python
+standard library alone, e.g. on a GPU machine.
+
+Environment:
+  FSSIM_VULKAN_DEVICE        what -init_hw_device vulkan=vk:<this> selects: an
+                             index or a device-name substring (llvmpipe,
+                             NVIDIA); default 0
+  FSSIM_VULKAN_DEVICE_TESTS  1: also the sizes meant for a GPU (2160p)
+
+Without a Vulkan device every check reports SKIP with the reason.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+import fssimtest as ft
+
+TOL = {"int": 1e-12, "float": 1e-5, "block": 1e-6}
+ALGOS = ("float", "int", "block")
+DEVICE = os.environ.get("FSSIM_VULKAN_DEVICE", "0")
+BIG = os.environ.get("FSSIM_VULKAN_DEVICE_TESTS", "") not in ("", "0")
+HW = ["-init_hw_device", "vulkan=vk:%s" % DEVICE, "-filter_hw_device", "vk"]
+CRASH = re.compile(r"Assertion|Segmentation|core dumped|AddressSanitizer|double free|"
+                   r"stack smashing|Aborted", re.I)
+
+tap = ft.Tap()
+WORK = ft.workdir("vulkan")
+worst = {}     # algo -> (max diff, case)
+
+
+# ---- clips -------------------------------------------------------------
+
+def deep(fmt):
+    return bool(re.search(r"(p9|p1[0246]|gray1[0246]|^p[024]1[026])", fmt))
+
+
+def planar16(fmt):
+    if fmt.startswith("gray"):
+        return "gray16le", "lum"
+    if fmt.startswith("gbr"):
+        return ("gbrap16le" if "gbra" in fmt else "gbrp16le"), "rgb"
+    return ("yuva444p16le" if "yuva" in fmt else "yuv444p16le"), "yuv"
+
+
+def geq_noise(kind, amp, seed):
+    """geq expressions adding fine 16-bit detail and noise to every plane."""
+    def e(p, k):
+        return ("clip(%s(X,Y)+%d*sin(X/5.3+%d)*cos(Y/3.7+T)+%d*(random(%d)-0.5),0,65535)"
+                % (p, amp, k + seed, amp, k))
+    if kind == "lum":
+        return "geq=lum='%s'" % e("lum", 0)
+    if kind == "rgb":
+        return "geq=r='%s':g='%s':b='%s'" % (e("r", 0), e("g", 1), e("b", 2))
+    return "geq=lum='%s':cb='%s':cr='%s'" % (e("lum", 0), e("cb", 1), e("cr", 2))
+
+
+def make_clip(name, fmt, w, h, n, chain):
+    path = os.path.join(WORK, name + ".yuv")
+    if not os.path.exists(path):
+        ft.ffmpeg("-f", "lavfi", "-i", chain, "-frames:v", str(n), "-f", "rawvideo",
+                  "-pix_fmt", fmt, path + ".part")
+        os.rename(path + ".part", path)
+    return ["-f", "rawvideo", "-pix_fmt", fmt, "-video_size", "%dx%d" % (w, h),
+            "-framerate", "25", "-i", path]
+
+
+def clips(fmt, w, h, n, kind="natural"):
+    """(main, reference) ffmpeg input arguments of stored raw clips."""
+    tag = "%s_%dx%d_%d_%s" % (fmt, w, h, n, kind)
+    # sources round odd sizes to even ones: crop instead
+    src = "testsrc2=s=%dx%d:r=25,crop=%d:%d:0:0:exact=1" % (w + (w & 1), h + (h & 1), w, h)
+    if kind == "flat":
+        main = "color=c=0x5a6e82:s=%dx%d:r=25,format=%s" % (w, h, fmt)
+        ref = "color=c=0x5a6e84:s=%dx%d:r=25,format=%s" % (w, h, fmt)
+    elif kind == "flat-same":
+        main = ref = "color=c=0x3c3c3c:s=%dx%d:r=25,format=%s" % (w, h, fmt)
+    elif kind != "natural":
+        raise ValueError(kind)
+    elif deep(fmt):
+        p16, k = planar16(fmt)
+        base = "%s,format=%s,%s" % (src, p16, geq_noise(k, 900, 1))
+        main = "%s,format=%s" % (base, fmt)
+        ref = "%s,avgblur=sizeX=1,%s,format=%s" % (base, geq_noise(k, 700, 5), fmt)
+    else:
+        main = "%s,format=%s" % (src, fmt)
+        ref = "%s,avgblur=sizeX=1,noise=alls=14:allf=t,format=%s" % (src, fmt)
+    return (make_clip(tag + "_m", fmt, w, h, n, main),
+            make_clip(tag + "_r", fmt, w, h, n, ref))
+
+
+# ---- running ------------------------------------------------------------
+
+def score(inputs, graph, tag, hw=True, extra=(), timeout=900):
+    """Run a graph whose scoring filter writes log_path=@LOG@; returns
+    (parsed log or None, CompletedProcess)."""
+    log = os.path.join(WORK, tag + ".json")
+    if os.path.exists(log):
+        os.unlink(log)
+    args = (HW if hw else []) + list(inputs) + ["-lavfi", graph.replace("@LOG@", log)] + \
+        list(extra) + ["-f", "null", "-"]
+    try:
+        p = ft.ffmpeg(*args, check=False, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        p = subprocess.CompletedProcess(args, -1, "", "timeout after %ss" % e.timeout)
+    if p.returncode != 0 or not os.path.exists(log):
+        return None, p
+    try:
+        return ft.load_log(log), p
+    except ValueError:
+        return None, p
+
+
+def vk_graph(options):
+    return "[0:v]hwupload[m];[1:v]hwupload[r];[m][r]fssim_vulkan=%s:log_path=@LOG@" % options
+
+
+def cpu_graph(options):
+    return "[0:v][1:v]fssim=%s:log_path=@LOG@" % options
+
+
+def diffs(a, b, algos):
+    """Largest |a - b| per algorithm over frames and planes (All too)."""
+    out = {}
+    for fa, fb in zip(a["frames"], b["frames"]):
+        for algo in algos:
+            for k, v in fa[algo].items():
+                if k == "dB":
+                    continue
+                w = fb[algo].get(k)
+                d = float("inf") if w is None or v is None else abs(v - w)
+                out[algo] = max(out.get(algo, 0.0), d)
+    return out
+
+
+def compare(case, fmt, w, h, n, options, kind="natural"):
+    """fssim_vulkan == fssim within the SPEC tolerances on the same frames."""
+    algos = [a for a in ALGOS if re.search(r"\b%s\b" % a, options.split(":")[0])]
+    inputs = sum(clips(fmt, w, h, n, kind), [])
+    cpu, pc = score(inputs, cpu_graph(options), case + "_cpu", hw=False)
+    gpu, pg = score(inputs, vk_graph(options), case + "_vk")
+    if not tap.ok(cpu is not None, "%s: fssim runs" % case, pc.stderr[-2000:]):
+        return None
+    if not tap.ok(gpu is not None and not CRASH.search(pg.stderr),
+                  "%s: fssim_vulkan runs (%s %dx%d, %s)" % (case, fmt, w, h, options),
+                  pg.stderr[-3000:]):
+        return None
+    tap.ok(gpu["frame_count"] == cpu["frame_count"] == n and
+           gpu["input"]["pix_fmt"] == cpu["input"]["pix_fmt"] and
+           gpu["input"]["components"] == cpu["input"]["components"],
+           "%s: %d frames, %s, components %s" % (case, n, fmt, "".join(cpu["input"]["components"])),
+           "gpu %s/%s cpu %s/%s" % (gpu["frame_count"], gpu["input"], cpu["frame_count"],
+                                    cpu["input"]))
+    d = diffs(gpu, cpu, algos)
+    for algo in algos:
+        v = d.get(algo, float("inf"))
+        if v > worst.get(algo, (-1, ""))[0]:
+            worst[algo] = (v, case)
+        tap.ok(v <= TOL[algo], "%s: %s within %g of fssim (max diff %.3g)" % (case, algo, TOL[algo], v),
+               "frame 0: gpu %s\ncpu %s" % (gpu["frames"][0].get(algo), cpu["frames"][0].get(algo)))
+    return gpu
+
+
+# ---- the checks ----------------------------------------------------------
+
+def vulkan_device():
+    """None if a Vulkan device works with hwupload, else why not."""
+    if not ft.has_filter("fssim_vulkan"):
+        return "fssim_vulkan not built (FFmpeg without --enable-vulkan)"
+    p = ft.ffmpeg(*HW, "-f", "lavfi", "-i", "color=s=64x64:d=0.04,format=yuv420p",
+                  "-vf", "hwupload", "-f", "null", "-", check=False)
+    if p.returncode == 0:
+        return None
+    if re.search(r"init_hw_device|Device creation failed|No devices|Unable to find|"
+                 r"Failed to create|VK_ERROR_INCOMPATIBLE_DRIVER|vkCreateInstance", p.stderr):
+        return "no Vulkan device"
+    return "error"
+
+
+def check_accuracy():
+    A = "algo=float+int+block"
+    compare("yuv420p", "yuv420p", 96, 64, 3, A)
+    compare("yuv444p", "yuv444p", 80, 48, 2, A)
+    compare("yuv422p", "yuv422p", 72, 40, 2, A)
+    compare("yuv420p10", "yuv420p10le", 96, 64, 2, A)
+    compare("yuv444p10", "yuv444p10le", 64, 48, 2, A)
+    compare("yuv444p12", "yuv444p12le", 64, 40, 2, A)
+    compare("yuv420p16", "yuv420p16le", 64, 48, 2, A)
+    compare("nv12", "nv12", 96, 64, 2, A)
+    compare("nv16", "nv16", 64, 48, 2, A)
+    compare("nv24", "nv24", 64, 48, 2, A)
+    compare("p010", "p010le", 96, 64, 2, A)
+    compare("p012", "p012le", 64, 48, 2, A)
+    compare("p016", "p016le", 64, 48, 2, A)
+    compare("p210", "p210le", 64, 48, 2, A)
+    compare("p410", "p410le", 64, 48, 2, A)
+    compare("gray", "gray", 64, 48, 2, A)
+    compare("gray16", "gray16le", 64, 48, 2, A)
+    compare("gbrp", "gbrp", 64, 48, 2, A)
+    compare("gbrp12", "gbrp12le", 64, 48, 2, A)
+    compare("yuva420p", "yuva420p", 64, 48, 2, A)
+    # each algorithm alone (float alone takes the shader without 64-bit types)
+    compare("float-only", "yuv420p", 96, 64, 2, "algo=float")
+    compare("float-only-10", "p010le", 96, 64, 2, "algo=float")
+    compare("int-only", "yuv420p10le", 64, 48, 2, "algo=int")
+    compare("block-only", "p010le", 64, 48, 2, "algo=block")
+    # windows, sigma and padding
+    compare("window3", "yuv420p", 64, 48, 2, A + ":window=3:sigma=0.5")
+    compare("window15", "yuv444p10le", 64, 48, 2, A + ":window=15:sigma=3")
+    compare("same", "yuv420p", 64, 48, 2, A + ":padding=same:window=7:sigma=1")
+    compare("same-16", "gray16le", 64, 48, 2, "algo=float+int:padding=same:window=15")
+    # odd sizes: partial tiles, odd chroma, windows of block at the edges
+    compare("odd-35x19", "yuv420p", 35, 19, 3, A + ":window=7")
+    compare("odd-35x19-p010", "p010le", 35, 19, 2, A + ":window=7")
+    compare("odd-35x19-same", "yuv444p10le", 35, 19, 2, "algo=float+int:padding=same:window=15")
+    compare("odd-1917x1079", "yuv420p", 1917, 1079, 1, A)
+    # smaller than the window: int and padding=same score every pixel
+    compare("tiny-7x5", "yuv420p", 7, 5, 2, "algo=int+float:padding=same")
+    compare("tiny-5x3", "gray10le", 5, 3, 2, "algo=int+float:padding=same:window=15")
+    compare("tiny-3x2-nv12", "nv12", 3, 2, 2, "algo=int")
+    # flat frames: no variance anywhere (float cancellation, c1/c2 only)
+    compare("flat", "yuv420p", 64, 48, 2, A, kind="flat")
+    compare("flat-p010", "p010le", 64, 48, 2, A, kind="flat")
+    compare("flat-equal", "yuv444p", 48, 32, 2, A, kind="flat-same")
+    if BIG:
+        compare("2160p", "yuv420p", 3840, 2160, 2, A)
+        compare("2160p-p010", "p010le", 3840, 2160, 2, A)
+        compare("2160p-same", "nv12", 3840, 2160, 1, A + ":padding=same")
+
+
+def check_determinism():
+    inputs = sum(clips("p010le", 640, 360, 2), [])
+    A = "algo=float+int+block"
+    a, pa = score(inputs, vk_graph(A), "det_a")
+    b, pb = score(inputs, vk_graph(A), "det_b")
+    if not tap.ok(a is not None and b is not None, "determinism: two runs",
+                  (pa.stderr + pb.stderr)[-2000:]):
+        return
+    tap.ok(a["frames"] == b["frames"], "determinism: two runs give bitwise identical values "
+           "(17 significant digits)")
+
+
+def check_identical():
+    """The same frame on both inputs (split after hwupload: one Vulkan image)."""
+    for fmt in ("yuv420p", "p010le", "gray16le"):
+        inputs = clips(fmt, 64, 48, 2)[0]
+        log, p = score(inputs, "[0:v]hwupload,split[m][r];[m][r]fssim_vulkan="
+                       "algo=float+int+block:log_path=@LOG@", "same_" + fmt)
+        if not tap.ok(log is not None, "identical inputs (%s): runs" % fmt, p.stderr[-2000:]):
+            continue
+        vals = [(a, c, v) for fr in log["frames"] for a in ALGOS
+                for c, v in fr[a].items() if c != "dB"]
+        tap.ok(all(v == 1.0 for a, c, v in vals if a != "int") and
+               all(abs(v - 1.0) <= 1e-15 for a, c, v in vals if a == "int"),
+               "identical inputs (%s): float and block exactly 1, int 1 to 1e-15" % fmt,
+               [x for x in vals if x[2] != 1.0])
+
+
+def check_flow():
+    """Frames held for readback: all out, in order, at EOF and under -frames,
+    with timeline editing (unscored frames are held too)."""
+    inputs = sum(clips("yuv420p", 64, 48, 12), [])
+    meta = os.path.join(WORK, "flow.meta")
+    log, p = score(inputs, "[0:v]hwupload[m];[1:v]hwupload[r];[m][r]fssim_vulkan=algo=int:"
+                   "enable='between(n,3,7)':log_path=@LOG@,showinfo,"
+                   "metadata=print:file=%s" % meta, "flow")
+    if tap.ok(log is not None, "timeline: runs", p.stderr[-2000:]):
+        out = [int(x) for x in re.findall(r"\] n:\s*\d+ pts:\s*(\d+)", p.stderr)]
+        scored = [int(fr["pts"]) for fr in ft.read_metadata(meta)
+                  if "lavfi.fssim.int.Y" in fr["tags"]]
+        tap.ok(out == list(range(12)) and log["frame_count"] == 5,
+               "timeline: all 12 frames out, in order; 5 scored",
+               "out %s, %d scored" % (out, log["frame_count"]))
+        tap.ok(scored == [3, 4, 5, 6, 7], "timeline: frames 3..7 carry the scores", scored)
+
+    cpu, _ = score(inputs, cpu_graph("algo=float+int"), "cut_cpu", hw=False)
+    log, p = score(inputs, vk_graph("algo=float+int"), "cut", extra=["-frames:v", "4"])
+    if tap.ok(log is not None and cpu is not None,
+              "-frames:v 4: runs and leaves a valid log", p.stderr[-2000:]):
+        n = log["frame_count"]
+        good = n >= 4 and all(
+            abs(log["frames"][i][a]["All"] - cpu["frames"][i][a]["All"]) <= TOL[a]
+            for i in range(n) for a in ("float", "int"))
+        tap.ok(good, "-frames:v 4: the %d frames scored (those held for readback too) "
+               "are logged with their values" % n)
+
+
+def check_errors():
+    A = "algo=float+int+block"
+    m = clips("yuv420p", 64, 48, 2)[0]
+    other = clips("yuv420p", 64, 32, 2)[0]
+    nv12 = clips("nv12", 64, 48, 2)[0]
+
+    def expect(desc, inputs, graph, patterns, hw=True):
+        _, p = score(inputs, graph, "err", hw=hw, timeout=120)
+        bad = [x for x in patterns if not re.search(x, p.stderr)]
+        tap.ok(p.returncode > 0 and not CRASH.search(p.stderr) and not bad,
+               "error: %s (exit %d, message: %s)" % (desc, p.returncode, ", ".join(patterns)),
+               "missing %s in:\n%s" % (bad, p.stderr[-2500:]))
+
+    expect("sizes differ", m + other, vk_graph(A),
+           [r"sizes differ", r"64x48", r"64x32", r"scale_vulkan"])
+    expect("formats differ", m + nv12, vk_graph(A),
+           [r"formats differ", r"yuv420p", r"nv12", r"scale_vulkan"])
+    expect("software frames", m + m, "[0:v][1:v]fssim_vulkan=%s" % A,
+           [r"fssim_vulkan scores Vulkan frames", r"hwupload", r"fssim filter"])
+    expect("format fssim does not score", ["-f", "lavfi", "-i", "testsrc2=s=64x48:d=0.1",
+                                           "-f", "lavfi", "-i", "testsrc2=s=64x48:d=0.1"],
+           "[0:v]format=rgba,hwupload[m];[1:v]format=rgba,hwupload[r];[m][r]fssim_vulkan",
+           [r"rgba is not supported", r"format="])
+    expect("window larger than a plane", clips("yuv420p", 35, 19, 2)[0] * 2, vk_graph(A),
+           [r"smaller than the 11x11 window", r"padding=same"])
+    expect("log path not writable", m + m,
+           "[0:v]hwupload[m];[1:v]hwupload[r];[m][r]fssim_vulkan=log_path=/nonexistent/x.json",
+           [r"/nonexistent/x.json", r"writable"])
+    expect("window option out of range", m + m, vk_graph("window=17"), [r"window"])
+
+
+def main():
+    why = vulkan_device()
+    if why == "error":
+        p = ft.ffmpeg(*HW, "-f", "lavfi", "-i", "color=s=64x64:d=0.04,format=yuv420p",
+                      "-vf", "hwupload", "-f", "null", "-", check=False)
+        tap.ok(False, "hwupload to the Vulkan device works", p.stderr[-3000:])
+        tap.done()
+    if why:
+        for what in ("accuracy against fssim", "determinism", "identical inputs",
+                     "held frames and EOF", "errors"):
+            tap.skip("fssim_vulkan " + what, why)
+        tap.done()
+
+    p = ft.ffmpeg(*HW, "-v", "verbose", "-f", "lavfi", "-i", "color=s=64x64:d=0.04",
+                  "-vf", "format=yuv420p,hwupload,split[a][b];[a][b]fssim_vulkan",
+                  "-f", "null", "-", check=False)
+    dev = re.findall(r"Device '([^']*)': (.*)", p.stderr)
+    tap.diag("Vulkan device: %s" % (" / ".join(dev[0]) if dev else "?"))
+
+    check_accuracy()
+    check_determinism()
+    check_identical()
+    check_flow()
+    check_errors()
+    for algo, (v, case) in sorted(worst.items()):
+        tap.diag("largest difference to fssim, %s: %.3g (%s)" % (algo, v, case))
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()
