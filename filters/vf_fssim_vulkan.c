@@ -341,9 +341,16 @@ static int check_device(AVFilterContext *ctx)
         (p11->subgroupSupportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) &&
         sg >= 1 && sg <= WG_SIZE && !(sg & (sg - 1)))
         s->subgroup_size = sg;
-    av_log(ctx, AV_LOG_VERBOSE, "Device '%s': %s shader, reductions %s%u.\n", name,
-           s->fp64 ? "int/block (fp64)" : "float-only",
-           s->subgroup_size ? "by subgroups of " : "in shared memory", s->subgroup_size);
+    {
+        const AVVulkanFramesContext *vkfc = vkctx->hwfc;
+        const int nb_planes = av_pix_fmt_count_planes(s->fmt.pix_fmt);
+        const int multiplane = nb_planes > 1 && vkfc->format[1] == VK_FORMAT_UNDEFINED;
+        av_log(ctx, AV_LOG_VERBOSE, "Device '%s': %s shader, reductions %s%u; %s frames "
+               "as %s.\n", name, s->fp64 ? "int/block (fp64)" : "float-only",
+               s->subgroup_size ? "by subgroups of " : "in shared memory", s->subgroup_size,
+               av_get_pix_fmt_name(s->fmt.pix_fmt),
+               multiplane ? "one multi-plane image" : "one image per plane");
+    }
     return 0;
 }
 
@@ -743,7 +750,9 @@ static int release_head(AVFilterContext *ctx, int wait, int send)
     s->pend_head = (s->pend_head + 1) % NB_EXEC;
     s->nb_pending--;
 
-    if (ret < 0 || !outlink || ff_outlink_get_status(outlink)) {
+    /* The link's status is our own EOF (framesync's) or the output being
+     * closed downstream: only in the latter are frames no longer wanted. */
+    if (ret < 0 || !outlink || (!s->fs.eof && ff_outlink_get_status(outlink))) {
         av_frame_free(&frame);
         return ret < 0 ? ret : 1;
     }

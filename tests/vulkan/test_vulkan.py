@@ -329,6 +329,71 @@ def check_errors():
     expect("window option out of range", m + m, vk_graph("window=17"), [r"window"])
 
 
+def build_graph_helper():
+    """Build vk_graph_errors.c against the FFmpeg tree; (path, None) or
+    (None, why not)."""
+    tree = os.environ.get("FFMPEG_TREE", "")
+    mak = os.path.join(tree, "ffbuild", "config.mak")
+    if not tree or not os.path.exists(mak):
+        return None, "needs the FFmpeg build tree (FFMPEG_TREE) to build vk_graph_errors.c"
+    conf = {}
+    with open(mak) as f:
+        for line in f:
+            k, _, v = line.partition("=")
+            conf[k.strip()] = v.strip()
+    incs = [x for x in conf.get("CFLAGS", "").split() if x.startswith("-I")]
+    libs = ["libavfilter", "libswscale", "libavformat", "libavcodec", "libswresample",
+            "libavutil"]
+    extra = set()
+    for lib in libs:
+        extra.update(conf.get("EXTRALIBS-" + lib[3:], "").split())
+    out = os.path.join(WORK, "vk_graph_errors")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vk_graph_errors.c")
+    cmd = [conf.get("CC", "cc"), "-std=c17", "-O1", "-I" + tree] + incs + \
+        ["-o", out, src] + [os.path.join(tree, l, l + ".a") for l in libs] + \
+        sorted(extra) + ["-ldl"]
+    p = ft.run(cmd, check=False)
+    if p.returncode != 0:
+        return None, "building vk_graph_errors.c failed:\n" + p.stderr[-2000:]
+    return out, None
+
+
+def check_graph_errors():
+    """Inputs on two devices, a device without 64-bit shader types: set up
+    through the API (the CLI has one filter device)."""
+    helper, why = build_graph_helper()
+    if not helper:
+        if why.startswith("building"):
+            tap.ok(False, "build tests/vulkan/vk_graph_errors.c", why)
+        else:
+            tap.skip("different devices, missing features (API set-ups)", why)
+        return
+
+    def run(mode, opts):
+        p = ft.run([helper, mode, DEVICE, opts], check=False, timeout=300)
+        return p, p.stdout + p.stderr
+
+    p, out = run("same", "algo=float+int+block")
+    frames = re.findall(r"frame \d+: float.All (\S+)", out)
+    tap.ok(p.returncode == 0 and len(frames) == 2 and "(none)" not in frames,
+           "API graph, one device: configures; the 2 frames held at EOF come out scored", out)
+    p, out = run("two-devices", "algo=float+int")
+    tap.ok(p.returncode == 1 and "different Vulkan devices" in out and "-init_hw_device" in out
+           and not CRASH.search(out),
+           "error: inputs on two Vulkan devices fail at configuration, saying so", out)
+    for algo in ("int", "block", "float+int"):
+        p, out = run("no-fp64", "algo=" + algo)
+        tap.ok(p.returncode == 1 and "lacks shaderFloat64 and shaderInt64" in out and
+               "algo=float" in out and not CRASH.search(out),
+               "error: algo=%s on a device without shaderFloat64/shaderInt64 names them and "
+               "suggests algo=float" % algo, out)
+    p, out = run("no-fp64", "algo=float")
+    frames = re.findall(r"frame \d+: float.All (\S+)", out)
+    tap.ok(p.returncode == 0 and len(frames) == 2 and "(none)" not in frames,
+           "algo=float runs on a device without shaderFloat64/shaderInt64 (float-only shader)",
+           out)
+
+
 def main():
     why = vulkan_device()
     if why == "error":
@@ -338,7 +403,7 @@ def main():
         tap.done()
     if why:
         for what in ("accuracy against fssim", "determinism", "identical inputs",
-                     "held frames and EOF", "errors"):
+                     "held frames and EOF", "errors", "different devices, missing features"):
             tap.skip("fssim_vulkan " + what, why)
         tap.done()
 
@@ -353,6 +418,7 @@ def main():
     check_identical()
     check_flow()
     check_errors()
+    check_graph_errors()
     for algo, (v, case) in sorted(worst.items()):
         tap.diag("largest difference to fssim, %s: %.3g (%s)" % (algo, v, case))
     tap.done()
