@@ -9,6 +9,8 @@ OBJS-$(CONFIG_FSSIM_FILTER)        += fssim/vf_fssim.o $(FSSIM_COMMON)
 OBJS-$(CONFIG_FSSIM3D_FILTER)      += fssim/vf_fssim3d.o $(FSSIM_COMMON)
 OBJS-$(CONFIG_FSSIM_CUDA_FILTER)   += fssim/vf_fssim_cuda.o fssim/fssim_cuda_params.o \
                                       fssim/fssim_8.ptx.o fssim/fssim_12.ptx.o fssim/fssim_16.ptx.o \
+                                      fssim/fssim_8_any.ptx.o fssim/fssim_12_any.ptx.o \
+                                      fssim/fssim_16_any.ptx.o \
                                       fssim/fssim_cuda_common.o cuda/load_helper.o \
                                       $(FSSIM_COMMON)
 OBJS-$(CONFIG_FSSIM_VULKAN_FILTER) += fssim/vf_fssim_vulkan.o fssim/fssim.comp.spv.o \

@@ -100,7 +100,7 @@ int ff_fssim_cuda_init(AVFilterContext *ctx, FSSIMCuda *c,
     c->hwctx  = ((AVHWDeviceContext *)c->device_ref->data)->hwctx;
     c->cu     = c->hwctx->internal->cuda_dl;
     c->cu_ctx = c->hwctx->cuda_ctx;
-    c->stream = c->hwctx->stream;
+    c->frames_stream = c->hwctx->stream;
 
     /* the output carries the main input's frames, untouched */
     av_buffer_unref(&ol->hw_frames_ctx);
@@ -116,18 +116,24 @@ int ff_fssim_cuda_init(AVFilterContext *ctx, FSSIMCuda *c,
     if (ret < 0)
         return ret;
     ret = ff_cuda_load_module(ctx, c->hwctx, &c->module, ptx, ptx_len);
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuStreamCreate(&c->stream, CU_STREAM_NON_BLOCKING));
     FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPopCurrent(&dummy));
     return ret;
 }
 
 void ff_fssim_cuda_uninit(AVFilterContext *ctx, FSSIMCuda *c)
 {
-    if (c->module) {
+    if (c->module || c->stream) {
         CUcontext dummy;
         FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPushCurrent(c->cu_ctx));
-        FSSIM_CHECK_CU(c, ctx, c->cu->cuModuleUnload(c->module));
+        if (c->stream)
+            FSSIM_CHECK_CU(c, ctx, c->cu->cuStreamDestroy(c->stream));
+        if (c->module)
+            FSSIM_CHECK_CU(c, ctx, c->cu->cuModuleUnload(c->module));
         FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPopCurrent(&dummy));
         c->module = NULL;
+        c->stream = NULL;
     }
     if (c->ext.lib) {
 #if defined(_WIN32)
@@ -157,9 +163,10 @@ int ff_fssim_cuda_queue_init(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue 
     q->nb_slots   = depth + 1;
     q->slot_bytes = slot_bytes;
     q->fifo  = av_fifo_alloc2(depth + 2, sizeof(FSSIMCudaPending), AV_FIFO_FLAG_AUTO_GROW);
+    q->ready = av_calloc(q->nb_slots, sizeof(*q->ready));
     q->start = av_calloc(q->nb_slots, sizeof(*q->start));
     q->done  = av_calloc(q->nb_slots, sizeof(*q->done));
-    if (!q->fifo || !q->start || !q->done)
+    if (!q->fifo || !q->ready || !q->start || !q->done)
         return AVERROR(ENOMEM);
 
     ret = FSSIM_CHECK_CU(c, ctx, cu->cuCtxPushCurrent(c->cu_ctx));
@@ -170,7 +177,9 @@ int ff_fssim_cuda_queue_init(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue 
         ret = FSSIM_CHECK_CU(c, ctx, c->ext.cuMemAllocHost((void **)&q->host,
                                                            q->nb_slots * slot_bytes));
     for (int i = 0; i < q->nb_slots && ret >= 0; i++) {
-        ret = FSSIM_CHECK_CU(c, ctx, cu->cuEventCreate(&q->start[i], CU_EVENT_DEFAULT));
+        ret = FSSIM_CHECK_CU(c, ctx, cu->cuEventCreate(&q->ready[i], CU_EVENT_DISABLE_TIMING));
+        if (ret >= 0)
+            ret = FSSIM_CHECK_CU(c, ctx, cu->cuEventCreate(&q->start[i], CU_EVENT_DEFAULT));
         if (ret >= 0)
             ret = FSSIM_CHECK_CU(c, ctx, cu->cuEventCreate(&q->done[i], CU_EVENT_DEFAULT));
     }
@@ -183,13 +192,20 @@ void ff_fssim_cuda_queue_uninit(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQue
     FSSIMCudaPending p;
     CUcontext dummy;
 
-    while (q->fifo && av_fifo_read(q->fifo, &p, 1) >= 0)
+    while (q->fifo && av_fifo_read(q->fifo, &p, 1) >= 0) {
         av_frame_free(&p.frame);
+        av_frame_free(&p.held);
+    }
     av_fifo_freep2(&q->fifo);
     if (c->cu && (q->dev || q->host || q->start)) {
         CudaFunctions *cu = c->cu;
         FSSIM_CHECK_CU(c, ctx, cu->cuCtxPushCurrent(c->cu_ctx));
+        /* nothing may still read the frames or write the buffers */
+        if (c->stream)
+            FSSIM_CHECK_CU(c, ctx, cu->cuStreamSynchronize(c->stream));
         for (int i = 0; i < q->nb_slots; i++) {
+            if (q->ready && q->ready[i])
+                FSSIM_CHECK_CU(c, ctx, cu->cuEventDestroy(q->ready[i]));
             if (q->start && q->start[i])
                 FSSIM_CHECK_CU(c, ctx, cu->cuEventDestroy(q->start[i]));
             if (q->done && q->done[i])
@@ -201,6 +217,7 @@ void ff_fssim_cuda_queue_uninit(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQue
             FSSIM_CHECK_CU(c, ctx, c->ext.cuMemFreeHost(q->host));
         FSSIM_CHECK_CU(c, ctx, cu->cuCtxPopCurrent(&dummy));
     }
+    av_freep(&q->ready);
     av_freep(&q->start);
     av_freep(&q->done);
     q->dev  = 0;
@@ -216,22 +233,31 @@ int ff_fssim_cuda_queue_begin(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue
     /* pop() keeps at most depth frames waiting, so this slot is free */
     q->next_slot = (q->next_slot + 1) % q->nb_slots;
     *results = q->dev + slot * q->slot_bytes;
-    ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuEventRecord(q->start[slot], c->stream));
+    ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuEventRecord(q->ready[slot], c->frames_stream));
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuStreamWaitEvent(c->stream, q->ready[slot], 0));
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuEventRecord(q->start[slot], c->stream));
     return ret < 0 ? ret : slot;
 }
 
 int ff_fssim_cuda_queue_push(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q,
-                             AVFrame *frame, int slot)
+                             AVFrame *frame, AVFrame *held, int slot)
 {
-    FSSIMCudaPending p = { frame, slot };
+    FSSIMCudaPending p = { frame, held, slot };
     int ret;
 
     if (slot >= 0) {
+        CUcontext dummy;
+        ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPushCurrent(c->cu_ctx));
+        if (ret < 0)
+            return ret;
         ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuMemcpyDtoHAsync(q->host + slot * q->slot_bytes,
                                                               q->dev + slot * q->slot_bytes,
                                                               q->slot_bytes, c->stream));
         if (ret >= 0)
             ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuEventRecord(q->done[slot], c->stream));
+        FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPopCurrent(&dummy));
         if (ret < 0)
             return ret;
     }
@@ -271,6 +297,7 @@ int ff_fssim_cuda_queue_pop(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *
             return ret < 0 ? ret : 0;
     }
     av_fifo_drain2(q->fifo, 1);
+    av_frame_free(&p->held);
     *results = p->slot >= 0 ? q->host + p->slot * q->slot_bytes : NULL;
     return 1;
 }

@@ -33,6 +33,11 @@ typedef struct FSSIMCuda {
     CudaFunctions       *cu;
     FSSIMCudaExtra       ext;
     CUcontext            cu_ctx;
+    /* The frames' stream (the device's; often the legacy default stream,
+     * which serialises with everything) and the filter's own non-blocking
+     * stream, which waits on the frames' stream only through an event, so
+     * that decoding never waits for the filter's kernels. */
+    CUstream             frames_stream;
     CUstream             stream;
     CUmodule             module;
 } FSSIMCuda;
@@ -57,14 +62,18 @@ void ff_fssim_cuda_uninit(AVFilterContext *ctx, FSSIMCuda *c);
 int ff_fssim_cuda_set_smem(AVFilterContext *ctx, FSSIMCuda *c, CUfunction f, int bytes);
 
 /*
- * Pipelined readback.  Each scored frame gets a slot: its kernels write
- * slot_bytes of results to device memory, copied asynchronously to pinned
- * host memory, followed by an event.  Frames wait in a FIFO and leave it,
- * in order, once their event has completed — or when more than `depth`
- * frames are waiting — so the CPU never waits on the frame it just queued.
+ * Pipelined readback.  Each scored frame gets a slot: its kernels, on the
+ * filter's stream after an event on the frames' stream, write slot_bytes of
+ * results to device memory, copied asynchronously to pinned host memory,
+ * followed by an event.  Frames wait in a FIFO and leave it, in order, once
+ * their event has completed — or when more than `depth` frames are waiting
+ * — so the CPU never waits on the frame it just queued.  A reference to
+ * every frame the kernels read is held until then: nothing can reuse or
+ * overwrite a frame buffer while the GPU still reads it.
  */
 typedef struct FSSIMCudaPending {
-    AVFrame *frame;
+    AVFrame *frame;  /* sent on once scored */
+    AVFrame *held;   /* another frame the kernels read, or NULL */
     int      slot;   /* -1: frame passes through unscored */
 } FSSIMCudaPending;
 
@@ -74,7 +83,8 @@ typedef struct FSSIMCudaQueue {
     size_t       slot_bytes;
     CUdeviceptr  dev;          /* nb_slots * slot_bytes */
     uint8_t     *host;         /* pinned, nb_slots * slot_bytes */
-    CUevent     *start, *done; /* per slot */
+    CUevent     *ready;        /* per slot, on the frames' stream */
+    CUevent     *start, *done; /* per slot, on the filter's stream */
     int          next_slot;
     AVFifo      *fifo;         /* FSSIMCudaPending */
     double       gpu_ms;       /* sum of start..done over read slots */
@@ -85,14 +95,15 @@ int  ff_fssim_cuda_queue_init(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue
                               int depth, size_t slot_bytes);
 void ff_fssim_cuda_queue_uninit(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q);
 
-/** The next free slot, its device result pointer; records its start event.
- *  Call with the CUDA context pushed. */
+/** The next free slot and its device result pointer; makes the filter's
+ *  stream wait for the frames' stream.  Call with the CUDA context pushed. */
 int ff_fssim_cuda_queue_begin(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q,
                               CUdeviceptr *results);
 
-/** Queue the slot's readback and the frame (slot from _begin, or -1). */
+/** Queue the slot's readback and the frame (slot from _begin, or -1);
+ *  held (may be NULL) is freed with the frame's entry. */
 int ff_fssim_cuda_queue_push(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q,
-                             AVFrame *frame, int slot);
+                             AVFrame *frame, AVFrame *held, int slot);
 
 /**
  * Take the oldest frame out if its results are ready (or, with wait, once

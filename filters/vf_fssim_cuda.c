@@ -62,22 +62,30 @@ static int kernel_algos(int algos)
  * from frame to frame is set up once here. */
 static int setup_kernels(AVFilterContext *ctx)
 {
-    extern const unsigned char ff_fssim_8_ptx_data[], ff_fssim_12_ptx_data[], ff_fssim_16_ptx_data[];
-    extern const unsigned int ff_fssim_8_ptx_len, ff_fssim_12_ptx_len, ff_fssim_16_ptx_len;
-    const unsigned char *const ptx[] = { ff_fssim_8_ptx_data, ff_fssim_12_ptx_data,
-                                         ff_fssim_16_ptx_data };
-    const unsigned int ptx_len[] = { ff_fssim_8_ptx_len, ff_fssim_12_ptx_len,
-                                     ff_fssim_16_ptx_len };
+#define PTX(name) extern const unsigned char ff_##name##_ptx_data[]; \
+                  extern const unsigned int ff_##name##_ptx_len;
+    PTX(fssim_8) PTX(fssim_12) PTX(fssim_16) PTX(fssim_8_any) PTX(fssim_12_any) PTX(fssim_16_any)
+#undef PTX
+    /* per sample class: built for the default window, and for any window */
+    const unsigned char *const ptx[2][3] = {
+        { ff_fssim_8_ptx_data, ff_fssim_12_ptx_data, ff_fssim_16_ptx_data },
+        { ff_fssim_8_any_ptx_data, ff_fssim_12_any_ptx_data, ff_fssim_16_any_ptx_data },
+    };
+    const unsigned int ptx_len[2][3] = {
+        { ff_fssim_8_ptx_len, ff_fssim_12_ptx_len, ff_fssim_16_ptx_len },
+        { ff_fssim_8_any_ptx_len, ff_fssim_12_any_ptx_len, ff_fssim_16_any_ptx_len },
+    };
     FSSIMCudaContext *s = ctx->priv;
     FSSIMCuda *c = &s->cuda;
     const int algos = kernel_algos(s->opts.algos);
     const int kind = fssim_cuda_kind(s->fmt.depth);
+    const int any = s->opts.window != 2 * FSSIM_DEFAULT_RADIUS + 1;
     const FSSIMSmemLayout l = fssim_smem_layout(s->opts.window / 2, algos, kind);
     int nb_tiles = 0, ret;
     CUcontext dummy;
 
-    /* only the module of this sample class: compiling PTX is slow */
-    ret = ff_fssim_cuda_init(ctx, c, ptx[kind], ptx_len[kind]);
+    /* only the module needed: the driver compiles PTX slowly */
+    ret = ff_fssim_cuda_init(ctx, c, ptx[any][kind], ptx_len[any][kind]);
     if (ret < 0)
         return ret;
 
@@ -212,22 +220,26 @@ static int do_fssim(FFFrameSync *fs)
 {
     AVFilterContext *ctx = fs->parent;
     FSSIMCudaContext *s = ctx->priv;
-    AVFrame *master, *ref;
+    AVFrame *master, *ref, *held = NULL;
     int slot = -1, ret;
 
     ret = ff_framesync_dualinput_get(fs, &master, &ref);
     if (ret < 0)
         return ret;
     if (!ctx->is_disabled && ref) {
-        slot = launch(ctx, master, ref);
+        /* framesync may let go of the reference before the GPU is done */
+        held = av_frame_clone(ref);
+        slot = held ? launch(ctx, master, ref) : AVERROR(ENOMEM);
         if (slot < 0) {
+            av_frame_free(&held);
             av_frame_free(&master);
             return slot;
         }
     }
     /* disabled frames queue too, so that frames leave in order */
-    ret = ff_fssim_cuda_queue_push(ctx, &s->cuda, &s->queue, master, slot);
+    ret = ff_fssim_cuda_queue_push(ctx, &s->cuda, &s->queue, master, held, slot);
     if (ret < 0) {
+        av_frame_free(&held);
         av_frame_free(&master);
         return ret;
     }

@@ -1,8 +1,8 @@
 /*
- * fssim CUDA kernels for 8-bit samples (see fssim_plane.cuh).
+ * fssim CUDA kernels for 8-bit samples, the default window (11) (see fssim_plane.cuh).
  *
  * This file is part of fssim, built into FFmpeg's libavfilter.
  */
 #include "fssim_plane.cuh"
 
-FSSIM_MODULE(unsigned char, float, int, FSSIM_KIND_8, 3)
+FSSIM_MODULE(unsigned char, float, int, FSSIM_KIND_8, 3, FSSIM_DEFAULT_RADIUS)

@@ -13,6 +13,7 @@
 #define FSSIM_THREADS     256
 #define FSSIM_MAX_RADIUS  7          /* window 15 */
 #define FSSIM_INT_RADIUS  4
+#define FSSIM_DEFAULT_RADIUS 5        /* window 11: modules built for it */
 
 /* Per-tile partial sums written by fssim_plane_*, one set per thread block. */
 enum { FSSIM_PART_INT, FSSIM_PART_FLOAT, FSSIM_PART_BLOCK, FSSIM_NB_PARTS };

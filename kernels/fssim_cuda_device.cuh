@@ -36,7 +36,8 @@ static inline __device__ uint3 getGridDim()
  * multiply-adds: PTX gives .rn operations that ptxas must not fuse, and
  * both nvcc and clang fuse plain a*b+c.  SPEC 2.1 fixes the double
  * arithmetic of the int algorithm; the block algorithm repeats vf_ssim.c's
- * float end formula.
+ * float end formula; the float algorithm's end formula is built from them
+ * so that identical inputs score exactly 1.
  */
 #ifdef FSSIM_CUDA_EMULATION
 static __device__ __forceinline__ double rn_mul_f64(double a, double b) { return a * b; }
@@ -44,6 +45,8 @@ static __device__ __forceinline__ double rn_add_f64(double a, double b) { return
 static __device__ __forceinline__ double rn_sub_f64(double a, double b) { return a - b; }
 static __device__ __forceinline__ double rn_div_f64(double a, double b) { return a / b; }
 static __device__ __forceinline__ float  rn_mul_f32(float a, float b)   { return a * b; }
+static __device__ __forceinline__ float  rn_add_f32(float a, float b)   { return a + b; }
+static __device__ __forceinline__ float  rn_sub_f32(float a, float b)   { return a - b; }
 static __device__ __forceinline__ float  rn_div_f32(float a, float b)   { return a / b; }
 #else
 #define FSSIM_PTX_OP(name, type, op, cons)                                       \
@@ -58,6 +61,8 @@ FSSIM_PTX_OP(rn_add_f64, double, "add.rn.f64", "d")
 FSSIM_PTX_OP(rn_sub_f64, double, "sub.rn.f64", "d")
 FSSIM_PTX_OP(rn_div_f64, double, "div.rn.f64", "d")
 FSSIM_PTX_OP(rn_mul_f32, float,  "mul.rn.f32", "f")
+FSSIM_PTX_OP(rn_add_f32, float,  "add.rn.f32", "f")
+FSSIM_PTX_OP(rn_sub_f32, float,  "sub.rn.f32", "f")
 FSSIM_PTX_OP(rn_div_f32, float,  "div.rn.f32", "f")
 #undef FSSIM_PTX_OP
 #endif

@@ -1,9 +1,9 @@
 /*
  * fssim CUDA kernels: integer, Gaussian and block SSIM of one plane pair in
- * one fused pass.  Instantiated once per sample class by fssim_8.cu,
- * fssim_12.cu and fssim_16.cu, three small PTX modules of which the filter
- * loads only the one it needs: the driver's just-in-time compilation of the
- * PTX is most of a cold start.
+ * one fused pass.  Instantiated per sample class, for the default window
+ * (fssim_8.cu, ...) and for any window (fssim_8_any.cu, ...): small PTX
+ * modules of which the filter loads only the one it needs, since the
+ * driver's just-in-time compilation of the PTX is most of a cold start.
  *
  * Each thread block scores a FSSIM_TILE x FSSIM_TILE tile: it loads the
  * tile and its halo once into shared memory, runs the separable horizontal
@@ -37,15 +37,16 @@ static __device__ __forceinline__ int int_weight(int x, int size)
 /* Same for the Gaussian taps; exactly 1 when the whole window is inside.
  * (A loop, not a prefix-sum lookup: a run-time index into the kernel
  * parameters would copy them all to local memory.) */
+template <int RF>
 static __device__ __forceinline__ float gauss_weight(const FSSIMCudaParams &p, int x, int size)
 {
-    const int r = p.radius;
+    const int r = RF ? RF : p.radius;
     float w = 0.0f;
 
     if (x >= r && x < size - r)
         return 1.0f;
 #pragma unroll
-    for (int j = 0; j < 2 * FSSIM_MAX_RADIUS + 1; j++)
+    for (int j = 0; j < 2 * (RF ? RF : FSSIM_MAX_RADIUS) + 1; j++)
         if (j <= 2 * r && x + j - r >= 0 && x + j - r < size)
             w += p.g[j];
     return w;
@@ -76,18 +77,32 @@ static __device__ double int_term(double mux, double muy, double x2, double xy, 
  * pr = sum g (s-cs)(d-cd), the sums over in-plane taps whose weights add up
  * to G.  Centring keeps var = E[x^2] - mu^2 from cancelling in float on flat
  * areas; the (1 - G) terms restore the zero-padded moments at the borders.
+ * Unfused operations where the two inputs meet: with s == d every factor of
+ * the numerator equals its twin in the denominator bit for bit (q == 2 pr
+ * and vsum == 2 cov, as doubling is exact), so identical frames score 1.
  */
 static __device__ float float_ssim(float ma, float mb, float q, float pr, float G,
                                    float cs, float cd, float c1, float c2)
 {
-    const float h    = 1.0f - G;
     const float mu_s = ma + cs * G;
     const float mu_d = mb + cd * G;
-    const float vsum = q - ma * ma - mb * mb + 2.0f * h * (cs * ma + cd * mb) +
-                       G * h * (cs * cs + cd * cd);
-    const float cov  = pr - ma * mb + h * (cs * mb + cd * ma) + G * h * cs * cd;
-    return ((2.0f * mu_s * mu_d + c1) * (2.0f * cov + c2)) /
-           ((mu_s * mu_s + mu_d * mu_d + c1) * (vsum + c2));
+    float vsum = rn_sub_f32(q, rn_add_f32(rn_mul_f32(ma, ma), rn_mul_f32(mb, mb)));
+    float cov  = rn_sub_f32(pr, rn_mul_f32(ma, mb));
+
+    if (G != 1.0f) {
+        const float h = 1.0f - G, gh = G * h;
+        vsum = rn_add_f32(vsum, rn_add_f32(
+                   rn_mul_f32(2.0f * h, rn_add_f32(rn_mul_f32(cs, ma), rn_mul_f32(cd, mb))),
+                   rn_mul_f32(gh, rn_add_f32(rn_mul_f32(cs, cs), rn_mul_f32(cd, cd)))));
+        cov  = rn_add_f32(cov, rn_add_f32(
+                   rn_mul_f32(h, rn_add_f32(rn_mul_f32(cs, mb), rn_mul_f32(cd, ma))),
+                   rn_mul_f32(gh, rn_mul_f32(cs, cd))));
+    }
+    return rn_div_f32(rn_mul_f32(rn_add_f32(rn_mul_f32(2.0f * mu_s, mu_d), c1),
+                                 rn_add_f32(2.0f * cov, c2)),
+                      rn_mul_f32(rn_add_f32(rn_add_f32(rn_mul_f32(mu_s, mu_s),
+                                                       rn_mul_f32(mu_d, mu_d)), c1),
+                                 rn_add_f32(vsum, c2)));
 }
 
 /* vf_ssim.c ssim_end1(): 32-bit integers, 8-bit constants, float end. */
@@ -237,43 +252,60 @@ static __device__ __forceinline__ void hpass_int(const FSSIMSmemLayout &l, char 
     }
 }
 
-/* Horizontal pass of the float algorithm on centred, in-plane samples. */
+/* Horizontal pass of the float algorithm on centred, in-plane samples.
+ * RF: the radius when known at compile time (0: p.radius). */
+template <int RF>
 static __device__ __forceinline__ void hpass_float(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
-                                   char *smem, int ry, int c0, int x0, int y0,
-                                   float cs, float cd)
+                                                   char *smem, int ry, int c0, int x0, int y0,
+                                                   bool interior, float cs, float cd)
 {
+    enum { NT = 2 * (RF ? RF : FSSIM_MAX_RADIUS) + 1, NS = HCOLS + NT - 1 };
     const float *S = (const float *)(smem + l.s) + ry * l.region;
     const float *D = (const float *)(smem + l.d) + ry * l.region;
     const int R = (l.region - FSSIM_TILE) / 2;
-    const int r = p.radius;
+    const int r = RF ? RF : p.radius;
     const int base = c0 + R - r;
     const int plane = l.region * FSSIM_TILE;
     const int gy = y0 - R + ry;
-    const bool row_in = gy >= 0 && gy < p.height;
     float *H = (float *)(smem + l.hf) + ry * FSSIM_TILE + c0;
-    float a[HCOLS + 2 * FSSIM_MAX_RADIUS], b[HCOLS + 2 * FSSIM_MAX_RADIUS];
+    float a[NS], b[NS];
 
-    /* out-of-plane taps must weigh nothing: 0 after centring, not -cs */
+    if (interior) {
 #pragma unroll
-    for (int i = 0; i < HCOLS + 2 * FSSIM_MAX_RADIUS; i++) {
-        const int gx = x0 - R + base + i;
-        a[i] = b[i] = 0.0f;
-        if (i < HCOLS + 2 * r && row_in && gx >= 0 && gx < p.width) {
-            a[i] = S[base + i] - cs;
-            b[i] = D[base + i] - cd;
+        for (int i = 0; i < NS; i++) {
+            a[i] = b[i] = 0.0f;
+            if (i < HCOLS + 2 * r) {
+                a[i] = S[base + i] - cs;
+                b[i] = D[base + i] - cd;
+            }
+        }
+    } else {
+        /* out-of-plane taps must weigh nothing: 0 after centring, not -cs */
+        const bool row_in = gy >= 0 && gy < p.height;
+#pragma unroll
+        for (int i = 0; i < NS; i++) {
+            const int gx = x0 - R + base + i;
+            a[i] = b[i] = 0.0f;
+            if (i < HCOLS + 2 * r && row_in && gx >= 0 && gx < p.width) {
+                a[i] = S[base + i] - cs;
+                b[i] = D[base + i] - cd;
+            }
         }
     }
 #pragma unroll
     for (int o = 0; o < HCOLS; o++) {
         float ma = 0.0f, mb = 0.0f, q = 0.0f, pr = 0.0f;
 #pragma unroll
-        for (int j = 0; j < 2 * FSSIM_MAX_RADIUS + 1; j++) {
+        for (int j = 0; j < NT; j++) {
             if (j <= 2 * r) {
                 const float g = p.g[j];
+                /* a^2 + b^2 unfused, so that q == 2 pr when a == b */
+                const float sq = rn_add_f32(rn_mul_f32(a[o + j], a[o + j]),
+                                            rn_mul_f32(b[o + j], b[o + j]));
                 ma += g * a[o + j];
                 mb += g * b[o + j];
-                q  += g * (a[o + j] * a[o + j] + b[o + j] * b[o + j]);
-                pr += g * (a[o + j] * b[o + j]);
+                q  += g * sq;
+                pr += g * rn_mul_f32(a[o + j], b[o + j]);
             }
         }
         H[0 * plane + o] = ma;
@@ -290,11 +322,12 @@ static __device__ __forceinline__ void hpass_float(const FSSIMCudaParams &p, con
  * the terms of the thread's VROWS pixels. */
 template <typename TI>
 static __device__ __forceinline__ double vpass_int(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
-                                   char *smem, int c, int r0, int gx, int gy0)
+                                                   char *smem, int c, int r0, int gx, int gy0,
+                                                   bool interior)
 {
     const int plane = (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) * FSSIM_TILE;
     const TI *H = (const TI *)(smem + l.hi) + r0 * FSSIM_TILE + c;
-    const int wx = int_weight(gx, p.width);
+    const int wx = interior ? 256 : int_weight(gx, p.width);
     double v[VROWS][5];
     double sum = 0.0;
 
@@ -317,8 +350,8 @@ static __device__ __forceinline__ double vpass_int(const FSSIMCudaParams &p, con
 #pragma unroll
     for (int o = 0; o < VROWS; o++) {
         const int gy = gy0 + o;
-        if (gx < p.width && gy < p.height) {
-            const double W = (double)(wx * int_weight(gy, p.height));
+        if (interior || (gx < p.width && gy < p.height)) {
+            const double W = (double)(wx * (interior ? 256 : int_weight(gy, p.height)));
             sum += int_term(v[o][0], v[o][1], v[o][2], v[o][3], v[o][4], W,
                             p.c1base, p.c2base);
         }
@@ -327,30 +360,34 @@ static __device__ __forceinline__ double vpass_int(const FSSIMCudaParams &p, con
 }
 
 /* Vertical pass and per-pixel SSIM of the float algorithm. */
+template <int RF>
 static __device__ __forceinline__ double vpass_float(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
-                                     char *smem, int c, int r0, int gx, int gy0,
-                                     float cs, float cd)
+                                                     char *smem, int c, int r0, int gx, int gy0,
+                                                     bool interior, float cs, float cd)
 {
+    enum { NT = 2 * (RF ? RF : FSSIM_MAX_RADIUS) + 1, NS = VROWS + NT - 1 };
     const int R = (l.region - FSSIM_TILE) / 2;
-    const int r = p.radius;
+    const int r = RF ? RF : p.radius;
     const int plane = l.region * FSSIM_TILE;
     const float *H = (const float *)(smem + l.hf) + (r0 + R - r) * FSSIM_TILE + c;
-    const float gx_w = gauss_weight(p, gx, p.width);
-    const bool x_scored = p.same_padding ? gx < p.width : gx >= r && gx < p.width - r;
+    /* whole windows inside the plane: weights sum to 1, every pixel scored */
+    const float gx_w = interior ? 1.0f : gauss_weight<RF>(p, gx, p.width);
+    const bool x_scored = interior ||
+                          (p.same_padding ? gx < p.width : gx >= r && gx < p.width - r);
     float v[VROWS][4];
     double sum = 0.0;
 
 #pragma unroll
     for (int k = 0; k < 4; k++) {
-        float m[VROWS + 2 * FSSIM_MAX_RADIUS];
+        float m[NS];
 #pragma unroll
-        for (int i = 0; i < VROWS + 2 * FSSIM_MAX_RADIUS; i++)
+        for (int i = 0; i < NS; i++)
             m[i] = i < VROWS + 2 * r ? H[k * plane + i * FSSIM_TILE] : 0.0f;
 #pragma unroll
         for (int o = 0; o < VROWS; o++) {
             float acc = 0.0f;
 #pragma unroll
-            for (int j = 0; j < 2 * FSSIM_MAX_RADIUS + 1; j++)
+            for (int j = 0; j < NT; j++)
                 if (j <= 2 * r)
                     acc += p.g[j] * m[o + j];
             v[o][k] = acc;
@@ -359,10 +396,10 @@ static __device__ __forceinline__ double vpass_float(const FSSIMCudaParams &p, c
 #pragma unroll
     for (int o = 0; o < VROWS; o++) {
         const int gy = gy0 + o;
-        const bool scored = x_scored &&
-            (p.same_padding ? gy < p.height : gy >= r && gy < p.height - r);
+        const bool scored = interior || (x_scored &&
+            (p.same_padding ? gy < p.height : gy >= r && gy < p.height - r));
         if (scored) {
-            const float G = gx_w * gauss_weight(p, gy, p.height);
+            const float G = interior ? 1.0f : gx_w * gauss_weight<RF>(p, gy, p.height);
             sum += (double)float_ssim(v[o][0], v[o][1], v[o][2], v[o][3], G, cs, cd,
                                       p.float_c1, p.float_c2);
         }
@@ -417,18 +454,27 @@ static __device__ __forceinline__ double block_pass(const FSSIMCudaParams &p, co
     return sum;
 }
 
-template <typename T, typename TI, typename TB, int KIND>
+/*
+ * RF: the float window's radius when the module is built for one (0: any,
+ * from p.radius).  Known at compile time, it removes the per-tap checks and
+ * turns shared-memory strides into constants.
+ */
+template <typename T, typename TI, typename TB, int KIND, int RF>
 static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
 {
     FSSIM_DYNAMIC_SMEM(smem);
-    const FSSIMSmemLayout l = fssim_smem_layout(p.radius, p.algos, KIND);
+    const int rf = RF ? RF : p.radius;
+    const FSSIMSmemLayout l = fssim_smem_layout(rf, p.algos, KIND);
     const int R  = (l.region - FSSIM_TILE) / 2;
     const int x0 = blockIdx.x * FSSIM_TILE, y0 = blockIdx.y * FSSIM_TILE;
+    /* tile and halo inside the plane: no border cases (most tiles) */
+    const bool interior = x0 >= R && y0 >= R && x0 + FSSIM_TILE + R <= p.width &&
+                          y0 + FSSIM_TILE + R <= p.height;
     const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
     const int vc  = tid % FSSIM_TILE, vr0 = tid / FSSIM_TILE * VROWS;
     const int n_int = p.algos & FSSIM_ALGO_INT_BIT ?
                       (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) * HGROUPS : 0;
-    const int n_flt = p.algos & FSSIM_ALGO_FLOAT_BIT ? (FSSIM_TILE + 2 * p.radius) * HGROUPS : 0;
+    const int n_flt = p.algos & FSSIM_ALGO_FLOAT_BIT ? (FSSIM_TILE + 2 * rf) * HGROUPS : 0;
     double part[FSSIM_NB_PARTS] = { 0.0, 0.0, 0.0 };
     double *out = (double *)p.partials +
                   (p.part_offset + blockIdx.y * gridDim.x + blockIdx.x) * FSSIM_NB_PARTS;
@@ -447,16 +493,17 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
             hpass_int<TI>(l, smem, R - FSSIM_INT_RADIUS + i / HGROUPS, i % HGROUPS * HCOLS);
         } else {
             const int j = i - n_int;
-            hpass_float(p, l, smem, R - p.radius + j / HGROUPS, j % HGROUPS * HCOLS,
-                        x0, y0, cs, cd);
+            hpass_float<RF>(p, l, smem, R - rf + j / HGROUPS, j % HGROUPS * HCOLS,
+                            x0, y0, interior, cs, cd);
         }
     }
     __syncthreads();
 
     if (p.algos & FSSIM_ALGO_INT_BIT)
-        part[FSSIM_PART_INT] = vpass_int<TI>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0);
+        part[FSSIM_PART_INT] = vpass_int<TI>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0, interior);
     if (p.algos & FSSIM_ALGO_FLOAT_BIT)
-        part[FSSIM_PART_FLOAT] = vpass_float(p, l, smem, vc, vr0, x0 + vc, y0 + vr0, cs, cd);
+        part[FSSIM_PART_FLOAT] = vpass_float<RF>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0,
+                                                 interior, cs, cd);
     if (p.algos & FSSIM_ALGO_BLOCK_BIT)
         part[FSSIM_PART_BLOCK] = block_pass<TB>(p, l, smem, x0, y0, KIND != FSSIM_KIND_8);
 
@@ -479,15 +526,16 @@ static __device__ __forceinline__ void fssim_reduce_impl(const FSSIMCudaReducePa
     block_sums(red, v, (double *)p.out + blockIdx.x * FSSIM_NB_PARTS);
 }
 
-/* The entry points of one module: fssim_plane for the sample class, and
- * fssim_reduce.  Blocks per SM: shared memory allows 3 (2 with double
- * horizontal sums), so registers should not allow fewer. */
-#define FSSIM_MODULE(T, TI, TB, KIND, MIN_BLOCKS)                               \
+/* The entry points of one module: fssim_plane for the sample class and
+ * float radius RF (0: any), and fssim_reduce.  Blocks per SM: shared memory
+ * allows 3 (2 with double horizontal sums), so registers should not allow
+ * fewer. */
+#define FSSIM_MODULE(T, TI, TB, KIND, MIN_BLOCKS, RF)                           \
 extern "C" {                                                                     \
 __global__ void __launch_bounds__(FSSIM_THREADS, MIN_BLOCKS)                     \
 fssim_plane(FSSIMCudaParams p)                                                   \
 {                                                                                \
-    fssim_plane<T, TI, TB, KIND>(p);                                             \
+    fssim_plane<T, TI, TB, KIND, RF>(p);                                         \
 }                                                                                \
 __global__ void __launch_bounds__(FSSIM_THREADS)                                 \
 fssim_reduce(FSSIMCudaReduceParams p)                                            \

@@ -20,10 +20,14 @@ extern "C" {
 
 #include "fssim_plane.cuh"
 
-/* The three modules' entry points, under distinct names in this program. */
-static void plane_8(FSSIMCudaParams p)  { fssim_plane<unsigned char, float, int, FSSIM_KIND_8>(p); }
-static void plane_12(FSSIMCudaParams p) { fssim_plane<unsigned short, unsigned, int, FSSIM_KIND_12>(p); }
-static void plane_16(FSSIMCudaParams p) { fssim_plane<unsigned short, double, long long, FSSIM_KIND_16>(p); }
+/* The modules' entry points, under distinct names in this program: per
+ * sample class, for the default window and for any window. */
+template <int RF> static void plane_8(FSSIMCudaParams p)
+{ fssim_plane<unsigned char, float, int, FSSIM_KIND_8, RF>(p); }
+template <int RF> static void plane_12(FSSIMCudaParams p)
+{ fssim_plane<unsigned short, unsigned, int, FSSIM_KIND_12, RF>(p); }
+template <int RF> static void plane_16(FSSIMCudaParams p)
+{ fssim_plane<unsigned short, double, long long, FSSIM_KIND_16, RF>(p); }
 static void reduce(FSSIMCudaReduceParams p) { fssim_reduce_impl(p); }
 
 static int nb_tests, nb_failed;
@@ -49,6 +53,7 @@ struct Case {
     double sigma;
     int same;
     Content content;
+    int any;   /* force the any-window kernels */
 };
 
 static uint32_t rng = 12345;
@@ -130,8 +135,15 @@ static void run_case(const Case &c)
 
     for (int run = 0; run < 2; run++) {
         FSSIMCudaReduceParams rp = {};
-        void (*const kernels[])(FSSIMCudaParams) = { plane_8, plane_12, plane_16 };
-        emu_launch(kernels[fssim_cuda_kind(c.depth)], gx, gy, FSSIM_TILE,
+        void (*const kernels[2][3])(FSSIMCudaParams) = {
+            { plane_8<0>, plane_12<0>, plane_16<0> },
+            { plane_8<FSSIM_DEFAULT_RADIUS>, plane_12<FSSIM_DEFAULT_RADIUS>,
+              plane_16<FSSIM_DEFAULT_RADIUS> },
+        };
+        /* the default-window kernels where they apply, as the filter does;
+         * run < 0 cases use the any-window ones with window 11 too */
+        const int def = c.window == 2 * FSSIM_DEFAULT_RADIUS + 1 && !c.any;
+        emu_launch(kernels[def][fssim_cuda_kind(c.depth)], gx, gy, FSSIM_TILE,
                    FSSIM_THREADS / FSSIM_TILE, p);
         rp.partials = p.partials;
         rp.out      = (unsigned long long)(uintptr_t)out[run];
@@ -141,9 +153,9 @@ static void run_case(const Case &c)
     }
 
     char name[160];
-    snprintf(name, sizeof(name), "%dx%d %d-bit bytes=%d step=%d shift=%d window=%d sigma=%g %s content=%d",
-             c.w, c.h, c.depth, c.bytes, c.step, c.shift, c.window, c.sigma,
-             c.same ? "same" : "valid", (int)c.content);
+    snprintf(name, sizeof(name), "%dx%d %d-bit bytes=%d step=%d shift=%d window=%d%s sigma=%g %s content=%d",
+             c.w, c.h, c.depth, c.bytes, c.step, c.shift, c.window, c.any ? " (any-window kernel)" : "",
+             c.sigma, c.same ? "same" : "valid", (int)c.content);
 
     ok(!memcmp(out[0], out[1], sizeof(out[0])), "%s: two runs bitwise identical", name);
 
@@ -151,6 +163,8 @@ static void run_case(const Case &c)
         const double ref = fssim_ref_int(&ra, &rb, c.depth);
         const double got = out[0][FSSIM_PART_INT] / (double)fssim_cuda_int_weight_sum(c.w, c.h);
         ok(fabs(got - ref) <= 1e-12, "%s: int %.17g vs reference %.17g (diff %.3g)", name, got, ref, fabs(got - ref));
+        if (c.content == SAME && c.depth <= 10)
+            ok(got == 1.0, "%s: int of identical planes is exactly 1", name);
     }
     if (c.algos & FSSIM_ALGO_FLOAT_BIT) {
         const FSSIMRefFloatParams fp = { c.window, c.sigma, c.same };
@@ -159,6 +173,8 @@ static void run_case(const Case &c)
         fssim_ref_float_out_size(c.w, c.h, &fp, &ow, &oh);
         const double got = out[0][FSSIM_PART_FLOAT] / ((double)ow * oh);
         ok(fabs(got - ref) <= 1e-5, "%s: float %.17g vs reference %.17g (diff %.3g)", name, got, ref, fabs(got - ref));
+        if (c.content == SAME)
+            ok(got == 1.0, "%s: float of identical planes is exactly 1", name);
     }
     if (c.algos & FSSIM_ALGO_BLOCK_BIT) {
         int nx, ny;
@@ -166,6 +182,8 @@ static void run_case(const Case &c)
         fssim_ref_block_windows(c.w, c.h, &nx, &ny);
         const double got = out[0][FSSIM_PART_BLOCK] / ((double)nx * ny);
         ok(fabs(got - ref) <= 1e-6, "%s: block %.17g vs reference %.17g (diff %.3g)", name, got, ref, fabs(got - ref));
+        if (c.content == SAME)
+            ok(got == 1.0, "%s: block of identical planes is exactly 1", name);
     }
 }
 
@@ -175,10 +193,14 @@ int main(void)
     const Case cases[] = {
         /*  w    h  dep by st sh  algos window sigma same content */
         {  70,  45,  8, 1, 1, 0, ALL, 11, 1.5, 0, NOISE  },
+        {  70,  45,  8, 1, 1, 0, ALL, 11, 1.5, 0, NOISE, 1 },
         {  70,  45,  8, 1, 1, 0, ALL, 11, 1.5, 0, SMOOTH },
+        { 100,  90,  8, 1, 1, 0, ALL, 11, 1.5, 1, EDGES  },   /* interior tiles */
+        { 100,  90, 10, 2, 1, 0, ALL, 11, 1.5, 0, SMOOTH, 1 },
         {  67,  33,  8, 1, 1, 0, ALL, 11, 1.5, 1, EDGES  },
         {  64,  64,  8, 1, 1, 0, ALL, 11, 1.5, 0, FLAT   },
         {  64,  40,  8, 1, 1, 0, ALL, 11, 1.5, 0, SAME   },
+        {  67,  41, 10, 2, 2, 6, ALL,  7, 1.0, 1, SAME   },
         {  35,  19,  8, 1, 1, 0, ALL, 11, 1.5, 0, NOISE  },
         {  35,  19, 10, 2, 1, 0, ALL, 11, 1.5, 1, NOISE  },
         {   7,   5,  8, 1, 1, 0, FSSIM_ALGO_INT_BIT | FSSIM_ALGO_FLOAT_BIT, 11, 1.5, 1, NOISE },
