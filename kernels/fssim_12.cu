@@ -5,4 +5,4 @@
  */
 #include "fssim_plane.cuh"
 
-FSSIM_MODULE(unsigned short, unsigned, int, FSSIM_KIND_12, 3, FSSIM_DEFAULT_RADIUS)
+FSSIM_MODULE(unsigned short, unsigned, int, FSSIM_KIND_12, FSSIM_BLOCKS_PER_SM, FSSIM_DEFAULT_RADIUS)

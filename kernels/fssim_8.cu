@@ -5,4 +5,4 @@
  */
 #include "fssim_plane.cuh"
 
-FSSIM_MODULE(unsigned char, float, int, FSSIM_KIND_8, 3, FSSIM_DEFAULT_RADIUS)
+FSSIM_MODULE(unsigned char, float, int, FSSIM_KIND_8, FSSIM_BLOCKS_PER_SM, FSSIM_DEFAULT_RADIUS)

@@ -5,4 +5,4 @@
  */
 #include "fssim_plane.cuh"
 
-FSSIM_MODULE(unsigned char, float, int, FSSIM_KIND_8, 3, 0)
+FSSIM_MODULE(unsigned char, float, int, FSSIM_KIND_8, FSSIM_BLOCKS_PER_SM, 0)
