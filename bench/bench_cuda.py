@@ -87,6 +87,10 @@ def bench_pair(ff, dist, ref, frames, threads, depth, loops):
     res["decode"] = best(base + hw_in + ["-map", "0:v", "-map", "1:v", "-f", "null", "-"], frames)
     res["cuda"] = best(base + hw_in + ["-lavfi", "[0:v][1:v]fssim_cuda=algo=float+int",
                                        "-f", "null", "-"], frames)
+    # the same graph with scoring switched off: what pairing the two streams
+    # (framesync, the filter's queue) costs without any GPU work
+    res["cuda_off"] = best(base + hw_in + ["-lavfi", "[0:v][1:v]fssim_cuda=enable=0",
+                                           "-f", "null", "-"], frames)
     res["dl_ssim"] = best(base + hw_in + [
         "-filter_threads", str(threads), "-lavfi",
         "[0:v]hwdownload,format=%s,format=%s[a];[1:v]hwdownload,format=%s,format=%s[b];"
@@ -143,10 +147,11 @@ def main():
                 entry["start"] = cold_start(a.ffmpeg, dist, ref)
             results["runs"].append(entry)
             d = r["decode"]["fps"]
-            print("%s %s %s-bit: decode %.1f fps, fssim_cuda %.1f fps (%.3f), "
-                  "hwdownload+ssim %.1f (%.3f), sw+ssim %.1f (%.3f), GPU %.1f us/frame pair, "
-                  "mem +%d MiB" % (size, codec, depth, d, r["cuda"]["fps"],
-                                   r["cuda"]["fps"] / d, r["dl_ssim"]["fps"],
+            print("%s %s %s-bit: decode %.1f fps, fssim_cuda %.1f fps (%.3f), paired unscored "
+                  "%.1f (%.3f), hwdownload+ssim %.1f (%.3f), sw+ssim %.1f (%.3f), GPU %.1f us/frame "
+                  "pair, mem +%d MiB" % (size, codec, depth, d, r["cuda"]["fps"],
+                                   r["cuda"]["fps"] / d, r["cuda_off"]["fps"],
+                                   r["cuda_off"]["fps"] / d, r["dl_ssim"]["fps"],
                                    r["dl_ssim"]["fps"] / d, r["sw_ssim"]["fps"],
                                    r["sw_ssim"]["fps"] / d, r["cuda"]["gpu_us"] or -1,
                                    r["cuda"]["mem_mib"] - r["decode"]["mem_mib"]),

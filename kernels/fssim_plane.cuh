@@ -227,10 +227,16 @@ static __device__ __forceinline__ void hpass_int(const FSSIMSmemLayout &l, char 
     TI *H = (TI *)(smem + l.hi) + row * FSSIM_TILE + c0;
     TI s[HCOLS + 8], d[HCOLS + 8];
 
+    TI ss[HCOLS + 8], sd[HCOLS + 8], dd[HCOLS + 8];
+
+    /* each sample's products once, shared by the HCOLS outputs */
 #pragma unroll
     for (int i = 0; i < HCOLS + 8; i++) {
-        s[i] = (TI)S[base + i];
-        d[i] = (TI)D[base + i];
+        s[i]  = (TI)S[base + i];
+        d[i]  = (TI)D[base + i];
+        ss[i] = s[i] * s[i];
+        sd[i] = s[i] * d[i];
+        dd[i] = d[i] * d[i];
     }
 #pragma unroll
     for (int o = 0; o < HCOLS; o++) {
@@ -240,9 +246,9 @@ static __device__ __forceinline__ void hpass_int(const FSSIMSmemLayout &l, char 
             const TI k = (TI)int_taps[j];
             mux += k * s[o + j];
             muy += k * d[o + j];
-            x2  += k * (s[o + j] * s[o + j]);
-            xy  += k * (s[o + j] * d[o + j]);
-            y2  += k * (d[o + j] * d[o + j]);
+            x2  += k * ss[o + j];
+            xy  += k * sd[o + j];
+            y2  += k * dd[o + j];
         }
         H[0 * plane + o] = mux;
         H[1 * plane + o] = muy;
@@ -292,6 +298,14 @@ static __device__ __forceinline__ void hpass_float(const FSSIMCudaParams &p, con
             }
         }
     }
+    /* each sample's products once; a^2 + b^2 unfused, so that q == 2 pr
+     * when a == b */
+    float sq[NS], ab[NS];
+#pragma unroll
+    for (int i = 0; i < NS; i++) {
+        sq[i] = rn_add_f32(rn_mul_f32(a[i], a[i]), rn_mul_f32(b[i], b[i]));
+        ab[i] = rn_mul_f32(a[i], b[i]);
+    }
 #pragma unroll
     for (int o = 0; o < HCOLS; o++) {
         float ma = 0.0f, mb = 0.0f, q = 0.0f, pr = 0.0f;
@@ -299,13 +313,10 @@ static __device__ __forceinline__ void hpass_float(const FSSIMCudaParams &p, con
         for (int j = 0; j < NT; j++) {
             if (j <= 2 * r) {
                 const float g = p.g[j];
-                /* a^2 + b^2 unfused, so that q == 2 pr when a == b */
-                const float sq = rn_add_f32(rn_mul_f32(a[o + j], a[o + j]),
-                                            rn_mul_f32(b[o + j], b[o + j]));
                 ma += g * a[o + j];
                 mb += g * b[o + j];
-                q  += g * sq;
-                pr += g * rn_mul_f32(a[o + j], b[o + j]);
+                q  += g * sq[o + j];
+                pr += g * ab[o + j];
             }
         }
         H[0 * plane + o] = ma;
