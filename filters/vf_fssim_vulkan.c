@@ -33,23 +33,19 @@ extern const unsigned char ff_fssim_f32_comp_spv_data[];
 extern const unsigned int  ff_fssim_f32_comp_spv_len;
 
 /* Tile and workgroup shape: keep in sync with fssim_core.glsl. */
-#define TILE_W      32
-#define TILE_H      8
+#define TILE_W      16
+#define TILE_H      16
 #define WG_SIZE     (TILE_W * TILE_H)
 #define MAX_RADIUS  7
 #define MAX_PLANES  4
 #define INT_RADIUS  FSSIM_REF_INT_RADIUS
-/* Shared memory of a tile workgroup: samples, horizontal sums, blocks. */
-#define SHARED_BYTES (4 * ((TILE_W + 2 * MAX_RADIUS) * (TILE_H + 2 * MAX_RADIUS) + \
-                           8 * (TILE_H + 2 * INT_RADIUS) * TILE_W +                   \
-                           (TILE_W / 4 + 1) * (TILE_H / 4 + 1) * 6))
-
 /* Execution contexts: frames in flight plus the one being recorded.  A
  * scored frame is held until its sums are read back. */
 #define NB_EXEC     8
 #define MAX_HELD    (NB_EXEC - 2)
 #define RES_WORDS   8           /* result words per plane, see reduce_main() */
 #define BUF_ALIGN   256         /* >= minStorageBufferOffsetAlignment anywhere */
+#define NB_TS       3           /* timestamps: start, tiles done, end */
 
 /* Descriptor bindings, as in fssim_core.glsl. */
 enum { BIND_MAIN = 0, BIND_REF = BIND_MAIN + MAX_PLANES, BIND_PART_F = BIND_REF + MAX_PLANES,
@@ -109,7 +105,7 @@ typedef struct FSSIMVulkanContext {
     PFN_vkCmdWriteTimestamp write_ts;
     uint64_t ts_mask;
     double ts_period;
-    double gpu_sum, gpu_min, gpu_max;
+    double gpu_sum, gpu_min, gpu_max, gpu_tiles;
     uint64_t gpu_frames;
 
     FSSIMVkPending pending[NB_EXEC];
@@ -295,6 +291,32 @@ static void setup_planes(FSSIMVulkanContext *s)
     s->res_stride  = align_buf(sizeof(uint32_t) * RES_WORDS * s->fmt.nb_comps);
 }
 
+/* Shared memory of a tile workgroup, as fssim_core.glsl sizes it: the
+ * samples of the tile and its halo, the horizontal sums (also the
+ * reduction's staging area), the 4x4 blocks and the taps. */
+static int shared_bytes(const FSSIMVulkanContext *s, int halo)
+{
+    const int algos = s->opts.algos, rf = s->opts.window / 2;
+    const int hf = algos & FSSIM_FLAG(FSSIM_FLOAT) ? 5 * (TILE_H + 2 * rf) * TILE_W : 0;
+    const int hi = algos & FSSIM_FLAG(FSSIM_INT) ?
+                   (s->fmt.depth > 12 ? 8 : 5) * (TILE_H + 2 * INT_RADIUS) * TILE_W : 0;
+    const int hr = 6 * (s->subgroup_size ? WG_SIZE / 4 : WG_SIZE);
+    const int blk = algos & FSSIM_FLAG(FSSIM_BLOCK) ? (TILE_W / 4 + 1) * (TILE_H / 4 + 1) * 6 : 1;
+
+    return 4 * ((TILE_W + 2 * halo) * (TILE_H + 2 * halo) + FFMAX3(hf, hi, hr) + blk +
+                2 * MAX_RADIUS + 1 + 9);
+}
+
+static int tile_halo(const FSSIMVulkanContext *s)
+{
+    int halo = 0;
+    if (s->opts.algos & FSSIM_FLAG(FSSIM_FLOAT))
+        halo = s->opts.window / 2;
+    if (s->opts.algos & (FSSIM_FLAG(FSSIM_INT) | FSSIM_FLAG(FSSIM_BLOCK)))
+        halo = FFMAX(halo, INT_RADIUS);
+    return halo;
+}
+
 /* SPEC 5: name the missing feature and the way out. */
 static int check_device(AVFilterContext *ctx)
 {
@@ -320,11 +342,6 @@ static int check_device(AVFilterContext *ctx)
                feats->shaderInt64 ? "" : "shaderInt64");
         return AVERROR(ENOSYS);
     }
-    if (shared < SHARED_BYTES) {
-        av_log(ctx, AV_LOG_ERROR, "The Vulkan device '%s' offers %u bytes of shared memory "
-               "per workgroup; fssim_vulkan needs %d.\n", name, shared, SHARED_BYTES);
-        return AVERROR(ENOSYS);
-    }
     if (!(vkctx->props.properties.limits.maxComputeWorkGroupInvocations >= WG_SIZE)) {
         av_log(ctx, AV_LOG_ERROR, "The Vulkan device '%s' runs fewer than %d invocations "
                "per workgroup.\n", name, WG_SIZE);
@@ -339,14 +356,21 @@ static int check_device(AVFilterContext *ctx)
         (sgp->requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
         (p11->subgroupSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
         (p11->subgroupSupportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) &&
-        sg >= 1 && sg <= WG_SIZE && !(sg & (sg - 1)))
+        sg >= 4 && sg <= WG_SIZE && !(sg & (sg - 1)))
         s->subgroup_size = sg;
+    if (shared < shared_bytes(s, tile_halo(s))) {
+        av_log(ctx, AV_LOG_ERROR, "The Vulkan device '%s' offers %u bytes of shared memory "
+               "per workgroup; fssim_vulkan needs %d with these options.\n", name, shared,
+               shared_bytes(s, tile_halo(s)));
+        return AVERROR(ENOSYS);
+    }
     {
         const AVVulkanFramesContext *vkfc = vkctx->hwfc;
         const int nb_planes = av_pix_fmt_count_planes(s->fmt.pix_fmt);
         const int multiplane = nb_planes > 1 && vkfc->format[1] == VK_FORMAT_UNDEFINED;
-        av_log(ctx, AV_LOG_VERBOSE, "Device '%s': %s shader, reductions %s%u; %s frames "
-               "as %s.\n", name, s->fp64 ? "int/block (fp64)" : "float-only",
+        av_log(ctx, AV_LOG_VERBOSE, "Device '%s': %s shader, %d bytes of shared memory, "
+               "reductions %s%u; %s frames as %s.\n", name,
+               s->fp64 ? "int/block (fp64)" : "float-only", shared_bytes(s, tile_halo(s)),
                s->subgroup_size ? "by subgroups of " : "in shared memory", s->subgroup_size,
                av_get_pix_fmt_name(s->fmt.pix_fmt),
                multiplane ? "one multi-plane image" : "one image per plane");
@@ -363,7 +387,8 @@ static int init_shader(AVFilterContext *ctx, FFVulkanShader *shd, int mode)
     const int rf = s->opts.window / 2;
     const double L = (double)((1 << depth) - 1);
     const int max = (1 << depth) - 1;
-    int halo = 0, err;
+    const int halo = tile_halo(s);
+    int err;
     double g[FSSIM_REF_MAX_WINDOW] = { 0 };
 
     FFVulkanDescriptorSetBinding desc[BIND_NB];
@@ -377,10 +402,6 @@ static int init_shader(AVFilterContext *ctx, FFVulkanShader *shd, int mode)
         };
     SPEC_LIST_CREATE(sl, SPEC_SG + 1, (SPEC_SG + 1) * sizeof(uint64_t))
 
-    if (algos & FSSIM_FLAG(FSSIM_FLOAT))
-        halo = rf;
-    if (algos & (FSSIM_FLAG(FSSIM_INT) | FSSIM_FLAG(FSSIM_BLOCK)))
-        halo = FFMAX(halo, INT_RADIUS);
     fssim_ref_gauss_weights(s->opts.window, s->opts.sigma, g);
 
     SPEC_LIST_ADD(sl, SPEC_MODE,  32, mode);
@@ -437,7 +458,7 @@ static int init_timestamps(AVFilterContext *ctx)
     VkQueryPoolCreateInfo info = {
         .sType      = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
         .queryType  = VK_QUERY_TYPE_TIMESTAMP,
-        .queryCount = 2 * NB_EXEC,
+        .queryCount = NB_TS * NB_EXEC,
     };
 
     /* Only for the GPU time statistics: carry on without them. */
@@ -606,8 +627,8 @@ static int submit_pair(AVFilterContext *ctx, AVFrame *main, AVFrame *ref,
     }
 
     if (s->ts_pool) {
-        vk->CmdResetQueryPool(exec->buf, s->ts_pool, 2 * exec->idx, 2);
-        s->write_ts(exec->buf, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, s->ts_pool, 2 * exec->idx);
+        vk->CmdResetQueryPool(exec->buf, s->ts_pool, NB_TS * exec->idx, NB_TS);
+        s->write_ts(exec->buf, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, s->ts_pool, NB_TS * exec->idx);
     }
 
     ff_vk_frame_barrier(vkctx, exec, main, img_bar, &nb_img_bar,
@@ -642,6 +663,9 @@ static int submit_pair(AVFilterContext *ctx, AVFrame *main, AVFrame *ref,
     /* fixed-order reduction of each plane's partial sums */
     memory_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                    VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    if (s->ts_pool)
+        s->write_ts(exec->buf, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, s->ts_pool,
+                    NB_TS * exec->idx + 1);
     update_descriptors(s, exec, &s->shd_reduce, main_views, ref_views);
     ff_vk_exec_bind_shader(vkctx, exec, &s->shd_reduce);
     for (int c = 0; c < s->fmt.nb_comps; c++) {
@@ -654,7 +678,7 @@ static int submit_pair(AVFilterContext *ctx, AVFrame *main, AVFrame *ref,
 
     if (s->ts_pool)
         s->write_ts(exec->buf, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, s->ts_pool,
-                    2 * exec->idx + 1);
+                    NB_TS * exec->idx + 2);
 
     err = ff_vk_exec_submit(vkctx, exec);
     if (err < 0)
@@ -673,15 +697,16 @@ fail:
 static void read_gpu_time(FSSIMVulkanContext *s, FFVkExecContext *exec)
 {
     FFVulkanContext *vkctx = &s->vkctx;
-    uint64_t ts[2];
+    uint64_t ts[NB_TS];
     double us;
 
     if (!s->ts_pool ||
-        vkctx->vkfn.GetQueryPoolResults(vkctx->hwctx->act_dev, s->ts_pool, 2 * exec->idx, 2,
-                                        sizeof(ts), ts, sizeof(ts[0]),
+        vkctx->vkfn.GetQueryPoolResults(vkctx->hwctx->act_dev, s->ts_pool, NB_TS * exec->idx,
+                                        NB_TS, sizeof(ts), ts, sizeof(ts[0]),
                                         VK_QUERY_RESULT_64_BIT) != VK_SUCCESS)
         return;
-    us = ((ts[1] - ts[0]) & s->ts_mask) * s->ts_period * 1e-3;
+    us = ((ts[2] - ts[0]) & s->ts_mask) * s->ts_period * 1e-3;
+    s->gpu_tiles += ((ts[1] - ts[0]) & s->ts_mask) * s->ts_period * 1e-3;
     s->gpu_sum += us;
     s->gpu_min = FFMIN(s->gpu_min, us);
     s->gpu_max = FFMAX(s->gpu_max, us);
@@ -849,8 +874,9 @@ static av_cold void uninit(AVFilterContext *ctx)
 
     if (s->gpu_frames)
         av_log(ctx, AV_LOG_VERBOSE, "GPU time per frame: mean %.1f us, min %.1f us, "
-               "max %.1f us over %"PRIu64" frames (%s, %s).\n",
-               s->gpu_sum / s->gpu_frames, s->gpu_min, s->gpu_max, s->gpu_frames,
+               "max %.1f us (tile pass %.1f us) over %"PRIu64" frames (%s, %s).\n",
+               s->gpu_sum / s->gpu_frames, s->gpu_min, s->gpu_max,
+               s->gpu_tiles / s->gpu_frames, s->gpu_frames,
                vkctx->props.properties.deviceName, av_get_pix_fmt_name(s->fmt.pix_fmt));
     ff_fssim_output_close(ctx, &s->out);
 

@@ -22,15 +22,12 @@
 #endif
 
 /* Keep in sync with vf_fssim_vulkan.c. */
-#define TW   32       /* tile width, a multiple of 4 (block windows) */
-#define TH   8        /* tile height, a multiple of 4 */
+#define TW   16       /* tile width, a multiple of 4 (block windows) */
+#define TH   16       /* tile height, a multiple of 4 */
 #define NT   (TW * TH)
 #define RMAX 7        /* largest float window radius (window=15) */
 #define KR   4        /* radius of the int taps and right/bottom reach of block */
-#define SWMAX (TW + 2 * RMAX)
-#define SHMAX (TH + 2 * RMAX)
-#define HPLANE (SHMAX * TW)   /* one moment of the float horizontal pass */
-#define IPLANE ((TH + 2 * KR) * TW)
+#define IPLANE ((TH + 2 * KR) * TW)   /* one sum of the int horizontal pass */
 #define NBX  (TW / 4 + 1)     /* 4x4 blocks a tile's windows touch */
 #define NBY  (TH / 4 + 1)
 
@@ -78,6 +75,15 @@ const bool DO_INT   = (ALGOS & ALGO_INT)   != 0;
 const bool DO_BLOCK = (ALGOS & ALGO_BLOCK) != 0;
 const int  SW = TW + 2 * HALO;
 const int  SH = TH + 2 * HALO;
+/* Shared memory sized for the algorithms asked for (keep in sync with
+ * shared_bytes() in vf_fssim_vulkan.c): less of it, more workgroups per
+ * multiprocessor. */
+const int  HPLANE = (TH + 2 * RF) * TW;     /* one moment of the float horizontal pass */
+const int  HBUF_F = DO_FLOAT ? 5 * HPLANE : 0;
+const int  HBUF_I = DO_INT ? (WIDE ? 8 : 5) * IPLANE : 0;
+const int  HBUF_R = SG ? 6 * (NT / 4) : 6 * NT;  /* reduction staging; subgroups >= 4 */
+const int  HBUF_FI = HBUF_F > HBUF_I ? HBUF_F : HBUF_I;
+const int  HBUF = HBUF_FI > HBUF_R ? HBUF_FI : HBUF_R;
 
 layout (push_constant, scalar) uniform PushData {
     ivec2 size;      /* plane size in samples */
@@ -115,21 +121,31 @@ const uint K[9] = uint[9](2, 9, 28, 55, 68, 55, 28, 9, 2);
 
 /* A tile's samples, main in the low and reference in the high 16 bits;
  * zero outside the plane (what both padding rules and int need). */
-shared uint smp[SWMAX * SHMAX];
+shared uint smp[SW * SH];
 /* Horizontal pass results: float moments, later the int sums. */
-shared uint hbuf[8 * IPLANE > 5 * HPLANE ? 8 * IPLANE : 5 * HPLANE];
+shared uint hbuf[HBUF];
 #if FSSIM_FP64
-shared uint blk[NBX * NBY * 6];
+shared uint blk[DO_BLOCK ? NBX * NBY * 6 : 1];
 #endif
 
-float gauss(int i)
+/* Taps in shared memory: indexing a constant array with a loop counter
+ * can end up in slow local memory when a driver does not unroll. */
+shared float gw[2 * RMAX + 1];
+shared uint kw[9];
+
+float gauss(int i) { return gw[i]; }
+
+void load_taps(int tid)
 {
     const float g[15] = float[15](G0, G1, G2, G3, G4, G5, G6, G7,
                                   G8, G9, G10, G11, G12, G13, G14);
-    return g[i];
+    if (tid < 2 * RMAX + 1)
+        gw[tid] = g[tid];
+    else if (tid >= 32 && tid < 32 + 9)
+        kw[tid - 32] = K[tid - 32];
 }
 
-uint fetch_sample(bool ref, ivec2 p)
+uint texel(bool ref, ivec2 p)
 {
     uvec4 v;
     switch (plane) {
@@ -138,17 +154,32 @@ uint fetch_sample(bool ref, ivec2 p)
     case 2:  v = ref ? texelFetch(ref2, p, 0) : texelFetch(main2, p, 0); break;
     default: v = ref ? texelFetch(ref3, p, 0) : texelFetch(main3, p, 0); break;
     }
-    return v[chan] >> shift;
+    /* no dynamic vector index: that too can go through local memory */
+    return chan == 0 ? v.x : v.y;
 }
+
+/* The tile and its halo, LOADS positions per thread fetched together so
+ * that their latencies overlap. */
+#define LOADS 4
 
 void load_tile(ivec2 org, int tid)
 {
-    for (int i = tid; i < SW * SH; i += NT) {
-        ivec2 p = org - HALO + ivec2(i % SW, i / SW);
-        uint v = 0;
-        if (all(greaterThanEqual(p, ivec2(0))) && all(lessThan(p, size)))
-            v = fetch_sample(false, p) | (fetch_sample(true, p) << 16);
-        smp[i] = v;
+    for (int i0 = tid; i0 < SW * SH; i0 += NT * LOADS) {
+        uint a[LOADS], b[LOADS];
+        for (int k = 0; k < LOADS; k++) {
+            const int i = i0 + k * NT;
+            const ivec2 p = org - HALO + ivec2(i % SW, i / SW);
+            a[k] = b[k] = 0;
+            if (i < SW * SH && all(greaterThanEqual(p, ivec2(0))) && all(lessThan(p, size))) {
+                a[k] = texel(false, p);
+                b[k] = texel(true, p);
+            }
+        }
+        for (int k = 0; k < LOADS; k++) {
+            const int i = i0 + k * NT;
+            if (i < SW * SH)
+                smp[i] = (a[k] >> shift) | ((b[k] >> shift) << 16);
+        }
     }
 }
 
@@ -255,7 +286,7 @@ uint tap_weight(int x, int n)
     uint w = 0;
     for (int j = 0; j < 9; j++)
         if (x + j - KR >= 0 && x + j - KR < n)
-            w += K[j];
+            w += kw[j];
     return w;
 }
 
@@ -273,7 +304,7 @@ double int_pass(ivec2 org, ivec2 lp, int tid)
         for (int j = 0; j < 9; j++) {
             const uint v = smp[sy * SW + sx + j - KR];
             const uint s = v & 0xFFFFu, d = v >> 16;
-            const uint ks = K[j] * s, kd = K[j] * d;
+            const uint ks = kw[j] * s, kd = kw[j] * d;
             mx += ks;
             my += kd;
             if (WIDE) {
@@ -310,21 +341,21 @@ double int_pass(ivec2 org, ivec2 lp, int tid)
     uint64_t x2w = 0, xyw = 0, y2w = 0;
     for (int j = 0; j < 9; j++) {
         const int h = (lp.y + j) * TW + lp.x;
-        mux += K[j] * hbuf[0 * IPLANE + h];
-        muy += K[j] * hbuf[1 * IPLANE + h];
+        mux += kw[j] * hbuf[0 * IPLANE + h];
+        muy += kw[j] * hbuf[1 * IPLANE + h];
         if (WIDE) {
-            x2w += K[j] * packUint2x32(uvec2(hbuf[2 * IPLANE + h], hbuf[3 * IPLANE + h]));
-            xyw += K[j] * packUint2x32(uvec2(hbuf[4 * IPLANE + h], hbuf[5 * IPLANE + h]));
-            y2w += K[j] * packUint2x32(uvec2(hbuf[6 * IPLANE + h], hbuf[7 * IPLANE + h]));
+            x2w += kw[j] * packUint2x32(uvec2(hbuf[2 * IPLANE + h], hbuf[3 * IPLANE + h]));
+            xyw += kw[j] * packUint2x32(uvec2(hbuf[4 * IPLANE + h], hbuf[5 * IPLANE + h]));
+            y2w += kw[j] * packUint2x32(uvec2(hbuf[6 * IPLANE + h], hbuf[7 * IPLANE + h]));
         } else if (DEEP) {
-            x2w += uint64_t(K[j]) * hbuf[2 * IPLANE + h];
-            xyw += uint64_t(K[j]) * hbuf[3 * IPLANE + h];
-            y2w += uint64_t(K[j]) * hbuf[4 * IPLANE + h];
+            x2w += uint64_t(kw[j]) * hbuf[2 * IPLANE + h];
+            xyw += uint64_t(kw[j]) * hbuf[3 * IPLANE + h];
+            y2w += uint64_t(kw[j]) * hbuf[4 * IPLANE + h];
         } else {
             /* 8-bit: 65536 * 255^2 still fits in 32 bits */
-            x2 += K[j] * hbuf[2 * IPLANE + h];
-            xy += K[j] * hbuf[3 * IPLANE + h];
-            y2 += K[j] * hbuf[4 * IPLANE + h];
+            x2 += kw[j] * hbuf[2 * IPLANE + h];
+            xy += kw[j] * hbuf[3 * IPLANE + h];
+            y2 += kw[j] * hbuf[4 * IPLANE + h];
         }
     }
     if (!DEEP) {
@@ -521,6 +552,7 @@ void tile_main()
     const uint part = part_off + gl_WorkGroupID.y * uint(tiles_x) + gl_WorkGroupID.x;
     float fs = 0.0;
 
+    load_taps(tid);
     load_tile(org, tid);
     barrier();
 
@@ -555,25 +587,50 @@ void tile_main()
     }
 }
 
+/* NACC independent accumulators per thread keep that many loads in flight;
+ * they are combined in a fixed order, like everything else. */
+#define NACC 8
+
 void reduce_main()
 {
-    const int tid = int(gl_LocalInvocationIndex);
-    vec2 f = vec2(0.0);
+    const uint tid = gl_LocalInvocationIndex;
+    vec2 fa[NACC];
 #if FSSIM_FP64
-    dvec2 d = dvec2(0.0);
+    dvec2 da[NACC];
 #endif
 
-    for (uint i = tid; i < nb_parts; i += NT) {
-        f = two_sum(f, vec2(part_f[part_off + i], 0.0));
+    for (int k = 0; k < NACC; k++) {
+        fa[k] = vec2(0.0);
 #if FSSIM_FP64
-        if (DO_INT || (DO_BLOCK && !DEEP))
-            d += part_d[part_off + i];
+        da[k] = dvec2(0.0);
+#endif
+    }
+    for (uint i = tid; i < nb_parts; i += NT * NACC) {
+        for (int k = 0; k < NACC; k++) {
+            const uint j = i + k * NT;
+            if (j < nb_parts) {
+                fa[k] = two_sum(fa[k], vec2(part_f[part_off + j], 0.0));
+#if FSSIM_FP64
+                if (DO_INT || (DO_BLOCK && !DEEP))
+                    da[k] += part_d[part_off + j];
+#endif
+            }
+        }
+    }
+    vec2 f = fa[0];
+#if FSSIM_FP64
+    dvec2 d = da[0];
+#endif
+    for (int k = 1; k < NACC; k++) {
+        f = two_sum(f, fa[k]);
+#if FSSIM_FP64
+        d += da[k];
 #endif
     }
 #if FSSIM_FP64
     /* vf_ssim.c's deep path: each row of windows summed in float, in order */
     if (DO_BLOCK && DEEP) {
-        for (int y = tid; y < nwin.y; y += NT) {
+        for (int y = int(tid); y < nwin.y; y += NT) {
             precise float row = 0.0;
             for (int x = 0; x < nwin.x; x++)
                 row += win[win_off + uint(x) * uint(nwin.y) + uint(y)];

@@ -1,0 +1,117 @@
+#!/bin/sh
+# fssim_vulkan on frames from Vulkan Video decode, against fssim on the same
+# streams decoded in software (H.264/HEVC decoding is bit-exact, so fssim on
+# the software-decoded copy is the reference), on a GPU machine.
+#
+# usage: tests/vulkan/device_check.sh [-d DEVICE] FFMPEG CLIPS_DIR [OUT_DIR]
+#   FFMPEG     ffmpeg built with fssim_vulkan (and the h264/hevc Vulkan hwaccels)
+#   CLIPS_DIR  the clip pairs of tests/cuda/make_clips.py: NAME_lo.mkv (the
+#              distorted, main input) and NAME_hi.mkv (the reference)
+#   OUT_DIR    logs and summary (default: ./vulkan-device-out)
+#   -d DEVICE  -init_hw_device vulkan=vk:DEVICE (index or name; default 0)
+#
+# Prints one line per pair: frames, the largest difference to fssim per
+# algorithm (SPEC 2 tolerances: int 1e-12, float 1e-5, block 1e-6), the
+# decoded layout, and PASS/FAIL; exit status 1 if any pair fails.  A pair
+# whose profile the device cannot decode with Vulkan Video is reported as
+# SKIP with FFmpeg's reason (never scored in software behind our back:
+# fssim_vulkan refuses software frames).
+#
+# Without a Vulkan loader on the machine, a .gl/ folder of Debian
+# libvulkan1 packages next to this checkout is unpacked first (see
+# /work/.library/device/README.md or the project README).
+set -u
+device=0
+while getopts d: opt; do
+    case $opt in
+    d) device=$OPTARG ;;
+    *) echo "usage: $0 [-d DEVICE] FFMPEG CLIPS_DIR [OUT_DIR]" >&2; exit 2 ;;
+    esac
+done
+shift $((OPTIND - 1))
+ff=${1:?usage: device_check.sh [-d DEVICE] FFMPEG CLIPS_DIR [OUT_DIR]}
+clips=${2:?usage: device_check.sh [-d DEVICE] FFMPEG CLIPS_DIR [OUT_DIR]}
+out=${3:-vulkan-device-out}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p "$out"
+
+if ! ldconfig -p 2>/dev/null | grep -q libvulkan.so.1 && [ -d "$top/.gl" ]; then
+    for f in "$top"/.gl/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+fi
+if [ -z "${VK_DRIVER_FILES:-}" ] && [ -e /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
+    export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+fi
+
+hw="-init_hw_device vulkan=vk:$device -filter_hw_device vk"
+dec="-hwaccel vulkan -hwaccel_device vk -hwaccel_output_format vulkan"
+algos=float+int+block
+
+# The device, and whether it has video decode queues.
+"$ff" -hide_banner -v verbose $hw -f lavfi -i color=s=64x64:d=0.04 \
+    -vf format=nv12,hwupload -f null - > "$out/device.log" 2>&1
+grep -E "Device [0-9]+ selected|Using device:|^\[Vulkan[^]]*\] +[0-9]+: " "$out/device.log" |
+    sed 's/^[^]]*\] *//'
+command -v nvidia-smi >/dev/null &&
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+
+# max |gpu - cpu| per algorithm over frames and planes of two JSON logs
+compare() {
+    python3 - "$1" "$2" <<'EOF'
+import json, sys
+g, c = (json.load(open(p)) for p in sys.argv[1:3])
+res = []
+ok = g["frame_count"] == c["frame_count"] and g["input"]["components"] == c["input"]["components"]
+for algo, tol in (("float", 1e-5), ("int", 1e-12), ("block", 1e-6)):
+    d = 0.0
+    for fg, fc in zip(g["frames"], c["frames"]):
+        for k, v in fc[algo].items():
+            if k != "dB":
+                w = fg[algo][k]
+                d = max(d, float("inf") if w is None or v is None else abs(w - v))
+    ok = ok and d <= tol
+    res.append("%-9.2g" % d)
+print("%4d/%-4d %s %s %s" % (g["frame_count"], c["frame_count"], " ".join(res),
+                             g["input"]["pix_fmt"], "PASS" if ok else "FAIL"))
+EOF
+}
+
+status=0 scored=0
+printf '%-18s %-9s %-9s %-9s %-9s %-8s %s\n' clip frames float int block decoded result
+for main in "$clips"/*_lo.mkv; do
+    [ -e "$main" ] || { echo "no *_lo.mkv clips in $clips" >&2; exit 2; }
+    name=$(basename "$main" _lo.mkv)
+    ref="$clips/${name}_hi.mkv"
+    [ -e "$ref" ] || continue
+    gpu="$out/$name.vulkan.json" cpu="$out/$name.cpu.json"
+    rm -f "$gpu" "$cpu"
+    # shellcheck disable=SC2086
+    "$ff" -hide_banner -nostdin -y -v verbose $hw $dec -i "$main" $dec -i "$ref" \
+        -lavfi "[0:v][1:v]fssim_vulkan=algo=$algos:log_path=$gpu" -f null - \
+        > "$out/$name.vulkan.log" 2>&1
+    g=$?
+    "$ff" -hide_banner -nostdin -y -i "$main" -i "$ref" \
+        -lavfi "[0:v][1:v]fssim=algo=$algos:log_path=$cpu" -f null - > "$out/$name.cpu.log" 2>&1
+    c=$?
+    if [ $g != 0 ] && grep -q -E "fssim_vulkan scores Vulkan frames|Failed setup for format vulkan|hwaccel initialisation returned error|No decoder surfaces|not supported" "$out/$name.vulkan.log"; then
+        printf '%-18s SKIP: no Vulkan Video decode of this stream here (%s)\n' "$name" \
+            "$(grep -m1 -o -E "Failed setup[^.]*|hwaccel initialisation[^.]*|[^]]*not supported[^.]*" "$out/$name.vulkan.log")"
+        continue
+    fi
+    if [ $g != 0 ] || [ $c != 0 ] || [ ! -s "$gpu" ] || [ ! -s "$cpu" ]; then
+        printf '%-18s FAIL: ffmpeg exit %s (vulkan) / %s (cpu), see %s\n' "$name" $g $c "$out/$name.*.log"
+        tail -n 5 "$out/$name.vulkan.log"
+        status=1
+        continue
+    fi
+    line=$(compare "$gpu" "$cpu")
+    scored=$((scored + 1))
+    printf '%-18s %s\n' "$name" "$line"
+    case $line in *FAIL) status=1 ;; esac
+    grep -h -o "GPU time per frame: .*" "$out/$name.vulkan.log" | sed 's/^/                   /'
+done
+if [ $scored = 0 ]; then
+    echo "no pair could be decoded with Vulkan Video on this device: nothing was checked" >&2
+    exit 3
+fi
+exit $status
