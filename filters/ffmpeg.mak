@@ -21,8 +21,9 @@ OBJS-$(CONFIG_FSSIM_VULKAN_FILTER) += fssim/vf_fssim_vulkan.o fssim/fssim.comp.s
 ifdef CONFIG_FSSIM3D_FILTER
 ifdef CONFIG_FFNVCODEC
 ifneq ($(CONFIG_CUDA_NVCC)$(CONFIG_CUDA_LLVM),)
-OBJS-yes += fssim/fssim3d.ptx.o fssim/fssim_cuda_common.o fssim/fssim_cuda_params.o \
-            cuda/load_helper.o
+OBJS-yes += fssim/fssim3d_cuda.o fssim/fssim3d_cuda_params.o \
+            fssim/fssim3d.ptx.o fssim/fssim3d_any.ptx.o \
+            fssim/fssim_cuda_common.o cuda/load_helper.o
 endif
 endif
 endif

@@ -24,7 +24,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config.h"
 #include "libavutil/frame.h"
+#include "libavutil/pixfmt.h"
 #include "libavfilter/avfilter.h"
 #include "libavfilter/framesync.h"
 
@@ -49,6 +51,13 @@ typedef struct FSSIM3DWindow {
  */
 typedef struct FSSIM3DBackend {
     const char *name;
+    const char *storage;    /* how the ring holds the moments, for the log */
+
+    /**
+     * Check the two inputs (SPEC 3, 5) and give the software format whose
+     * planes the frames hold.  Called once, at config, before init.
+     */
+    int (*check_inputs)(AVFilterContext *ctx, enum AVPixelFormat *sw_format);
 
     /**
      * Allocate the ring: depth moment sets, each holding the five spatial
@@ -105,5 +114,12 @@ typedef struct FSSIM3DContext {
     int      ended;         /* the sequence is over; nb_in is its length */
     int      warned_late_ref;
 } FSSIM3DContext;
+
+/* The CUDA backend (fssim3d_cuda.c), built when FFmpeg compiles CUDA
+ * kernels: it scores AV_PIX_FMT_CUDA inputs. */
+#define FSSIM3D_CUDA (CONFIG_FFNVCODEC && (CONFIG_CUDA_NVCC || CONFIG_CUDA_LLVM))
+#if FSSIM3D_CUDA
+extern const FSSIM3DBackend ff_fssim3d_cuda_backend;
+#endif
 
 #endif /* AVFILTER_FSSIM3D_H */

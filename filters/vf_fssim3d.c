@@ -13,6 +13,7 @@
  */
 #include <inttypes.h>
 
+#include "config.h"
 #include "libavutil/buffer.h"
 #include "libavutil/mem.h"
 #include "libavutil/opt.h"
@@ -92,6 +93,14 @@ static void run_jobs(AVFilterContext *ctx, avfilter_action_func *fn, void *arg, 
 static FSSIMRefFloatParams float_params(const FSSIM3DContext *s)
 {
     return (FSSIMRefFloatParams) { s->opts.window, s->opts.sigma, s->opts.padding };
+}
+
+static int cpu_check_inputs(AVFilterContext *ctx, enum AVPixelFormat *sw_format)
+{
+    const AVFilterLink *m = ctx->inputs[0], *r = ctx->inputs[1];
+
+    *sw_format = r->format;
+    return ff_fssim_check_inputs(ctx, m->w, m->h, m->format, r->w, r->h, r->format, "scale");
 }
 
 static int cpu_init(AVFilterContext *ctx, size_t *bytes)
@@ -218,11 +227,13 @@ static void cpu_uninit(AVFilterContext *ctx)
 }
 
 static const FSSIM3DBackend cpu_backend = {
-    .name    = "software",
-    .init    = cpu_init,
-    .moments = cpu_moments,
-    .score   = cpu_score,
-    .uninit  = cpu_uninit,
+    .name         = "software",
+    .storage      = "5 double planes per component",
+    .check_inputs = cpu_check_inputs,
+    .init         = cpu_init,
+    .moments      = cpu_moments,
+    .score        = cpu_score,
+    .uninit       = cpu_uninit,
 };
 
 /* ---- ring, delay line, flush (backend independent) --------------------- */
@@ -371,19 +382,27 @@ static av_cold int init(AVFilterContext *ctx)
 }
 
 /* Each input negotiates its own format, so that inputs of different
- * formats are reported (SPEC 3) rather than converted silently.  A GPU
- * backend adds its hardware format here. */
+ * formats are reported (SPEC 3) rather than converted silently.  The GPU
+ * backends add their hardware format here. */
 static int query_formats(const AVFilterContext *ctx, AVFilterFormatsConfig **cfg_in,
                          AVFilterFormatsConfig **cfg_out)
 {
+#if FSSIM3D_CUDA
+    return ff_fssim_query_formats(ctx, cfg_in, cfg_out, AV_PIX_FMT_CUDA);
+#else
     return ff_fssim_query_formats(ctx, cfg_in, cfg_out, AV_PIX_FMT_NONE);
+#endif
 }
 
-/* The backend for the frames the inputs carry.  Software frames only for
- * now; a GPU backend is chosen here by the link's hardware format (its
- * frames' sw_format then describes the planes). */
-static const FSSIM3DBackend *pick_backend(const AVFilterLink *inlink)
+/* The backend for the frames the inputs carry, chosen by their hardware
+ * format (the frames' sw_format then describes the planes).  One CUDA
+ * input is enough to pick CUDA: its check reports the other. */
+static const FSSIM3DBackend *pick_backend(const AVFilterContext *ctx)
 {
+#if FSSIM3D_CUDA
+    if (ctx->inputs[0]->format == AV_PIX_FMT_CUDA || ctx->inputs[1]->format == AV_PIX_FMT_CUDA)
+        return &ff_fssim3d_cuda_backend;
+#endif
     return &cpu_backend;
 }
 
@@ -391,31 +410,30 @@ static int config_input_ref(AVFilterLink *inlink)
 {
     AVFilterContext *ctx = inlink->dst;
     FSSIM3DContext *s = ctx->priv;
-    const AVFilterLink *m = ctx->inputs[0];
+    enum AVPixelFormat sw_format;
     size_t bytes = 0;
     int ret;
 
-    ret = ff_fssim_check_inputs(ctx, m->w, m->h, m->format, inlink->w, inlink->h,
-                                inlink->format, "scale");
+    s->backend = pick_backend(ctx);
+    ret = s->backend->check_inputs(ctx, &sw_format);
     if (ret < 0)
         return ret;
-    ret = ff_fssim_format_init(ctx, &s->fmt, inlink->format, inlink->w, inlink->h);
+    ret = ff_fssim_format_init(ctx, &s->fmt, sw_format, inlink->w, inlink->h);
     if (ret < 0)
         return ret;
     ret = ff_fssim_check_options(ctx, &s->opts, &s->fmt);
     if (ret < 0)
         return ret;
 
-    s->backend = pick_backend(inlink);
     ret = s->backend->init(ctx, &bytes);
     if (ret < 0) {
         av_log(ctx, AV_LOG_ERROR, "Could not allocate the ring of %d moment sets (%.1f MiB). "
                "Use a smaller depth or smaller frames.\n", s->depth, bytes / 1048576.0);
         return ret;
     }
-    av_log(ctx, AV_LOG_INFO, "fssim3d: ring of %d moment sets, %.1f MiB (%s, 5 double "
-           "planes per component), output delayed by %d frames\n", s->depth,
-           bytes / 1048576.0, s->backend->name, s->depth / 2);
+    av_log(ctx, AV_LOG_INFO, "fssim3d: ring of %d moment sets, %.1f MiB (%s, %s), "
+           "output delayed by %d frames\n", s->depth, bytes / 1048576.0, s->backend->name,
+           s->backend->storage, s->depth / 2);
 
     /* under tpadding=valid the first scored frame is frame depth/2 */
     s->out.first_n = s->tpadding == FSSIM_REF_TPAD_VALID ? s->depth / 2 : 0;
@@ -439,9 +457,10 @@ static int config_output(AVFilterLink *outlink)
     outlink->time_base = mainlink->time_base;
     outlink->sample_aspect_ratio = mainlink->sample_aspect_ratio;
     ol->frame_rate = il->frame_rate;
-    /* hardware frames go out as they came in, in main's frames context */
-    if (il->hw_frames_ctx && !(ol->hw_frames_ctx = av_buffer_ref(il->hw_frames_ctx)))
-        return AVERROR(ENOMEM);
+    /* hardware frames go out as they came in, in main's frames context
+     * (which a GPU backend may have set already) */
+    if (il->hw_frames_ctx && (ret = av_buffer_replace(&ol->hw_frames_ctx, il->hw_frames_ctx)) < 0)
+        return ret;
 
     ret = ff_framesync_configure(&s->fs);
     if (ret < 0)
@@ -519,6 +538,8 @@ const FFFilter ff_vf_fssim3d = {
     .p.priv_class  = &fssim3d_class,
     .p.flags       = AVFILTER_FLAG_SLICE_THREADS |
                      AVFILTER_FLAG_METADATA_ONLY,
+    /* the output's hardware frames context is set by config_output */
+    .flags_internal = FF_FILTER_FLAG_HWFRAME_AWARE,
     .preinit       = fssim3d_framesync_preinit,
     .init          = init,
     .uninit        = uninit,
