@@ -186,7 +186,7 @@ def vulkan_device():
         return None
     if re.search(r"init_hw_device|Device creation failed|No devices|Unable to find|"
                  r"Failed to create|VK_ERROR_INCOMPATIBLE_DRIVER|vkCreateInstance", p.stderr):
-        return "no Vulkan device"
+        return "no Vulkan device (-init_hw_device vulkan=vk:%s)" % DEVICE
     return "error"
 
 
@@ -411,7 +411,8 @@ def main():
                   "-vf", "format=yuv420p,hwupload,split[a][b];[a][b]fssim_vulkan",
                   "-f", "null", "-", check=False)
     dev = re.findall(r"Device '([^']*)': (.*)", p.stderr)
-    tap.diag("Vulkan device: %s" % (" / ".join(dev[0]) if dev else "?"))
+    ver = ft.run([ft.FFMPEG, "-hide_banner", "-version"], check=False).stdout.split("\n")[0]
+    tap.diag("%s; Vulkan device: %s" % (ver, " / ".join(dev[0]) if dev else "?"))
 
     check_accuracy()
     check_determinism()
