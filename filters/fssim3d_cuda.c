@@ -211,8 +211,10 @@ static int cuda_init(AVFilterContext *ctx, size_t *bytes)
                                                              "fssim3d_sum"));
     if (ret >= 0)
         ret = ff_fssim_cuda_set_smem(ctx, c, b->moments_func, b->smem_bytes);
-    if (ret >= 0)
-        ret = FSSIM_CHECK_CU(c, ctx, cu->cuMemAlloc(&b->ring, *bytes));
+    /* the ring is the one large allocation: a failure there is "too
+     * little device memory" (the caller suggests a smaller depth) */
+    if (ret >= 0 && FSSIM_CHECK_CU(c, ctx, cu->cuMemAlloc(&b->ring, *bytes)) < 0)
+        ret = AVERROR(ENOMEM);
     if (ret >= 0)
         ret = FSSIM_CHECK_CU(c, ctx, cu->cuMemAlloc(&b->partials,
                                                     (size_t)nb_blocks * sizeof(double)));

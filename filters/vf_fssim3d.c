@@ -427,8 +427,10 @@ static int config_input_ref(AVFilterLink *inlink)
 
     ret = s->backend->init(ctx, &bytes);
     if (ret < 0) {
-        av_log(ctx, AV_LOG_ERROR, "Could not allocate the ring of %d moment sets (%.1f MiB). "
-               "Use a smaller depth or smaller frames.\n", s->depth, bytes / 1048576.0);
+        /* other failures (a GPU backend's device or module) have said why */
+        if (ret == AVERROR(ENOMEM))
+            av_log(ctx, AV_LOG_ERROR, "Could not allocate the ring of %d moment sets (%.1f MiB). "
+                   "Use a smaller depth or smaller frames.\n", s->depth, bytes / 1048576.0);
         return ret;
     }
     av_log(ctx, AV_LOG_INFO, "fssim3d: ring of %d moment sets, %.1f MiB (%s, %s), "

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""fssim3d on CUDA frames: benchmark, run on a machine with an NVIDIA GPU.
+
+Decodes the clip pairs of bench/make_bench_clips.py (the reference at a low
+QP, the distorted rendition at a higher one), each looped to --frames
+frames, and times on the same clips, in the same run:
+
+  decode     NVDEC decode of both streams, no filter (the baseline)
+  cuda3d     NVDEC + fssim3d on the CUDA frames (depth 11, all planes)
+  sw3d       software decode + fssim3d on software frames on all cores
+             (--cpu-frames frames: it is slow), the CPU baseline
+
+and reports fps, each as a ratio to decode, fssim3d's GPU time per frame
+(CUDA events around its kernels and readback, logged at -v verbose), the
+ring's device memory (logged by fssim3d) and the peak device memory over
+decode-only (nvidia-smi), and the time from process start to the first
+scored frame at 1080p with an empty (CUDA_CACHE_DISABLE=1) and a warm
+driver JIT cache.
+
+SPEC 6's figures: GPU time per frame at 2160p, depth 11, <= 1 ms; start
+to first scored frame <= 1 s cold.
+
+usage: bench_cuda3d.py FFMPEG CLIPS_DIR [--out DIR] [--frames N] [--sizes 1080,2160]
+                       [--depth 11] [--cpu-frames N]
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+
+HW = ["-hwaccel", "cuda", "-hwaccel_output_format", "cuda"]
+
+
+def run(cmd, env=None, timeout=900):
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       env=env, timeout=timeout)
+    dt = time.perf_counter() - t0
+    if p.returncode != 0:
+        sys.stderr.write(p.stderr[-3000:])
+        raise RuntimeError("failed: " + " ".join(cmd))
+    return dt, p.stderr
+
+
+class MemSampler(threading.Thread):
+    """Peak GPU memory in use while a command runs (nvidia-smi)."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.peak = 0
+        self.stop = False
+
+    def run(self):
+        while not self.stop:
+            try:
+                out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used",
+                                      "--format=csv,noheader,nounits"],
+                                     stdout=subprocess.PIPE, text=True, timeout=5).stdout
+                self.peak = max(self.peak, int(out.split()[0]))
+            except Exception:
+                pass
+            time.sleep(0.05)
+
+
+def timed(cmd, frames, env=None):
+    m = MemSampler()
+    m.start()
+    dt, err = run(cmd, env=env)
+    m.stop = True
+    m.join()
+    gpu = re.search(r"GPU time per frame pair: ([\d.]+) us over (\d+) frames "
+                    r"\(spatial moments ([\d.]+) us, temporal window and score ([\d.]+) us\)", err)
+    ring = re.search(r"fssim3d: ring of \d+ moment sets, ([\d.]+) MiB", err)
+    out = re.findall(r"frame=\s*(\d+)", err)
+    r = {"s": dt, "fps": frames / dt, "mem_mib": m.peak,
+         "frames_out": int(out[-1]) if out else None}
+    if gpu:
+        r.update(gpu_us=float(gpu.group(1)), gpu_frames=int(gpu.group(2)),
+                 moments_us=float(gpu.group(3)), score_us=float(gpu.group(4)))
+    if ring:
+        r["ring_mib"] = float(ring.group(1))
+    return r
+
+
+def best(cmd, frames, reps=2):
+    """The faster of `reps` runs (runs vary on a shared machine)."""
+    rs = [timed(cmd, frames) for _ in range(reps)]
+    return max(rs, key=lambda r: r["fps"])
+
+
+def bench_pair(ff, dist, ref, frames, loops, depth, threads, cpu_frames):
+    base = [ff, "-hide_banner", "-nostdin", "-y", "-v", "verbose"]
+    lp = ["-stream_loop", str(loops)]
+    hw_in = HW + lp + ["-i", dist] + HW + lp + ["-i", ref]
+    res = {}
+    res["decode"] = best(base + hw_in + ["-map", "0:v", "-map", "1:v", "-f", "null", "-"], frames)
+    res["cuda3d"] = best(base + hw_in + ["-lavfi", "[0:v][1:v]fssim3d=depth=%d" % depth,
+                                         "-f", "null", "-"], frames)
+    if cpu_frames:
+        res["sw3d"] = best(base + ["-threads", str(threads), "-i", dist, "-threads",
+                                   str(threads), "-i", ref, "-filter_threads", str(threads),
+                                   "-lavfi", "[0:v][1:v]fssim3d=depth=%d" % depth,
+                                   "-frames:v", str(cpu_frames), "-f", "null", "-"],
+                           cpu_frames, reps=1)
+    return res
+
+
+def cold_start(ff, dist, ref, depth):
+    """Seconds from process start to the end of a run whose first output
+    frame is scored (fssim3d needs depth/2 + 1 frame pairs for it), with
+    CUDA_CACHE_DISABLE=1 (the driver compiles the PTX) and warm."""
+    head = [ff, "-hide_banner", "-nostdin", "-y"] + HW + ["-i", dist] + HW + ["-i", ref]
+    cmd = head + ["-lavfi", "[0:v][1:v]fssim3d=depth=%d" % depth, "-frames:v", "1",
+                  "-f", "null", "-"]
+    dec = head + ["-map", "0:v", "-map", "1:v", "-frames:v", str(depth // 2 + 1),
+                  "-f", "null", "-"]
+    env_cold = dict(os.environ, CUDA_CACHE_DISABLE="1")
+    out = {"cold": min(run(cmd, env=env_cold)[0] for _ in range(3))}
+    run(cmd)  # fills the cache
+    out["warm"] = min(run(cmd)[0] for _ in range(3))
+    out["decode_only"] = min(run(dec)[0] for _ in range(3))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("ffmpeg")
+    ap.add_argument("clips")
+    ap.add_argument("--out", default="bench-out")
+    ap.add_argument("--frames", type=int, default=300)
+    ap.add_argument("--clip-frames", type=int, default=60)
+    ap.add_argument("--sizes", default="1080,2160")
+    ap.add_argument("--depth", type=int, default=11)
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--cpu-frames", type=int, default=30,
+                    help="frames of the software fssim3d baseline (0: skip it)")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    loops = max(0, a.frames // a.clip_frames - 1)
+    frames = a.clip_frames * (loops + 1)
+    gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                         stdout=subprocess.PIPE, text=True).stdout.strip()
+    results = {"device": gpu, "frames": frames, "depth": a.depth, "threads": a.threads,
+               "runs": []}
+    print("device: %s; %d frames per run (clips looped), fssim3d depth %d, %d threads for "
+          "the CPU baseline" % (gpu, frames, a.depth, a.threads), flush=True)
+    for size in a.sizes.split(","):
+        for codec, depth in (("hevc", "8"), ("hevc", "10")):
+            ref = os.path.join(a.clips, "%s_%s_%s_qp22.mkv" % (size, codec, depth))
+            dist = os.path.join(a.clips, "%s_%s_%s_qp34.mkv" % (size, codec, depth))
+            if not (os.path.exists(ref) and os.path.exists(dist)):
+                continue
+            r = bench_pair(a.ffmpeg, dist, ref, frames, loops, a.depth, a.threads,
+                           a.cpu_frames)
+            entry = {"size": size, "codec": codec, "bits": depth, **r}
+            if size == "1080" and depth == "8":
+                entry["start"] = cold_start(a.ffmpeg, dist, ref, a.depth)
+            results["runs"].append(entry)
+            d, c = r["decode"], r["cuda3d"]
+            print("%sp %s %s-bit: decode %.1f fps, fssim3d CUDA %.1f fps (%.3f of decode), "
+                  "%d frames out; GPU %.1f us/frame (moments %.1f, temporal %.1f); ring %.1f MiB, "
+                  "peak memory +%d MiB over decode"
+                  % (size, codec, depth, d["fps"], c["fps"], c["fps"] / d["fps"],
+                     c["frames_out"] or -1, c.get("gpu_us", -1), c.get("moments_us", -1),
+                     c.get("score_us", -1), c.get("ring_mib", -1),
+                     c["mem_mib"] - d["mem_mib"]), flush=True)
+            if "sw3d" in r:
+                print("    fssim3d software (%d threads): %.2f fps (cuda3d is %.1fx)"
+                      % (a.threads, r["sw3d"]["fps"], c["fps"] / r["sw3d"]["fps"]), flush=True)
+            if "start" in entry:
+                s = entry["start"]
+                print("    start to first scored frame (1080p): cold %.2f s, warm %.2f s, "
+                      "decode-only of the same frames %.2f s" % (s["cold"], s["warm"],
+                                                                 s["decode_only"]), flush=True)
+    with open(os.path.join(a.out, "bench_cuda3d.json"), "w") as f:
+        json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
