@@ -13,6 +13,14 @@ compute-sanitizer's memcheck finds nothing.
 
 Without a CUDA device every check reports SKIP with the reason.
 
+With FSSIM_FAKE_CUDA=DIR, DIR holding the stand-in driver of
+tests/cuda/fake_libcuda.cpp (a libcuda.so.1 that runs fssim3d's kernels
+through the CPU emulator), the same checks run on small frames with no GPU:
+the filter's whole host side (hwcontext_cuda, hwupload, streams and events,
+launch geometry, ring slots, the window upload, the readback, the flush)
+against the software backend.  NVDEC and compute-sanitizer are skipped
+then (tests/cuda/test_cuda3d_emu.sh).
+
 Environment: FFMPEG (the ffmpeg to test), FSSIM_CLIPS (the NVDEC clips;
 default: the work folder), PYTHONPATH=tests/lib.
 """
@@ -25,7 +33,10 @@ from fssimtest import Tap, ffmpeg, has_filter, natural_clip, workdir, run, FFMPE
 
 TOL = 1e-6
 t = Tap()
-WORK = workdir("cuda3d")
+FAKE = os.environ.get("FSSIM_FAKE_CUDA")
+WORK = workdir("cuda3d-emu" if FAKE else "cuda3d")
+CRASH = re.compile(r"Assertion|Segmentation|core dumped|AddressSanitizer|double free|"
+                   r"stack smashing|Aborted", re.I)
 HW = ["-init_hw_device", "cuda=cu", "-filter_hw_device", "cu"]
 NVDEC = ["-hwaccel", "cuda", "-hwaccel_output_format", "cuda"]
 CLIPS = os.environ.get("FSSIM_CLIPS") or os.path.join(WORK, "nvdec-clips")
@@ -39,6 +50,11 @@ def cuda_device():
         return "fssim3d not built"
     if not has_filter("fssim_cuda"):
         return "FFmpeg built without CUDA (configure --with-cuda=llvm|nvcc)"
+    if FAKE:
+        if not os.path.exists(os.path.join(FAKE, "libcuda.so.1")):
+            return "the emulated driver %s/libcuda.so.1 is not built" % FAKE
+        os.environ["LD_LIBRARY_PATH"] = FAKE + (":" + os.environ["LD_LIBRARY_PATH"]
+                                                if os.environ.get("LD_LIBRARY_PATH") else "")
     p = ffmpeg(*HW, "-f", "lavfi", "-i", "color=s=64x64:d=0.04,format=nv12",
                "-vf", "hwupload", "-f", "null", "-", check=False)
     if p.returncode != 0:
@@ -46,8 +62,13 @@ def cuda_device():
     return None
 
 
+def label(desc):
+    return "emulated driver: " + desc if FAKE else desc
+
+
 def check(desc, fn):
     """One TAP check: fn() -> (cond, diag); skipped without a device."""
+    desc = label(desc)
     if SKIP:
         t.skip(desc, SKIP)
         return
@@ -137,10 +158,13 @@ def graph_cpu(fmt, opts):
         fmt, fmt, opts, log)
 
 
-def upload_case(name, w, h, fmt, opts="", frames=12, identical=False, expect=None):
+def upload_case(name, w, h, fmt, opts="", frames=12, identical=False, expect=None, loops=0):
     """Software frames of natural content, uploaded, against the same
-    frames scored in software."""
+    frames scored in software.  loops: the clips looped that many more
+    times (-stream_loop): a long sequence through the ring."""
     opts = opts or "depth=11"
+    nb = frames * (loops + 1)
+    tag = "%s%s %s" % (name, " looped x%d" % (loops + 1) if loops else "", opts)
     cpu = gpu = gpu2 = None
     err = ""
     if not SKIP:
@@ -148,12 +172,18 @@ def upload_case(name, w, h, fmt, opts="", frames=12, identical=False, expect=Non
         main = ref if identical else natural_clip(
             w, h, frames, fmt, directory=WORK, name=name + "_m", seed=2,
             distort={"blur": 1.1, "noise": 4.0, "block": 8})
-        inputs = main.input_args() + ref.input_args()
+        lp = ["-stream_loop", str(loops)] if loops else []
+        inputs = lp + main.input_args() + lp + ref.input_args()
         cpu, _, _ = score(HW + inputs, graph_cpu(fmt, opts), name + "_cpu")
         gpu, err, _ = score(HW + inputs, graph_cuda(fmt, opts), name + "_gpu")
         gpu2, _, _ = score(HW + inputs, graph_cuda(fmt, opts), name + "_gpu2")
-    compare("%s %s" % (name, opts), cpu, gpu, err,
-            nb_frames=frames if expect is None else expect, gpu2=gpu2, identical=identical)
+    compare(tag, cpu, gpu, err, nb_frames=nb if expect is None else expect, gpu2=gpu2,
+            identical=identical)
+    if loops:
+        check("%s: %d frames in, %d out, every one scored" % (tag, nb, nb),
+              lambda: (gpu is not None and frames_out(err) == nb and gpu["frame_count"] == nb
+                       and [f["n"] for f in gpu["frames"]] == list(range(nb)),
+                       "frames out %r, log %r" % (frames_out(err), gpu and gpu["frame_count"])))
 
 
 def ring_log_case():
@@ -185,10 +215,14 @@ def nvdec_case(name, loops=0, opts="", frames=24):
     tag = "%s%s NVDEC" % (name, " looped x%d" % (loops + 1) if loops else "")
     nb = frames * (loops + 1)
     descs = 2 + (loops > 0) * 3
-    if not SKIP and not (os.path.exists(hi) and os.path.exists(lo)):
+    why = None
+    if FAKE:
+        why = "NVDEC needs the GPU (emulated driver)"
+    elif not SKIP and not (os.path.exists(hi) and os.path.exists(lo)):
+        why = "clip not found in %s (make it with tests/cuda/make_clips.py)" % CLIPS
+    if why:
         for i in range(descs):
-            t.skip("%s (check %d)" % (tag, i + 1),
-                   "clip not found in %s (make it with tests/cuda/make_clips.py)" % CLIPS)
+            t.skip(label("%s (check %d)" % (tag, i + 1)), why)
         return
     cpu = gpu = gpu2 = None
     err = ""
@@ -227,9 +261,11 @@ def error_cases():
         c = natural_clip(64, 48, 2, "yuv420p", directory=WORK, name="err_c")
 
     def fails(args, graph, *needles):
+        # ffmpeg exits with AVERROR & 0xff (234 for EINVAL); a signal is < 0
         p = ffmpeg(*args, "-lavfi", graph, "-f", "null", "-", check=False)
-        return (p.returncode != 0 and p.returncode < 128 and
-                all(n in p.stderr for n in needles), p.stderr[-1500:])
+        return (p.returncode > 0 and not CRASH.search(p.stderr) and
+                all(n in p.stderr for n in needles),
+                "exit status %d\n%s" % (p.returncode, p.stderr[-1500:]))
 
     check("fssim3d CUDA: size mismatch, clear error naming scale_cuda",
           lambda: fails(HW + a.input_args() + b.input_args(),
@@ -257,8 +293,11 @@ def error_cases():
 def sanitizer_case():
     tool = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
     desc = "compute-sanitizer memcheck: 0 errors (p010 99x70, padding=same, depth 5)"
+    if FAKE:
+        t.skip(label(desc), "compute-sanitizer needs the GPU (emulated driver)")
+        return
     if not SKIP and not os.path.exists(tool):
-        t.skip(desc, "compute-sanitizer not installed")
+        t.skip(label(desc), "compute-sanitizer not installed")
         return
     p = None
     if not SKIP:
@@ -280,19 +319,31 @@ def main():
     # 4:2:0 uploads keep even heights: hwupload to CUDA frames drops the
     # last chroma row of an odd-height frame (FFmpeg's hwcontext_cuda
     # copies height >> 1 chroma rows); odd sizes are covered in 4:4:4 and
-    # by odd widths
-    upload_case("yuv420p_352x288", 352, 288, "yuv420p", frames=16)
-    upload_case("nv12_321x180", 321, 180, "nv12", "depth=5:tsigma=1")
-    upload_case("p010_320x180", 320, 180, "p010", "depth=7")
-    upload_case("yuv420p10_200x112", 200, 112, "yuv420p10", "depth=3:padding=same")
-    upload_case("yuv444p16_99x71", 99, 71, "yuv444p16", "depth=5:window=7:sigma=1.1")
-    upload_case("yuva420p_96x64", 96, 64, "yuva420p", "depth=5:window=15:sigma=2.5")
-    upload_case("nv12_tvalid", 160, 90, "nv12", "depth=5:tpadding=valid", frames=9, expect=5)
-    upload_case("nv12_short", 160, 90, "nv12", "depth=11", frames=4)
-    upload_case("nv12_depth1", 128, 72, "nv12", "depth=1:padding=same", frames=3)
-    upload_case("yuv420p_identical", 256, 144, "yuv420p", "depth=5", frames=6, identical=True)
-    upload_case("p010_identical_same", 98, 64, "p010", "depth=3:padding=same:window=9",
-                frames=4, identical=True)
+    # by odd widths.  The emulated driver runs the kernels on the CPU:
+    # smaller frames there.
+    big = not FAKE
+    upload_case("yuv420p", 352 if big else 96, 288 if big else 64, "yuv420p",
+                frames=16 if big else 12)
+    upload_case("nv12_odd_w", 321 if big else 75, 180 if big else 44, "nv12", "depth=5:tsigma=1")
+    upload_case("p010", 320 if big else 64, 180 if big else 36, "p010", "depth=7")
+    upload_case("yuv420p10", 200 if big else 48, 112 if big else 30, "yuv420p10",
+                "depth=3:padding=same")
+    upload_case("yuv444p16_odd", 99 if big else 37, 71 if big else 23, "yuv444p16",
+                "depth=5:window=7:sigma=1.1")
+    upload_case("yuva420p", 96 if big else 48, 64 if big else 40, "yuva420p",
+                "depth=5:window=15:sigma=2.5")
+    upload_case("nv12_tvalid", 160 if big else 48, 90 if big else 32, "nv12",
+                "depth=5:tpadding=valid", frames=9, expect=5)
+    upload_case("nv12_short", 160 if big else 48, 90 if big else 32, "nv12", "depth=11", frames=4)
+    upload_case("nv12_depth1", 128 if big else 40, 72 if big else 24, "nv12",
+                "depth=1:padding=same", frames=3)
+    upload_case("yuv420p_identical", 256 if big else 64, 144 if big else 36, "yuv420p",
+                "depth=5", frames=6, identical=True)
+    upload_case("p010_identical_same", 98 if big else 44, 64 if big else 26, "p010",
+                "depth=3:padding=same:window=9", frames=4, identical=True)
+    # 12 frames looped 10 times: 120 frames through the ring of 11
+    upload_case("nv12_long", 128 if big else 40, 72 if big else 24, "nv12", "depth=11",
+                frames=12, loops=9)
     ring_log_case()
     for clip in ("hevc_8bit", "hevc_10bit", "h264_8bit"):
         nvdec_case(clip)

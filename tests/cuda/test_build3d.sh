@@ -1,0 +1,70 @@
+#!/bin/sh
+# TAP: the CUDA side of fssim3d's build, checkable without a GPU.  Its two
+# PTX modules (kernels/fssim3d.cu for the default window, fssim3d_any.cu)
+# are in the tree with their three kernels, small (the driver's JIT of the
+# one loaded is the cold start), with the explicit fused / unfused .rn
+# double operations and no local memory; they compile with the other CUDA
+# compiler too; and ptxas, when present, assembles them for Hopper (sm_90)
+# without spills.  (The kernels run in tests/cuda/test_kernel3d_emu, and
+# for real in tests/cuda/test_cuda3d.py on a GPU.)
+n=0
+ok()   { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+work=${FSSIM_WORK:-/tmp}/cuda-build3d
+mkdir -p "$work"
+mods="fssim3d fssim3d_any"
+max_ptx=163840
+
+if [ "${FSSIM_CUDA:-no}" = no ]; then
+    skip "fssim3d CUDA build checks" "FFmpeg built without CUDA (configure --with-cuda=llvm|nvcc)"
+    echo "1..$n"
+    exit 0
+fi
+
+ptxas=$(command -v ptxas || ls /usr/local/cuda/bin/ptxas 2>/dev/null)
+nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+clang=$(sed -n 's/^NVCC=//p' "$FFMPEG_TREE/ffbuild/config.mak")
+[ "$FSSIM_CUDA" = llvm ] || clang=$(command -v clang)
+
+grep -q "FSSIM3D_CUDA_MAX_TAPS\|fssim3d_cuda" "$FFMPEG_TREE/libavfilter/fssim/Makefile" 2>/dev/null &&
+    [ -e "$FFMPEG_TREE/libavfilter/fssim/fssim3d_cuda.o" ]
+ok $? "the CUDA backend of fssim3d is built into libavfilter ($FSSIM_CUDA)"
+
+for m in $mods; do
+    ptx="$FFMPEG_TREE/libavfilter/fssim/$m.ptx"
+    size=$(wc -c < "$ptx" 2>/dev/null || echo 0)
+    grep -q "\.entry fssim3d_moments" "$ptx" 2>/dev/null && grep -q "\.entry fssim3d_score" "$ptx" &&
+        grep -q "\.entry fssim3d_sum" "$ptx" && grep -q "fma\.rn\.f64" "$ptx" &&
+        grep -q "div\.rn\.f64" "$ptx" && ! grep -q "\.local" "$ptx" &&
+        [ "$size" -gt 0 ] && [ "$size" -le $max_ptx ]
+    ok $? "$m.ptx ($FSSIM_CUDA, $size bytes <= $max_ptx): three kernels, explicit .rn double operations, no local memory"
+done
+
+# The other compiler, with the flags FFmpeg's configure would give it.
+for m in $mods; do
+    if [ "$FSSIM_CUDA" = llvm ] && [ -n "$nvcc" ]; then
+        "$nvcc" -gencode arch=compute_75,code=sm_75 -O2 -std=c++11 -m64 -ptx \
+            "$top_srcdir/kernels/$m.cu" -o "$work/$m.nvcc.ptx" > "$work/$m.log" 2>&1
+        ok $? "$m.cu compiles to PTX with nvcc too"
+    elif [ "$FSSIM_CUDA" = nvcc ] && [ -n "$clang" ]; then
+        "$clang" --cuda-gpu-arch=sm_30 -O2 -std=c++11 -m64 -S -nocudalib -nocudainc \
+            --cuda-device-only -Wno-c++11-narrowing \
+            -include "$FFMPEG_TREE/compat/cuda/cuda_runtime.h" \
+            "$top_srcdir/kernels/$m.cu" -o "$work/$m.clang.ptx" > "$work/$m.log" 2>&1
+        ok $? "$m.cu compiles to PTX with clang too"
+    else
+        skip "$m.cu with the other CUDA compiler" "neither nvcc nor clang beside $FSSIM_CUDA"
+    fi
+done
+
+for ptx in "$FFMPEG_TREE"/libavfilter/fssim/fssim3d*.ptx "$work"/fssim3d*.ptx; do
+    [ -e "$ptx" ] || continue
+    if [ -z "$ptxas" ]; then
+        skip "ptxas $(basename "$ptx")" "ptxas (CUDA toolkit) not installed"
+        continue
+    fi
+    "$ptxas" -arch=sm_90 -v "$ptx" -o /dev/null > "$work/ptxas.log" 2>&1 &&
+        [ "$(grep -c '0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads' "$work/ptxas.log")" = 3 ]
+    ok $? "ptxas assembles $(basename "$ptx") for sm_90, no stack, no spills"
+done
+echo "1..$n"
