@@ -24,58 +24,14 @@ import os
 import re
 import subprocess
 import sys
-import threading
-import time
 
-HW = ["-hwaccel", "cuda", "-hwaccel_output_format", "cuda"]
-
-
-def run(cmd, env=None, timeout=900):
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                       env=env, timeout=timeout)
-    dt = time.perf_counter() - t0
-    if p.returncode != 0:
-        sys.stderr.write(p.stderr[-3000:])
-        raise RuntimeError("failed: " + " ".join(cmd))
-    return dt, p.stderr
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import HW, run, best  # noqa: E402
 
 
-class MemSampler(threading.Thread):
-    """Peak GPU memory in use while a command runs (nvidia-smi)."""
-
-    def __init__(self):
-        super().__init__(daemon=True)
-        self.peak = 0
-        self.stop = False
-
-    def run(self):
-        while not self.stop:
-            try:
-                out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used",
-                                      "--format=csv,noheader,nounits"],
-                                     stdout=subprocess.PIPE, text=True, timeout=5).stdout
-                self.peak = max(self.peak, int(out.split()[0]))
-            except Exception:
-                pass
-            time.sleep(0.05)
-
-
-def timed(cmd, frames, env=None):
-    m = MemSampler()
-    m.start()
-    dt, err = run(cmd, env=env)
-    m.stop = True
-    m.join()
+def parse_gpu(err):
     gpu = re.search(r"GPU time per frame pair: ([\d.]+) us", err)
-    return {"s": dt, "fps": frames / dt, "mem_mib": m.peak,
-            "gpu_us": float(gpu.group(1)) if gpu else None}
-
-
-def best(cmd, frames, reps=2):
-    """The faster of `reps` runs (runs vary by +-15% on a shared machine)."""
-    rs = [timed(cmd, frames) for _ in range(reps)]
-    return max(rs, key=lambda r: r["fps"])
+    return {"gpu_us": float(gpu.group(1)) if gpu else None}
 
 
 def bench_pair(ff, dist, ref, frames, threads, depth, loops):
@@ -84,20 +40,21 @@ def bench_pair(ff, dist, ref, frames, threads, depth, loops):
     hw_in = HW + lp + ["-i", dist] + HW + lp + ["-i", ref]
     dl, sw = ("nv12", "yuv420p") if depth == "8" else ("p010", "yuv420p10")
     res = {}
-    res["decode"] = best(base + hw_in + ["-map", "0:v", "-map", "1:v", "-f", "null", "-"], frames)
+    res["decode"] = best(base + hw_in + ["-map", "0:v", "-map", "1:v", "-f", "null", "-"],
+                         frames, parse_gpu)
     res["cuda"] = best(base + hw_in + ["-lavfi", "[0:v][1:v]fssim_cuda=algo=float+int",
-                                       "-f", "null", "-"], frames)
+                                       "-f", "null", "-"], frames, parse_gpu)
     # the same graph with scoring switched off: what pairing the two streams
     # (framesync, the filter's queue) costs without any GPU work
     res["cuda_off"] = best(base + hw_in + ["-lavfi", "[0:v][1:v]fssim_cuda=enable=0",
-                                           "-f", "null", "-"], frames)
+                                           "-f", "null", "-"], frames, parse_gpu)
     res["dl_ssim"] = best(base + hw_in + [
         "-filter_threads", str(threads), "-lavfi",
         "[0:v]hwdownload,format=%s,format=%s[a];[1:v]hwdownload,format=%s,format=%s[b];"
-        "[a][b]ssim" % (dl, sw, dl, sw), "-f", "null", "-"], frames)
+        "[a][b]ssim" % (dl, sw, dl, sw), "-f", "null", "-"], frames, parse_gpu)
     res["sw_ssim"] = best(base + ["-threads", str(threads)] + lp + ["-i", dist, "-threads",
                                   str(threads)] + lp + ["-i", ref, "-filter_threads", str(threads),
-                                  "-lavfi", "[0:v][1:v]ssim", "-f", "null", "-"], frames)
+                                  "-lavfi", "[0:v][1:v]ssim", "-f", "null", "-"], frames, parse_gpu)
     return res
 
 

@@ -29,55 +29,18 @@ import os
 import re
 import subprocess
 import sys
-import threading
-import time
 
-HW = ["-hwaccel", "cuda", "-hwaccel_output_format", "cuda"]
-
-
-def run(cmd, env=None, timeout=900):
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                       env=env, timeout=timeout)
-    dt = time.perf_counter() - t0
-    if p.returncode != 0:
-        sys.stderr.write(p.stderr[-3000:])
-        raise RuntimeError("failed: " + " ".join(cmd))
-    return dt, p.stderr
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import HW, run, best  # noqa: E402
 
 
-class MemSampler(threading.Thread):
-    """Peak GPU memory in use while a command runs (nvidia-smi)."""
-
-    def __init__(self):
-        super().__init__(daemon=True)
-        self.peak = 0
-        self.stop = False
-
-    def run(self):
-        while not self.stop:
-            try:
-                out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used",
-                                      "--format=csv,noheader,nounits"],
-                                     stdout=subprocess.PIPE, text=True, timeout=5).stdout
-                self.peak = max(self.peak, int(out.split()[0]))
-            except Exception:
-                pass
-            time.sleep(0.05)
-
-
-def timed(cmd, frames, env=None):
-    m = MemSampler()
-    m.start()
-    dt, err = run(cmd, env=env)
-    m.stop = True
-    m.join()
+def parse_3d(err):
+    """fssim3d's verbose GPU-time line, its ring size and the frames out."""
     gpu = re.search(r"GPU time per frame pair: ([\d.]+) us over (\d+) frames "
                     r"\(spatial moments ([\d.]+) us, temporal window and score ([\d.]+) us\)", err)
     ring = re.search(r"fssim3d: ring of \d+ moment sets, ([\d.]+) MiB", err)
     out = re.findall(r"frame=\s*(\d+)", err)
-    r = {"s": dt, "fps": frames / dt, "mem_mib": m.peak,
-         "frames_out": int(out[-1]) if out else None}
+    r = {"frames_out": int(out[-1]) if out else None}
     if gpu:
         r.update(gpu_us=float(gpu.group(1)), gpu_frames=int(gpu.group(2)),
                  moments_us=float(gpu.group(3)), score_us=float(gpu.group(4)))
@@ -86,26 +49,21 @@ def timed(cmd, frames, env=None):
     return r
 
 
-def best(cmd, frames, reps=2):
-    """The faster of `reps` runs (runs vary on a shared machine)."""
-    rs = [timed(cmd, frames) for _ in range(reps)]
-    return max(rs, key=lambda r: r["fps"])
-
-
 def bench_pair(ff, dist, ref, frames, loops, depth, threads, cpu_frames):
     base = [ff, "-hide_banner", "-nostdin", "-y", "-v", "verbose"]
     lp = ["-stream_loop", str(loops)]
     hw_in = HW + lp + ["-i", dist] + HW + lp + ["-i", ref]
     res = {}
-    res["decode"] = best(base + hw_in + ["-map", "0:v", "-map", "1:v", "-f", "null", "-"], frames)
+    res["decode"] = best(base + hw_in + ["-map", "0:v", "-map", "1:v", "-f", "null", "-"],
+                         frames, parse_3d)
     res["cuda3d"] = best(base + hw_in + ["-lavfi", "[0:v][1:v]fssim3d=depth=%d" % depth,
-                                         "-f", "null", "-"], frames)
+                                         "-f", "null", "-"], frames, parse_3d)
     if cpu_frames:
         res["sw3d"] = best(base + ["-threads", str(threads), "-i", dist, "-threads",
                                    str(threads), "-i", ref, "-filter_threads", str(threads),
                                    "-lavfi", "[0:v][1:v]fssim3d=depth=%d" % depth,
                                    "-frames:v", str(cpu_frames), "-f", "null", "-"],
-                           cpu_frames, reps=1)
+                           cpu_frames, parse_3d, reps=1)
     return res
 
 

@@ -38,13 +38,7 @@ mkdir -p "$out"
 json="$out/bench_vulkan.json"
 threads=$(nproc)
 
-if ! ldconfig -p 2>/dev/null | grep -q libvulkan.so.1 && [ -d "$top/.gl" ]; then
-    for f in "$top"/.gl/*.deb; do dpkg -x "$f" /; done
-    ldconfig
-fi
-if [ -z "${VK_DRIVER_FILES:-}" ] && [ -e /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
-    export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-fi
+. "$top/tests/device/vulkan-env.sh"
 
 hw="-init_hw_device vulkan=vk:$device -filter_hw_device vk"
 dec="-hwaccel vulkan -hwaccel_device vk -hwaccel_output_format vulkan"

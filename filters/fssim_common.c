@@ -17,7 +17,9 @@
 #include "libavutil/pixdesc.h"
 #include "libavfilter/avfilter.h"
 
+#include "libavfilter/filters.h"
 #include "libavfilter/formats.h"
+#include "libavfilter/framesync.h"
 
 #include "fssim_common.h"
 
@@ -160,6 +162,32 @@ int ff_fssim_check_inputs(AVFilterContext *ctx, int mw, int mh, enum AVPixelForm
                sw ? "" : fix, sw ? "" : "=", av_get_pix_fmt_name(main_fmt));
         return AVERROR(EINVAL);
     }
+    return 0;
+}
+
+int ff_fssim_config_output(AVFilterLink *outlink, FFFrameSync *fs)
+{
+    AVFilterContext *ctx = outlink->src;
+    AVFilterLink *mainlink = ctx->inputs[0];
+    FilterLink *il = ff_filter_link(mainlink);
+    FilterLink *ol = ff_filter_link(outlink);
+    int ret;
+
+    ret = ff_framesync_init_dualinput(fs, ctx);
+    if (ret < 0)
+        return ret;
+    outlink->w = mainlink->w;
+    outlink->h = mainlink->h;
+    outlink->time_base = mainlink->time_base;
+    outlink->sample_aspect_ratio = mainlink->sample_aspect_ratio;
+    ol->frame_rate = il->frame_rate;
+    if (il->hw_frames_ctx && (ret = av_buffer_replace(&ol->hw_frames_ctx, il->hw_frames_ctx)) < 0)
+        return ret;
+
+    ret = ff_framesync_configure(fs);
+    if (ret < 0)
+        return ret;
+    outlink->time_base = fs->time_base;
     return 0;
 }
 

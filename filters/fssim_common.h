@@ -151,6 +151,15 @@ FSSIMRefPlane ff_fssim_ref_plane(const FSSIMFormat *f, int c,
 int ff_fssim_check_inputs(AVFilterContext *ctx, int mw, int mh, enum AVPixelFormat main_fmt,
                           int rw, int rh, enum AVPixelFormat ref_fmt, const char *fix);
 
+struct FFFrameSync;
+
+/**
+ * The output link of a two-input fssim filter: framesync on both inputs,
+ * the main input's size, rates and (for hardware frames) frames context,
+ * framesync's time base.  The filter's frames go out untouched.
+ */
+int ff_fssim_config_output(AVFilterLink *outlink, struct FFFrameSync *fs);
+
 /** Check the options against each other and against the plane sizes. */
 int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o,
                            const FSSIMFormat *f);

@@ -90,7 +90,6 @@ int ff_fssim_cuda_init(AVFilterContext *ctx, FSSIMCuda *c,
                        const unsigned char *ptx, unsigned int ptx_len)
 {
     AVHWFramesContext *fr = input_frames(ctx, 0);
-    FilterLink *ol = ff_filter_link(ctx->outputs[0]);
     CUcontext dummy;
     int ret;
 
@@ -101,12 +100,6 @@ int ff_fssim_cuda_init(AVFilterContext *ctx, FSSIMCuda *c,
     c->cu     = c->hwctx->internal->cuda_dl;
     c->cu_ctx = c->hwctx->cuda_ctx;
     c->frames_stream = c->hwctx->stream;
-
-    /* the output carries the main input's frames, untouched */
-    av_buffer_unref(&ol->hw_frames_ctx);
-    ol->hw_frames_ctx = av_buffer_ref(ff_filter_link(ctx->inputs[0])->hw_frames_ctx);
-    if (!ol->hw_frames_ctx)
-        return AVERROR(ENOMEM);
 
     ret = load_extra(ctx, &c->ext);
     if (ret < 0)

@@ -52,7 +52,7 @@ typedef struct FSSIMCuda {
 int ff_fssim_cuda_check_inputs(AVFilterContext *ctx, enum AVPixelFormat *sw_format);
 
 /** Take the device of input 0, load the PTX module, find the extra driver
- *  entry points and set the output's frames context to the main input's. */
+ *  entry points and create the filter's stream. */
 int ff_fssim_cuda_init(AVFilterContext *ctx, FSSIMCuda *c,
                        const unsigned char *ptx, unsigned int ptx_len);
 

@@ -218,27 +218,8 @@ static int config_input_ref(AVFilterLink *inlink)
 
 static int config_output(AVFilterLink *outlink)
 {
-    AVFilterContext *ctx = outlink->src;
-    FSSIMContext *s = ctx->priv;
-    AVFilterLink *mainlink = ctx->inputs[0];
-    FilterLink *il = ff_filter_link(mainlink);
-    FilterLink *ol = ff_filter_link(outlink);
-    int ret;
-
-    ret = ff_framesync_init_dualinput(&s->fs, ctx);
-    if (ret < 0)
-        return ret;
-    outlink->w = mainlink->w;
-    outlink->h = mainlink->h;
-    outlink->time_base = mainlink->time_base;
-    outlink->sample_aspect_ratio = mainlink->sample_aspect_ratio;
-    ol->frame_rate = il->frame_rate;
-
-    ret = ff_framesync_configure(&s->fs);
-    if (ret < 0)
-        return ret;
-    outlink->time_base = s->fs.time_base;
-    return 0;
+    FSSIMContext *s = outlink->src->priv;
+    return ff_fssim_config_output(outlink, &s->fs);
 }
 
 static int activate(AVFilterContext *ctx)

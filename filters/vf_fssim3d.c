@@ -444,31 +444,10 @@ static int config_input_ref(AVFilterLink *inlink)
 
 static int config_output(AVFilterLink *outlink)
 {
-    AVFilterContext *ctx = outlink->src;
-    FSSIM3DContext *s = ctx->priv;
-    AVFilterLink *mainlink = ctx->inputs[0];
-    FilterLink *il = ff_filter_link(mainlink);
-    FilterLink *ol = ff_filter_link(outlink);
-    int ret;
-
-    ret = ff_framesync_init_dualinput(&s->fs, ctx);
-    if (ret < 0)
-        return ret;
-    outlink->w = mainlink->w;
-    outlink->h = mainlink->h;
-    outlink->time_base = mainlink->time_base;
-    outlink->sample_aspect_ratio = mainlink->sample_aspect_ratio;
-    ol->frame_rate = il->frame_rate;
-    /* hardware frames go out as they came in, in main's frames context
-     * (which a GPU backend may have set already) */
-    if (il->hw_frames_ctx && (ret = av_buffer_replace(&ol->hw_frames_ctx, il->hw_frames_ctx)) < 0)
-        return ret;
-
-    ret = ff_framesync_configure(&s->fs);
-    if (ret < 0)
-        return ret;
-    outlink->time_base = s->fs.time_base;
-    return 0;
+    FSSIM3DContext *s = outlink->src->priv;
+    /* hardware frames go out in main's frames context, which a GPU backend
+     * may have set already */
+    return ff_fssim_config_output(outlink, &s->fs);
 }
 
 static int activate(AVFilterContext *ctx)

@@ -265,8 +265,6 @@ static int config_output(AVFilterLink *outlink)
     AVFilterContext *ctx = outlink->src;
     FSSIMCudaContext *s = ctx->priv;
     AVFilterLink *mainlink = ctx->inputs[0];
-    FilterLink *il = ff_filter_link(mainlink);
-    FilterLink *ol = ff_filter_link(outlink);
     enum AVPixelFormat sw_format;
     int ret;
 
@@ -285,21 +283,7 @@ static int config_output(AVFilterLink *outlink)
     ret = ff_fssim_output_config(ctx, &s->out, &s->fmt);
     if (ret < 0)
         return ret;
-
-    ret = ff_framesync_init_dualinput(&s->fs, ctx);
-    if (ret < 0)
-        return ret;
-    outlink->w = mainlink->w;
-    outlink->h = mainlink->h;
-    outlink->time_base = mainlink->time_base;
-    outlink->sample_aspect_ratio = mainlink->sample_aspect_ratio;
-    ol->frame_rate = il->frame_rate;
-
-    ret = ff_framesync_configure(&s->fs);
-    if (ret < 0)
-        return ret;
-    outlink->time_base = s->fs.time_base;
-    return 0;
+    return ff_fssim_config_output(outlink, &s->fs);
 }
 
 static int activate(AVFilterContext *ctx)

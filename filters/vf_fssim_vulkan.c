@@ -520,35 +520,13 @@ static int config_output(AVFilterLink *outlink)
 {
     AVFilterContext *ctx = outlink->src;
     FSSIMVulkanContext *s = ctx->priv;
-    AVFilterLink *mainlink = ctx->inputs[0];
-    FilterLink *il = ff_filter_link(mainlink);
-    FilterLink *ol = ff_filter_link(outlink);
     int ret;
-
-    ret = ff_framesync_init_dualinput(&s->fs, ctx);
-    if (ret < 0)
-        return ret;
-    outlink->w = mainlink->w;
-    outlink->h = mainlink->h;
-    outlink->time_base = mainlink->time_base;
-    outlink->sample_aspect_ratio = mainlink->sample_aspect_ratio;
-    ol->frame_rate = il->frame_rate;
-
-    /* the main input's frames go out untouched */
-    av_buffer_unref(&ol->hw_frames_ctx);
-    ol->hw_frames_ctx = av_buffer_ref(il->hw_frames_ctx);
-    if (!ol->hw_frames_ctx)
-        return AVERROR(ENOMEM);
 
     ret = init_vulkan(ctx);
     if (ret < 0)
         return ret;
-
-    ret = ff_framesync_configure(&s->fs);
-    if (ret < 0)
-        return ret;
-    outlink->time_base = s->fs.time_base;
-    return 0;
+    /* the main input's frames go out untouched */
+    return ff_fssim_config_output(outlink, &s->fs);
 }
 
 /* ---- per frame -------------------------------------------------------- */

@@ -7,9 +7,7 @@
 # compiler too; and ptxas, when present, assembles them for Hopper (sm_90)
 # without spills.  (The kernels run in tests/cuda/test_kernel3d_emu, and
 # for real in tests/cuda/test_cuda3d.py on a GPU.)
-n=0
-ok()   { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+. "$top_srcdir/tests/cuda/ptxlib.sh"
 work=${FSSIM_WORK:-/tmp}/cuda-build3d
 mkdir -p "$work"
 mods="fssim3d fssim3d_any"
@@ -20,11 +18,6 @@ if [ "${FSSIM_CUDA:-no}" = no ]; then
     echo "1..$n"
     exit 0
 fi
-
-ptxas=$(command -v ptxas || ls /usr/local/cuda/bin/ptxas 2>/dev/null)
-nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
-clang=$(sed -n 's/^NVCC=//p' "$FFMPEG_TREE/ffbuild/config.mak")
-[ "$FSSIM_CUDA" = llvm ] || clang=$(command -v clang)
 
 grep -q "FSSIM3D_CUDA_MAX_TAPS\|fssim3d_cuda" "$FFMPEG_TREE/libavfilter/fssim/Makefile" 2>/dev/null &&
     [ -e "$FFMPEG_TREE/libavfilter/fssim/fssim3d_cuda.o" ]
@@ -40,21 +33,8 @@ for m in $mods; do
     ok $? "$m.ptx ($FSSIM_CUDA, $size bytes <= $max_ptx): three kernels, explicit .rn double operations, no local memory"
 done
 
-# The other compiler, with the flags FFmpeg's configure would give it.
 for m in $mods; do
-    if [ "$FSSIM_CUDA" = llvm ] && [ -n "$nvcc" ]; then
-        "$nvcc" -gencode arch=compute_75,code=sm_75 -O2 -std=c++11 -m64 -ptx \
-            "$top_srcdir/kernels/$m.cu" -o "$work/$m.nvcc.ptx" > "$work/$m.log" 2>&1
-        ok $? "$m.cu compiles to PTX with nvcc too"
-    elif [ "$FSSIM_CUDA" = nvcc ] && [ -n "$clang" ]; then
-        "$clang" --cuda-gpu-arch=sm_30 -O2 -std=c++11 -m64 -S -nocudalib -nocudainc \
-            --cuda-device-only -Wno-c++11-narrowing \
-            -include "$FFMPEG_TREE/compat/cuda/cuda_runtime.h" \
-            "$top_srcdir/kernels/$m.cu" -o "$work/$m.clang.ptx" > "$work/$m.log" 2>&1
-        ok $? "$m.cu compiles to PTX with clang too"
-    else
-        skip "$m.cu with the other CUDA compiler" "neither nvcc nor clang beside $FSSIM_CUDA"
-    fi
+    other_compiler "$m" "$work"
 done
 
 for ptx in "$FFMPEG_TREE"/libavfilter/fssim/fssim3d*.ptx "$work"/fssim3d*.ptx; do
@@ -63,7 +43,7 @@ for ptx in "$FFMPEG_TREE"/libavfilter/fssim/fssim3d*.ptx "$work"/fssim3d*.ptx; d
         skip "ptxas $(basename "$ptx")" "ptxas (CUDA toolkit) not installed"
         continue
     fi
-    "$ptxas" -arch=sm_90 -v "$ptx" -o /dev/null > "$work/ptxas.log" 2>&1 &&
+    assemble "$ptx" "$work/ptxas.log" &&
         [ "$(grep -c '0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads' "$work/ptxas.log")" = 3 ]
     ok $? "ptxas assembles $(basename "$ptx") for sm_90, no stack, no spills"
 done

@@ -7,8 +7,6 @@
  */
 #include "emu.h"
 
-#include <stdarg.h>
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +15,7 @@ extern "C" {
 #include "fssim_ref.h"
 #include "fssim_cuda.h"
 }
+#include "tap.h"
 
 #include "fssim_plane.cuh"
 
@@ -29,21 +28,6 @@ template <int RF> static void plane_12(FSSIMCudaParams p)
 template <int RF> static void plane_16(FSSIMCudaParams p)
 { fssim_plane<unsigned short, double, long long, FSSIM_KIND_16, RF>(p); }
 static void reduce(FSSIMCudaReduceParams p) { fssim_reduce_impl(p); }
-
-static int nb_tests, nb_failed;
-
-static void ok(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void ok(bool cond, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    printf("%s %d - ", cond ? "ok" : "not ok", ++nb_tests);
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    nb_failed += !cond;
-    fflush(stdout);
-}
 
 enum Content { NOISE, SMOOTH, FLAT, EDGES, SAME };
 
@@ -157,14 +141,14 @@ static void run_case(const Case &c)
              c.w, c.h, c.depth, c.bytes, c.step, c.shift, c.window, c.any ? " (any-window kernel)" : "",
              c.sigma, c.same ? "same" : "valid", (int)c.content);
 
-    ok(!memcmp(out[0], out[1], sizeof(out[0])), "%s: two runs bitwise identical", name);
+    tap_ok(!memcmp(out[0], out[1], sizeof(out[0])), "%s: two runs bitwise identical", name);
 
     if (c.algos & FSSIM_ALGO_INT_BIT) {
         const double ref = fssim_ref_int(&ra, &rb, c.depth);
         const double got = out[0][FSSIM_PART_INT] / (double)fssim_cuda_int_weight_sum(c.w, c.h);
-        ok(fabs(got - ref) <= 1e-12, "%s: int %.17g vs reference %.17g (diff %.3g)", name, got, ref, fabs(got - ref));
+        tap_ok(fabs(got - ref) <= 1e-12, "%s: int %.17g vs reference %.17g (diff %.3g)", name, got, ref, fabs(got - ref));
         if (c.content == SAME && c.depth <= 10)
-            ok(got == 1.0, "%s: int of identical planes is exactly 1", name);
+            tap_ok(got == 1.0, "%s: int of identical planes is exactly 1", name);
     }
     if (c.algos & FSSIM_ALGO_FLOAT_BIT) {
         const FSSIMRefFloatParams fp = { c.window, c.sigma, c.same };
@@ -172,18 +156,18 @@ static void run_case(const Case &c)
         const double ref = fssim_ref_float(&ra, &rb, c.depth, &fp);
         fssim_ref_float_out_size(c.w, c.h, &fp, &ow, &oh);
         const double got = out[0][FSSIM_PART_FLOAT] / ((double)ow * oh);
-        ok(fabs(got - ref) <= 1e-5, "%s: float %.17g vs reference %.17g (diff %.3g)", name, got, ref, fabs(got - ref));
+        tap_ok(fabs(got - ref) <= 1e-5, "%s: float %.17g vs reference %.17g (diff %.3g)", name, got, ref, fabs(got - ref));
         if (c.content == SAME)
-            ok(got == 1.0, "%s: float of identical planes is exactly 1", name);
+            tap_ok(got == 1.0, "%s: float of identical planes is exactly 1", name);
     }
     if (c.algos & FSSIM_ALGO_BLOCK_BIT) {
         int nx, ny;
         const double ref = fssim_ref_block(&ra, &rb, c.depth);
         fssim_ref_block_windows(c.w, c.h, &nx, &ny);
         const double got = out[0][FSSIM_PART_BLOCK] / ((double)nx * ny);
-        ok(fabs(got - ref) <= 1e-6, "%s: block %.17g vs reference %.17g (diff %.3g)", name, got, ref, fabs(got - ref));
+        tap_ok(fabs(got - ref) <= 1e-6, "%s: block %.17g vs reference %.17g (diff %.3g)", name, got, ref, fabs(got - ref));
         if (c.content == SAME)
-            ok(got == 1.0, "%s: block of identical planes is exactly 1", name);
+            tap_ok(got == 1.0, "%s: block of identical planes is exactly 1", name);
     }
 }
 
@@ -220,6 +204,5 @@ int main(void)
     };
     for (const Case &c : cases)
         run_case(c);
-    printf("1..%d\n", nb_tests);
-    return 0;
+    return tap_done();
 }

@@ -27,12 +27,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-if [ "$vulkan" = 1 ] && ! ldconfig -p | grep -q libvulkan.so.1 && [ -d "$top/.gl" ]; then
-    for f in "$top"/.gl/*.deb; do dpkg -x "$f" /; done
-    ldconfig
-fi
-[ -e /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] &&
-    export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+[ "$vulkan" = 1 ] && . "$top/tests/device/vulkan-env.sh"
 
 dir=$(cd "$dir" && pwd)
 export FFMPEG="$dir/ffmpeg" FFPROBE="$dir/ffprobe"

@@ -1,0 +1,59 @@
+"""What the benchmark scripts share: running ffmpeg with a wall clock, the
+peak GPU memory while it runs, the best of a few runs."""
+import subprocess
+import sys
+import threading
+import time
+
+HW = ["-hwaccel", "cuda", "-hwaccel_output_format", "cuda"]
+
+
+def run(cmd, env=None, timeout=900):
+    """Run cmd; return (seconds, stderr).  Raises on failure."""
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       env=env, timeout=timeout)
+    dt = time.perf_counter() - t0
+    if p.returncode != 0:
+        sys.stderr.write(p.stderr[-3000:])
+        raise RuntimeError("failed: " + " ".join(cmd))
+    return dt, p.stderr
+
+
+class MemSampler(threading.Thread):
+    """Peak GPU memory in use while a command runs (nvidia-smi)."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.peak = 0
+        self.stop = False
+
+    def run(self):
+        while not self.stop:
+            try:
+                out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used",
+                                      "--format=csv,noheader,nounits"],
+                                     stdout=subprocess.PIPE, text=True, timeout=5).stdout
+                self.peak = max(self.peak, int(out.split()[0]))
+            except Exception:
+                pass
+            time.sleep(0.05)
+
+
+def timed(cmd, frames, parse=None, env=None):
+    """Run cmd once: seconds, fps over `frames`, peak GPU memory (MiB), plus
+    whatever parse(stderr) returns (a dict)."""
+    m = MemSampler()
+    m.start()
+    dt, err = run(cmd, env=env)
+    m.stop = True
+    m.join()
+    r = {"s": dt, "fps": frames / dt, "mem_mib": m.peak}
+    if parse:
+        r.update(parse(err))
+    return r
+
+
+def best(cmd, frames, parse=None, reps=2):
+    """The fastest of `reps` runs (runs vary by +-15% on a shared machine)."""
+    return max((timed(cmd, frames, parse) for _ in range(reps)), key=lambda r: r["fps"])
