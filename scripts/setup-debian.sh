@@ -1,5 +1,5 @@
 #!/bin/sh
-# Install what building and testing fssim needs on Debian 12 / Ubuntu 24.04:
+# Install what building and testing fssim needs on Debian 12:
 # compilers and autotools, nasm, clang (CUDA kernels to PTX), glslangValidator
 # (Vulkan shaders to SPIR-V), Mesa's lavapipe (Vulkan on the CPU, for the
 # tests), Debian's ffmpeg (only to encode H.264/HEVC test clips), and a
