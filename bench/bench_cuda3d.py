@@ -27,11 +27,10 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import HW, run, best  # noqa: E402
+from benchlib import HW, best, gpu_name, start_times  # noqa: E402
 
 
 def parse_3d(err):
@@ -76,12 +75,7 @@ def cold_start(ff, dist, ref, depth):
                   "-f", "null", "-"]
     dec = head + ["-map", "0:v", "-map", "1:v", "-frames:v", str(depth // 2 + 1),
                   "-f", "null", "-"]
-    env_cold = dict(os.environ, CUDA_CACHE_DISABLE="1")
-    out = {"cold": min(run(cmd, env=env_cold)[0] for _ in range(3))}
-    run(cmd)  # fills the cache
-    out["warm"] = min(run(cmd)[0] for _ in range(3))
-    out["decode_only"] = min(run(dec)[0] for _ in range(3))
-    return out
+    return start_times(cmd, dec)
 
 
 def main():
@@ -100,8 +94,7 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     loops = max(0, a.frames // a.clip_frames - 1)
     frames = a.clip_frames * (loops + 1)
-    gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
-                         stdout=subprocess.PIPE, text=True).stdout.strip()
+    gpu = gpu_name()
     results = {"device": gpu, "frames": frames, "depth": a.depth, "threads": a.threads,
                "runs": []}
     print("device: %s; %d frames per run (clips looped), fssim3d depth %d, %d threads for "

@@ -1,5 +1,6 @@
 """What the benchmark scripts share: running ffmpeg with a wall clock, the
 peak GPU memory while it runs, the best of a few runs."""
+import os
 import subprocess
 import sys
 import threading
@@ -57,3 +58,23 @@ def timed(cmd, frames, parse=None, env=None):
 def best(cmd, frames, parse=None, reps=2):
     """The fastest of `reps` runs (runs vary by +-15% on a shared machine)."""
     return max((timed(cmd, frames, parse) for _ in range(reps)), key=lambda r: r["fps"])
+
+
+def gpu_name():
+    """The GPU and driver, as nvidia-smi names them."""
+    return subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
+                           "--format=csv,noheader"],
+                          stdout=subprocess.PIPE, text=True).stdout.strip()
+
+
+def start_times(cmd, decode_cmd):
+    """Seconds from process start to the end of cmd (a run that scores one
+    frame), fastest of 3: with CUDA_CACHE_DISABLE=1, so the driver compiles
+    the PTX every time, and with a warm cache; and decode_cmd's, the same
+    frames decoded with no filter."""
+    env_cold = dict(os.environ, CUDA_CACHE_DISABLE="1")
+    out = {"cold": min(run(cmd, env=env_cold)[0] for _ in range(3))}
+    run(cmd)  # fills the cache
+    out["warm"] = min(run(cmd)[0] for _ in range(3))
+    out["decode_only"] = min(run(decode_cmd)[0] for _ in range(3))
+    return out
