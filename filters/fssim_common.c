@@ -9,12 +9,18 @@
 #include <math.h>
 #include <string.h>
 
+#include "config.h"
+#if HAVE_UNISTD_H
+#include <unistd.h>
+#endif
+
 #include "libavutil/avstring.h"
 #include "libavutil/bprint.h"
 #include "libavutil/file_open.h"
 #include "libavutil/frame.h"
 #include "libavutil/mem.h"
 #include "libavutil/pixdesc.h"
+#include "libavutil/thread.h"
 #include "libavfilter/avfilter.h"
 
 #include "libavfilter/filters.h"
@@ -73,11 +79,14 @@ int ff_fssim_query_formats(const AVFilterContext *ctx,
         ff_formats_unref(&ref);
         return AVERROR(ENOMEM);
     }
+    /* a failed ff_formats_ref() frees the list it was given, if unowned,
+     * but not the other one */
     if ((ret = ff_formats_ref(main_out, &cfg_in[0]->formats)) < 0 ||
-        (ret = ff_formats_ref(main_out, &cfg_out[0]->formats)) < 0 ||
-        (ret = ff_formats_ref(ref, &cfg_in[1]->formats)) < 0)
+        (ret = ff_formats_ref(main_out, &cfg_out[0]->formats)) < 0) {
+        ff_formats_unref(&ref);
         return ret;
-    return 0;
+    }
+    return ff_formats_ref(ref, &cfg_in[1]->formats);
 }
 
 static int is_supported(enum AVPixelFormat fmt)
@@ -165,10 +174,10 @@ int ff_fssim_check_inputs(AVFilterContext *ctx, int mw, int mh, enum AVPixelForm
     return 0;
 }
 
-int ff_fssim_config_output(AVFilterLink *outlink, FFFrameSync *fs)
+int ff_fssim_config_output(AVFilterLink *outlink, FFFrameSync *fs, FSSIMOutput *out)
 {
     AVFilterContext *ctx = outlink->src;
-    AVFilterLink *mainlink = ctx->inputs[0];
+    AVFilterLink *mainlink = ctx->inputs[0], *reflink = ctx->inputs[1];
     FilterLink *il = ff_filter_link(mainlink);
     FilterLink *ol = ff_filter_link(outlink);
     int ret;
@@ -187,8 +196,28 @@ int ff_fssim_config_output(AVFilterLink *outlink, FFFrameSync *fs)
     ret = ff_framesync_configure(fs);
     if (ret < 0)
         return ret;
-    outlink->time_base = fs->time_base;
+    outlink->time_base = out->time_base = fs->time_base;
+
+    /* as FFmpeg's ssim: pairing by timestamps is only as good as the bases */
+    if (av_cmp_q(mainlink->time_base, reflink->time_base))
+        av_log(ctx, AV_LOG_WARNING, "The main and reference inputs have different time "
+               "bases (%d/%d and %d/%d): frames are paired by timestamp, check that the "
+               "pairs are the frames you mean to compare (setpts, fps).\n",
+               mainlink->time_base.num, mainlink->time_base.den,
+               reflink->time_base.num, reflink->time_base.den);
     return 0;
+}
+
+void ff_fssim_check_frames(AVFilterContext *ctx, FSSIMOutput *out,
+                           const AVFrame *main, const AVFrame *ref)
+{
+    if (main->color_range == ref->color_range || out->warned_range)
+        return;
+    out->warned_range = 1;
+    av_log(ctx, AV_LOG_WARNING, "The main and reference frames use different colour ranges "
+           "(%s and %s): the samples are compared as they are. Convert one with "
+           "scale=out_range=... if that is not what you mean.\n",
+           av_color_range_name(main->color_range), av_color_range_name(ref->color_range));
 }
 
 int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o, const FSSIMFormat *f)
@@ -307,13 +336,14 @@ static double frame_all(const FSSIMOutput *out, const double *score)
     return all / total;
 }
 
-static int open_file(AVFilterContext *ctx, const char *path, const char *what, FILE **f)
+static int open_file(AVFilterContext *ctx, const char *path, const char *what,
+                     const char *mode, FILE **f)
 {
     if (!strcmp(path, "-")) {
         *f = stdout;
         return 0;
     }
-    *f = avpriv_fopen_utf8(path, "w");
+    *f = avpriv_fopen_utf8(path, mode);
     if (!*f) {
         int err = AVERROR(errno);
         av_log(ctx, AV_LOG_ERROR, "Could not open %s %s for writing: %s. Check that the "
@@ -323,27 +353,165 @@ static int open_file(AVFilterContext *ctx, const char *path, const char *what, F
     return 0;
 }
 
+/* Push what is buffered to the file and report, once, a write that failed
+ * (disk full, I/O error): the run must fail rather than leave a log that
+ * silently lacks frames. */
+static int check_file(AVFilterContext *ctx, FSSIMOutput *out, FILE *f)
+{
+    const int is_log = f == out->log;
+    int err;
+
+    if (!f || out->write_error)
+        return out->write_error;
+    errno = 0;
+    if (!fflush(f) && !ferror(f))
+        return 0;
+    err = AVERROR(errno ? errno : EIO);
+    av_log(ctx, AV_LOG_ERROR, "Could not write the %s %s: %s.\n",
+           is_log ? "log file" : "stats file",
+           is_log ? out->opts->log_path : out->opts->stats_file_str, av_err2str(err));
+    out->write_error = err;
+    return err;
+}
+
+/*
+ * Outputs parked by an instance freed mid-stream, for the instance of the
+ * rebuilt graph: FFmpeg frees the old graph before it builds the new one,
+ * so the two never write at once.  An entry lives while an instance writes
+ * its paths (live) or while it waits to be taken up.
+ */
+typedef struct ParkedOutput {
+    struct ParkedOutput *next;
+    char *key;                /* filter name, log path, stats path */
+    int   live;
+    FSSIMOutput state;        /* files closed */
+} ParkedOutput;
+
+static AVMutex parked_lock = AV_MUTEX_INITIALIZER;
+static ParkedOutput *parked;
+
+static char *output_key(const AVFilterContext *ctx, const FSSIMOptions *o)
+{
+    /* stdout cannot be reopened: only files take part */
+    const char *log = o->log_path && strcmp(o->log_path, "-") ? o->log_path : "";
+    const char *st  = o->stats_file_str && strcmp(o->stats_file_str, "-") ? o->stats_file_str : "";
+
+    if (!*log && !*st)
+        return NULL;
+    return av_asprintf("%s\n%s\n%s", ctx->filter->name, log, st);
+}
+
+static ParkedOutput **find_parked(const char *key)
+{
+    ParkedOutput **p = &parked;
+
+    while (*p && strcmp((*p)->key, key))
+        p = &(*p)->next;
+    return p;
+}
+
+/* Takes up a parked state for key, or registers key as written by this
+ * instance.  Returns 1 if a state was taken up into out. */
+static int take_parked(AVFilterContext *ctx, FSSIMOutput *out, const char *key)
+{
+    ParkedOutput **pp, *p;
+    int ret = 0;
+
+    ff_mutex_lock(&parked_lock);
+    pp = find_parked(key);
+    p = *pp;
+    if (p && p->live) {
+        av_log(ctx, AV_LOG_ERROR, "Another %s filter of this process writes the same "
+               "log_path/stats_file: give each filter its own files.\n", ctx->filter->name);
+        ret = AVERROR(EBUSY);
+    } else if (p && p->state.algos == out->algos && p->state.log_fmt == out->log_fmt) {
+        const FSSIMOutput cur = *out;
+        *out = p->state;
+        out->key_prefix = cur.key_prefix;
+        out->stats_algo = cur.stats_algo;
+        out->opts       = cur.opts;
+        out->resumed    = 1;
+        p->live = 1;
+        ret = 1;
+    } else if (p) {
+        p->live = 1;           /* other algorithms: a new log */
+    } else if ((p = av_mallocz(sizeof(*p))) && (p->key = av_strdup(key))) {
+        p->live = 1;
+        *pp = p;
+    } else {
+        av_free(p);
+        ret = AVERROR(ENOMEM);
+    }
+    ff_mutex_unlock(&parked_lock);
+    return ret;
+}
+
+/* At close: park the state (mid-stream) or forget the paths (ended). */
+static void release_parked(const AVFilterContext *ctx, const FSSIMOutput *out, int park)
+{
+    char *key = output_key(ctx, out->opts);
+    ParkedOutput **pp, *p;
+
+    if (!key)
+        return;
+    ff_mutex_lock(&parked_lock);
+    pp = find_parked(key);
+    if ((p = *pp) && park) {
+        p->state = *out;
+        p->state.log = p->state.stats_file = NULL;
+        p->live = 0;
+    } else if (p) {
+        *pp = p->next;
+        av_free(p->key);
+        av_free(p);
+    }
+    ff_mutex_unlock(&parked_lock);
+    av_free(key);
+}
+
 int ff_fssim_output_open(AVFilterContext *ctx, FSSIMOutput *out, const FSSIMOptions *o,
                          const char *key_prefix, int algos)
 {
-    int ret;
+    char *key = output_key(ctx, o);
+    int resumed = 0, ret;
 
     out->key_prefix      = key_prefix;
     out->algos           = algos;
     out->log_fmt         = o->log_fmt;
     out->log_trailer_pos = -1;
     out->stats_algo      = o->stats_algo;
+    out->opts            = o;
     if (algos && out->stats_algo < 0)
         for (out->stats_algo = 0; !(algos & FSSIM_FLAG(out->stats_algo)); out->stats_algo++)
             ;
     if (!algos)
         out->stats_algo = 0;
 
+    if (key) {
+        resumed = take_parked(ctx, out, key);
+        av_free(key);
+        if (resumed < 0) {
+            out->opts = NULL;    /* the paths are another filter's */
+            return resumed;
+        }
+    }
+    if (resumed)
+        av_log(ctx, AV_LOG_VERBOSE, "Continuing the logs of the filter graph rebuilt "
+               "mid-stream, after %"PRIu64" frames.\n", out->nb_frames);
+
     if (o->stats_file_str && (ret = open_file(ctx, o->stats_file_str, "stats file",
-                                              &out->stats_file)) < 0)
+                                              resumed ? "a" : "w", &out->stats_file)) < 0)
         return ret;
-    if (o->log_path && (ret = open_file(ctx, o->log_path, "log file", &out->log)) < 0)
+    if (o->log_path && (ret = open_file(ctx, o->log_path, "log file",
+                                        resumed ? "r+" : "w", &out->log)) < 0)
         return ret;
+    if (resumed && out->log && out->log != stdout &&
+        fseek(out->log, out->log_trailer_pos, SEEK_SET) < 0) {
+        ret = AVERROR(errno);
+        av_log(ctx, AV_LOG_ERROR, "Could not continue the log file %s: %s.\n",
+               o->log_path, av_err2str(ret));
+        return ret;
+    }
     return 0;
 }
 
@@ -440,10 +608,38 @@ static void write_options_csv(AVFilterContext *ctx, FILE *f)
 
 static void write_json_trailer(FSSIMOutput *out);
 
+/* A resumed log keeps its header and pooled columns: the rebuilt graph's
+ * input must have the same components. */
+static int check_resumed_format(AVFilterContext *ctx, const FSSIMOutput *out,
+                                const FSSIMFormat *f)
+{
+    int same = out->fmt.nb_comps == f->nb_comps;
+
+    for (int c = 0; same && c < f->nb_comps; c++)
+        same = out->fmt.comp[c].name == f->comp[c].name;
+    if (!same) {
+        av_log(ctx, AV_LOG_ERROR, "The filter graph was rebuilt mid-stream with %s input, "
+               "whose components differ from the %s of the frames already logged: give "
+               "the new format its own log_path/stats_file.\n",
+               av_get_pix_fmt_name(f->pix_fmt), av_get_pix_fmt_name(out->fmt.pix_fmt));
+        return AVERROR(EINVAL);
+    }
+    return 0;
+}
+
 int ff_fssim_output_config(AVFilterContext *ctx, FSSIMOutput *out, const FSSIMFormat *f)
 {
     FILE *log = out->log;
+    int ret;
 
+    if (out->resumed) {
+        ret = check_resumed_format(ctx, out, f);
+        if (ret < 0)
+            return ret;
+        /* the sizes may have changed; the weights of All follow the frames */
+        out->fmt = *f;
+        return 0;
+    }
     out->fmt = *f;
     if (!log)
         return 0;
@@ -477,8 +673,7 @@ int ff_fssim_output_config(AVFilterContext *ctx, FSSIMOutput *out, const FSSIMFo
         }
         fputc('\n', log);
     }
-    fflush(log);
-    return 0;
+    return check_file(ctx, out, log);
 }
 
 /* The pooled values and the closing brackets.  Rewritten after every frame
@@ -521,18 +716,15 @@ static void write_json_trailer(FSSIMOutput *out)
     out->log_trailer_len = FFMAX(len, out->log_trailer_len);
 }
 
-static void log_frame_json(FSSIMOutput *out, const AVFrame *frame, AVRational tb,
-                           const FSSIMScores *s)
+static void log_frame_json(FSSIMOutput *out, const AVFrame *frame, const FSSIMScores *s)
 {
     FILE *log = out->log;
 
-    if (out->log_trailer_pos >= 0)
-        fseek(log, out->log_trailer_pos, SEEK_SET);
     fprintf(log, "%s\n    {\"n\": %"PRIu64", \"pts\": ", out->nb_frames ? "," : "",
             out->first_n + out->nb_frames);
     if (frame->pts != AV_NOPTS_VALUE) {
         fprintf(log, "%"PRId64", \"pts_time\": ", frame->pts);
-        json_number(log, frame->pts * av_q2d(tb));
+        json_number(log, frame->pts * av_q2d(out->time_base));
     } else {
         fputs("null, \"pts_time\": null", log);
     }
@@ -555,14 +747,13 @@ static void log_frame_json(FSSIMOutput *out, const AVFrame *frame, AVRational tb
     fputc('}', log);
 }
 
-static void log_frame_csv(FSSIMOutput *out, const AVFrame *frame, AVRational tb,
-                          const FSSIMScores *s)
+static void log_frame_csv(FSSIMOutput *out, const AVFrame *frame, const FSSIMScores *s)
 {
     FILE *log = out->log;
 
     fprintf(log, "%"PRIu64",", out->first_n + out->nb_frames);
     if (frame->pts != AV_NOPTS_VALUE)
-        fprintf(log, "%"PRId64",%.17g", frame->pts, frame->pts * av_q2d(tb));
+        fprintf(log, "%"PRId64",%.17g", frame->pts, frame->pts * av_q2d(out->time_base));
     else
         fputs(",", log);
     for (int a = 0; a < nb_slots(out); a++) {
@@ -587,10 +778,36 @@ static void set_meta(AVDictionary **metadata, const char *prefix, const char *al
 }
 
 int ff_fssim_output_frame(AVFilterContext *ctx, FSSIMOutput *out, AVFrame *frame,
-                          AVRational tb, const FSSIMScores *s)
+                          const FSSIMScores *s)
 {
     const FSSIMFormat *f = &out->fmt;
+    int ret;
 
+    if (out->write_error)
+        return out->write_error;
+
+    if (out->stats_file) {
+        const double *sc = s->score[out->stats_algo];
+        const double all = frame_all(out, sc);
+        /* the ssim filter's line format, so existing parsers keep working */
+        fprintf(out->stats_file, "n:%"PRIu64" ", out->first_n + out->nb_frames + 1);
+        for (int c = 0; c < f->nb_comps; c++)
+            fprintf(out->stats_file, "%c:%f ", f->comp[c].name, sc[c]);
+        fprintf(out->stats_file, "All:%f (%f)\n", all, ff_fssim_db(all));
+        if ((ret = check_file(ctx, out, out->stats_file)) < 0)
+            return ret;
+    }
+
+    if (out->log && out->log_fmt == FSSIM_LOG_JSON) {
+        if (out->log_trailer_pos >= 0)
+            fseek(out->log, out->log_trailer_pos, SEEK_SET);
+        log_frame_json(out, frame, s);
+    } else if (out->log) {
+        log_frame_csv(out, frame, s);
+    }
+
+    /* pooled and published once written: the logs never lack a frame
+     * that was sent on with scores */
     for (int a = 0; a < nb_slots(out); a++) {
         const char *name = out->algos ? algo_names[a] : NULL;
         const double all = frame_all(out, s->score[a]);
@@ -605,34 +822,13 @@ int ff_fssim_output_frame(AVFilterContext *ctx, FSSIMOutput *out, AVFrame *frame
         set_meta(&frame->metadata, out->key_prefix, name, "dB", ff_fssim_db(all));
         pool_add(&out->pool[a][f->nb_comps], out->nb_frames, all);
     }
+    out->nb_frames++;
 
-    if (out->stats_file) {
-        const double *sc = s->score[out->stats_algo];
-        const double all = frame_all(out, sc);
-        /* the ssim filter's line format, so existing parsers keep working */
-        fprintf(out->stats_file, "n:%"PRIu64" ", out->first_n + out->nb_frames + 1);
-        for (int c = 0; c < f->nb_comps; c++)
-            fprintf(out->stats_file, "%c:%f ", f->comp[c].name, sc[c]);
-        fprintf(out->stats_file, "All:%f (%f)\n", all, ff_fssim_db(all));
-        fflush(out->stats_file);
+    if (out->log && out->log_fmt == FSSIM_LOG_JSON && out->log_trailer_pos >= 0) {
+        out->log_trailer_pos = ftell(out->log);
+        write_json_trailer(out);
     }
-
-    if (out->log && out->log_fmt == FSSIM_LOG_JSON) {
-        log_frame_json(out, frame, tb, s);
-        out->nb_frames++;
-        if (out->log_trailer_pos >= 0) {
-            out->log_trailer_pos = ftell(out->log);
-            write_json_trailer(out);
-        }
-        fflush(out->log);
-    } else if (out->log) {
-        log_frame_csv(out, frame, tb, s);
-        out->nb_frames++;
-        fflush(out->log);
-    } else {
-        out->nb_frames++;
-    }
-    return 0;
+    return check_file(ctx, out, out->log);
 }
 
 static void log_summary(AVFilterContext *ctx, FSSIMOutput *out)
@@ -683,28 +879,64 @@ static void write_csv_pooled(FSSIMOutput *out)
     fprintf(log, "# frames=%"PRIu64"\n", out->nb_frames);
 }
 
-void ff_fssim_output_close(AVFilterContext *ctx, FSSIMOutput *out)
+/* Cut the file at the current position (a resumed CSV log whose old
+ * pooled rows were longer than the new ones). */
+static void truncate_here(FILE *f)
 {
+#if HAVE_UNISTD_H
+    if (ftruncate(fileno(f), ftell(f)) < 0)
+        return;   /* the rows before stay valid; a stale tail is cosmetic */
+#endif
+}
+
+static int check_file_closed(AVFilterContext *ctx, FSSIMOutput *out, const char *path)
+{
+    const int err = AVERROR(errno ? errno : EIO);
+
+    av_log(ctx, AV_LOG_ERROR, "Could not write %s: %s.\n", path, av_err2str(err));
+    out->write_error = err;
+    return err;
+}
+
+int ff_fssim_output_close(AVFilterContext *ctx, FSSIMOutput *out, int ended)
+{
+    int park, ret;
+
+    if (!out->opts)
+        return 0;    /* never opened, or its paths are another filter's */
     if (out->nb_frames > 0)
         log_summary(ctx, out);
 
-    if (out->log && !out->fmt.nb_comps && out->log_fmt == FSSIM_LOG_JSON) {
-        /* configuration failed: still leave valid JSON behind */
-        fprintf(out->log, "{\n  \"filter\": \"%s\",\n  \"frames\": [],\n"
-                "  \"frame_count\": 0,\n  \"error\": \"the filter was not configured\"\n}\n",
-                ctx->filter->name);
-    } else if (out->log && out->log_fmt == FSSIM_LOG_JSON) {
-        if (out->log_trailer_pos >= 0)
-            fseek(out->log, out->log_trailer_pos, SEEK_SET);
-        write_json_trailer(out);
-    } else if (out->log && out->nb_frames) {
-        write_csv_pooled(out);
+    if (out->log && !out->write_error) {
+        if (!out->fmt.nb_comps && out->log_fmt == FSSIM_LOG_JSON) {
+            /* configuration failed: still leave valid JSON behind */
+            fprintf(out->log, "{\n  \"filter\": \"%s\",\n  \"frames\": [],\n"
+                    "  \"frame_count\": 0,\n  \"error\": \"the filter was not configured\"\n}\n",
+                    ctx->filter->name);
+        } else if (out->log_fmt == FSSIM_LOG_JSON) {
+            if (out->log_trailer_pos >= 0)
+                fseek(out->log, out->log_trailer_pos, SEEK_SET);
+            write_json_trailer(out);
+        } else if (out->nb_frames) {
+            out->log_trailer_pos = out->log == stdout ? -1 : ftell(out->log);
+            write_csv_pooled(out);
+            /* a resumed log may have held longer pooled rows */
+            if (out->log_trailer_pos >= 0 && !fflush(out->log))
+                truncate_here(out->log);
+        }
     }
-    if (out->log && out->log != stdout)
-        fclose(out->log);
-    else if (out->log)
-        fflush(out->log);
-    if (out->stats_file && out->stats_file != stdout)
-        fclose(out->stats_file);
+    /* only a configured output with a log that can be taken up again is
+     * parked: a new instance then appends to it */
+    park = !ended && out->fmt.nb_comps && (!out->log || out->log_trailer_pos >= 0);
+    ret = check_file(ctx, out, out->log);
+    if (!ret)
+        ret = check_file(ctx, out, out->stats_file);
+    if (out->log && out->log != stdout && fclose(out->log) && !ret)
+        ret = check_file_closed(ctx, out, out->opts->log_path);
+    if (out->stats_file && out->stats_file != stdout && fclose(out->stats_file) && !ret)
+        ret = check_file_closed(ctx, out, out->opts->stats_file_str);
     out->log = out->stats_file = NULL;
+    release_parked(ctx, out, park && !ret);
+    out->opts = NULL;
+    return ret;
 }

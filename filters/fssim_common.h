@@ -153,12 +153,23 @@ int ff_fssim_check_inputs(AVFilterContext *ctx, int mw, int mh, enum AVPixelForm
 
 struct FFFrameSync;
 
+struct FSSIMOutput;
+
 /**
  * The output link of a two-input fssim filter: framesync on both inputs,
  * the main input's size, rates and (for hardware frames) frames context,
- * framesync's time base.  The filter's frames go out untouched.
+ * framesync's time base.  The filter's frames go out untouched.  The time
+ * base is also kept in out, so that frames scored at uninit, when the
+ * output link may already be freed, are logged with it.  Warns, as FFmpeg's
+ * ssim does, when the inputs' time bases or colour ranges differ.
  */
-int ff_fssim_config_output(AVFilterLink *outlink, struct FFFrameSync *fs);
+int ff_fssim_config_output(AVFilterLink *outlink, struct FFFrameSync *fs,
+                           struct FSSIMOutput *out);
+
+/** Warn, once per filter, as FFmpeg's ssim does, when a frame pair's
+ *  colour ranges differ: the samples are scored as they are. */
+void ff_fssim_check_frames(AVFilterContext *ctx, struct FSSIMOutput *out,
+                           const AVFrame *main, const AVFrame *ref);
 
 /** Check the options against each other and against the plane sizes. */
 int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o,
@@ -175,10 +186,16 @@ typedef struct FSSIMOutput {
     int         algos;        /* FSSIM_FLAG() set; 0: one unnamed score (fssim3d) */
     int         stats_algo;
     FSSIMFormat fmt;
+    AVRational  time_base;    /* of the frames scored: the output link's */
     FILE       *stats_file;
     FILE       *log;
+    const FSSIMOptions *opts; /* the paths, for messages and the parked list */
     int         log_fmt;
-    int64_t     log_trailer_pos;  /* where the JSON trailer starts; -1: not seekable */
+    int         write_error;  /* a write failed: reported once, nothing more written */
+    int         warned_range;
+    int         resumed;      /* continues the log of an instance torn down mid-stream */
+    int64_t     log_trailer_pos;  /* where the JSON trailer (CSV: the pooled rows)
+                                     starts; -1: not seekable */
     int         log_trailer_len;
     uint64_t    nb_frames;
     uint64_t    first_n;      /* number of the first scored frame: fssim3d with
@@ -194,20 +211,36 @@ typedef struct FSSIMScores {
 /**
  * Open the stats file and the log (at init, so a bad path fails before any
  * frame is decoded).  algos == 0 makes the single-score fssim3d layout.
+ *
+ * When FFmpeg rebuilds a graph mid-stream (a size or format change), the
+ * new instance continues the logs of the one torn down: ff_fssim_output_close
+ * with ended == 0 parks the output's state (counts, pools, log position) in
+ * a process-wide list keyed by the paths, and the next instance of the same
+ * filter with the same paths and algorithms takes it up and appends.  Two
+ * live filters writing one path is an error.
  */
 int ff_fssim_output_open(AVFilterContext *ctx, FSSIMOutput *out, const FSSIMOptions *o,
                          const char *key_prefix, int algos);
 
-/** Record the input format and write the log header (at config time). */
+/** Record the input format and write the log header (at config time).
+ *  A resumed log keeps its header: the new format must have the same
+ *  components.  Fails, naming the path, if the header cannot be written. */
 int ff_fssim_output_config(AVFilterContext *ctx, FSSIMOutput *out, const FSSIMFormat *f);
 
 /** Attach a frame's scores as metadata, write them to the stats file and
- *  log, and pool them. */
+ *  log, and pool them.  A write error fails (naming the path and the error);
+ *  the frame's scores are then not published. */
 int ff_fssim_output_frame(AVFilterContext *ctx, FSSIMOutput *out, AVFrame *frame,
-                          AVRational time_base, const FSSIMScores *s);
+                          const FSSIMScores *s);
 
-/** Summary lines, pooled values into the log, close the files. */
-void ff_fssim_output_close(AVFilterContext *ctx, FSSIMOutput *out);
+/**
+ * Summary lines, pooled values into the log, close the files.  ended: the
+ * inputs reached their end; 0 when the instance is freed mid-stream (a
+ * graph rebuilt, a run stopped), and then a new instance of the same
+ * filter and paths in this process continues the logs.  Returns a write
+ * error, already reported, or 0; at uninit only reporting is possible.
+ */
+int ff_fssim_output_close(AVFilterContext *ctx, FSSIMOutput *out, int ended);
 
 /** -10 log10(1 - ssim), inf for 1. */
 double ff_fssim_db(double ssim);

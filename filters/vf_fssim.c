@@ -166,16 +166,18 @@ static int do_fssim(FFFrameSync *fs)
     if (ctx->is_disabled || !ref)
         return ff_filter_frame(ctx->outputs[0], master);
 
+    ff_fssim_check_frames(ctx, &s->out, master, ref);
     td.main = master;
     td.ref  = ref;
     ff_filter_execute(ctx, score_band, &td, NULL, s->nb_jobs);
 
     ret = gather_scores(s, &sc);
+    if (ret >= 0)
+        ret = ff_fssim_output_frame(ctx, &s->out, master, &sc);
     if (ret < 0) {
         av_frame_free(&master);
         return ret;
     }
-    ff_fssim_output_frame(ctx, &s->out, master, ctx->outputs[0]->time_base, &sc);
     return ff_filter_frame(ctx->outputs[0], master);
 }
 
@@ -219,7 +221,7 @@ static int config_input_ref(AVFilterLink *inlink)
 static int config_output(AVFilterLink *outlink)
 {
     FSSIMContext *s = outlink->src->priv;
-    return ff_fssim_config_output(outlink, &s->fs);
+    return ff_fssim_config_output(outlink, &s->fs, &s->out);
 }
 
 static int activate(AVFilterContext *ctx)
@@ -232,7 +234,7 @@ static av_cold void uninit(AVFilterContext *ctx)
 {
     FSSIMContext *s = ctx->priv;
 
-    ff_fssim_output_close(ctx, &s->out);
+    ff_fssim_output_close(ctx, &s->out, s->fs.eof);
     ff_framesync_uninit(&s->fs);
     av_freep(&s->jobs);
 }

@@ -260,7 +260,7 @@ static int score_frame(AVFilterContext *ctx, int64_t t, int64_t nb_frames, AVFra
     ret = s->backend->score(ctx, &win, &sc);
     if (ret < 0)
         return ret;
-    ret = ff_fssim_output_frame(ctx, &s->out, frame, ctx->outputs[0]->time_base, &sc);
+    ret = ff_fssim_output_frame(ctx, &s->out, frame, &sc);
     return ret < 0 ? ret : 1;
 }
 
@@ -345,6 +345,7 @@ static int do_fssim3d(FFFrameSync *fs)
         return ff_filter_frame(ctx->outputs[0], master);
     }
 
+    ff_fssim_check_frames(ctx, &s->out, master, ref);
     slot = s->nb_in % s->depth;
     ret = s->backend->moments(ctx, slot, master, ref);
     if (ret < 0) {
@@ -447,7 +448,7 @@ static int config_output(AVFilterLink *outlink)
     FSSIM3DContext *s = outlink->src->priv;
     /* hardware frames go out in main's frames context, which a GPU backend
      * may have set already */
-    return ff_fssim_config_output(outlink, &s->fs);
+    return ff_fssim_config_output(outlink, &s->fs, &s->out);
 }
 
 static int activate(AVFilterContext *ctx)
@@ -486,7 +487,7 @@ static av_cold void uninit(AVFilterContext *ctx)
 
     if (s->backend)
         drain_held(ctx);
-    ff_fssim_output_close(ctx, &s->out);
+    ff_fssim_output_close(ctx, &s->out, s->ended);
     ff_framesync_uninit(&s->fs);
     if (s->backend)
         s->backend->uninit(ctx);

@@ -203,7 +203,11 @@ static int drain(AVFilterContext *ctx, int wait, int output)
         if (sums) {
             FSSIMScores sc = { { { 0 } } };
             scores_from_sums(s, sums, &sc);
-            ff_fssim_output_frame(ctx, &s->out, p.frame, ctx->outputs[0]->time_base, &sc);
+            ret = ff_fssim_output_frame(ctx, &s->out, p.frame, &sc);
+            if (ret < 0) {
+                av_frame_free(&p.frame);
+                return ret;
+            }
         }
         if (output) {
             ret = ff_filter_frame(ctx->outputs[0], p.frame);
@@ -227,6 +231,7 @@ static int do_fssim(FFFrameSync *fs)
     if (ret < 0)
         return ret;
     if (!ctx->is_disabled && ref) {
+        ff_fssim_check_frames(ctx, &s->out, master, ref);
         /* framesync may let go of the reference before the GPU is done */
         held = av_frame_clone(ref);
         slot = held ? launch(ctx, master, ref) : AVERROR(ENOMEM);
@@ -283,7 +288,7 @@ static int config_output(AVFilterLink *outlink)
     ret = ff_fssim_output_config(ctx, &s->out, &s->fmt);
     if (ret < 0)
         return ret;
-    return ff_fssim_config_output(outlink, &s->fs);
+    return ff_fssim_config_output(outlink, &s->fs, &s->out);
 }
 
 static int activate(AVFilterContext *ctx)
@@ -312,7 +317,7 @@ static av_cold void uninit(AVFilterContext *ctx)
     if (s->queue.nb_timed)
         av_log(ctx, AV_LOG_VERBOSE, "GPU time per frame pair: %.1f us over %"PRIu64" frames\n",
                1000.0 * s->queue.gpu_ms / s->queue.nb_timed, s->queue.nb_timed);
-    ff_fssim_output_close(ctx, &s->out);
+    ff_fssim_output_close(ctx, &s->out, s->fs.eof);
     ff_fssim_cuda_queue_uninit(ctx, c, &s->queue);
     if (s->partials) {
         CUcontext dummy;

@@ -526,7 +526,7 @@ static int config_output(AVFilterLink *outlink)
     if (ret < 0)
         return ret;
     /* the main input's frames go out untouched */
-    return ff_fssim_config_output(outlink, &s->fs);
+    return ff_fssim_config_output(outlink, &s->fs, &s->out);
 }
 
 /* ---- per frame -------------------------------------------------------- */
@@ -746,7 +746,7 @@ static int release_head(AVFilterContext *ctx, int wait, int send)
             return 0;
         ret = read_scores(ctx, p->exec, &sc);
         if (ret >= 0)
-            ff_fssim_output_frame(ctx, &s->out, frame, s->fs.time_base, &sc);
+            ret = ff_fssim_output_frame(ctx, &s->out, frame, &sc);
     }
     p->frame = NULL;
     p->exec  = NULL;
@@ -810,6 +810,7 @@ static int do_fssim(FFFrameSync *fs)
     }
 
     if (!ctx->is_disabled && ref) {
+        ff_fssim_check_frames(ctx, &s->out, master, ref);
         ret = submit_pair(ctx, master, ref, &exec);
         if (ret < 0) {
             av_frame_free(&master);
@@ -856,7 +857,7 @@ static av_cold void uninit(AVFilterContext *ctx)
                s->gpu_sum / s->gpu_frames, s->gpu_min, s->gpu_max,
                s->gpu_tiles / s->gpu_frames, s->gpu_frames,
                vkctx->props.properties.deviceName, av_get_pix_fmt_name(s->fmt.pix_fmt));
-    ff_fssim_output_close(ctx, &s->out);
+    ff_fssim_output_close(ctx, &s->out, s->fs.eof);
 
     if (s->initialized) {
         ff_vk_exec_pool_free(vkctx, &s->e);
