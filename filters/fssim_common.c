@@ -65,6 +65,46 @@ static AVFilterFormats *link_formats(enum AVPixelFormat hw_format)
     return f;
 }
 
+/*
+ * Colour space, range and alpha mode lists: one for main and the output
+ * (the frames go out untouched), another for the reference.  With the
+ * default single list FFmpeg converts the reference to main's range behind
+ * the filter (an auto-inserted scale: identical content then scores below
+ * 1); scored as decoded, a difference only gets a warning.
+ */
+static int query_frame_metadata(struct AVFilterFormatsConfig **cfg_in,
+                                struct AVFilterFormatsConfig **cfg_out)
+{
+    static const struct {
+        AVFilterFormats *(*all)(void);
+        size_t offset;
+    } kinds[] = {
+        { ff_all_color_spaces, offsetof(AVFilterFormatsConfig, color_spaces) },
+        { ff_all_color_ranges, offsetof(AVFilterFormatsConfig, color_ranges) },
+        { ff_all_alpha_modes,  offsetof(AVFilterFormatsConfig, alpha_modes)  },
+    };
+#define LIST(cfg, k) ((AVFilterFormats **)((uint8_t *)(cfg) + kinds[k].offset))
+    for (int k = 0; k < FF_ARRAY_ELEMS(kinds); k++) {
+        AVFilterFormats *shared = kinds[k].all(), *ref = kinds[k].all();
+        int ret;
+
+        if (!shared || !ref) {
+            ff_formats_unref(&shared);
+            ff_formats_unref(&ref);
+            return AVERROR(ENOMEM);
+        }
+        if ((ret = ff_formats_ref(shared, LIST(cfg_in[0], k))) < 0 ||
+            (ret = ff_formats_ref(shared, LIST(cfg_out[0], k))) < 0) {
+            ff_formats_unref(&ref);
+            return ret;
+        }
+        if ((ret = ff_formats_ref(ref, LIST(cfg_in[1], k))) < 0)
+            return ret;
+    }
+#undef LIST
+    return 0;
+}
+
 int ff_fssim_query_formats(const AVFilterContext *ctx,
                            struct AVFilterFormatsConfig **cfg_in,
                            struct AVFilterFormatsConfig **cfg_out,
@@ -86,7 +126,9 @@ int ff_fssim_query_formats(const AVFilterContext *ctx,
         ff_formats_unref(&ref);
         return ret;
     }
-    return ff_formats_ref(ref, &cfg_in[1]->formats);
+    if ((ret = ff_formats_ref(ref, &cfg_in[1]->formats)) < 0)
+        return ret;
+    return query_frame_metadata(cfg_in, cfg_out);
 }
 
 static int is_supported(enum AVPixelFormat fmt)

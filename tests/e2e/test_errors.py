@@ -320,6 +320,28 @@ def test_reinit(tap, d):
            "a graph reinit keeps the frames scored before it in stats_file", lines)
 
 
+def test_warnings(tap, d):
+    """As FFmpeg's ssim, fssim warns when the inputs' colour ranges or time
+    bases differ; unlike a filter with one colour-range list, it scores the
+    samples as decoded: FFmpeg inserts no conversion of the reference."""
+    a = clip(d, "w_64x48", 64, 48, n=3, seed=3)
+    y4m = os.path.join(d, "w.y4m")
+    ft.write_y4m(y4m, a.frames, a.fmt)
+    p = run(["-color_range", "pc", "-i", y4m, "-i", y4m, "-lavfi",
+             "[0:v][1:v]fssim=algo=int", "-f", "null", "-"])
+    tap.ok(p is not None and p.returncode == 0 and
+           re.search(r"different colour ranges \(pc and unknown\)", p.stderr) and
+           re.search(r"SSIM int Y:1\.000000 \(inf\) U:1\.000000 \(inf\) V:1\.000000 \(inf\)",
+                     p.stderr),
+           "colour ranges differ: a warning naming both, and identical samples still score 1 "
+           "(no conversion inserted)", p and p.stderr[-2000:])
+    p = run(["-f", "lavfi", "-i", "testsrc2=s=64x48:d=0.2:r=25", "-f", "lavfi", "-i",
+             "testsrc2=s=64x48:d=0.2:r=30", "-lavfi", "[0:v][1:v]fssim", "-f", "null", "-"])
+    tap.ok(p is not None and p.returncode == 0 and
+           "different time bases (1/25 and 1/30)" in p.stderr,
+           "time bases differ: a warning naming both", p and p.stderr[-2000:])
+
+
 def main():
     tap = ft.Tap()
     d = ft.workdir("errors")
@@ -327,6 +349,7 @@ def main():
     test_unsupported(tap, d)
     test_cut_short(tap, d)
     test_reinit(tap, d)
+    test_warnings(tap, d)
     tap.done()
 
 
