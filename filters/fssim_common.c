@@ -424,7 +424,8 @@ static int check_file(AVFilterContext *ctx, FSSIMOutput *out, FILE *f)
  */
 typedef struct ParkedOutput {
     struct ParkedOutput *next;
-    char *key;                /* filter name, log path, stats path */
+    char *key;                /* log path, stats path */
+    const char *filter;       /* the filter whose state is parked */
     int   live;
     FSSIMOutput state;        /* files closed */
 } ParkedOutput;
@@ -432,7 +433,7 @@ typedef struct ParkedOutput {
 static AVMutex parked_lock = AV_MUTEX_INITIALIZER;
 static ParkedOutput *parked;
 
-static char *output_key(const AVFilterContext *ctx, const FSSIMOptions *o)
+static char *output_key(const FSSIMOptions *o)
 {
     /* stdout cannot be reopened: only files take part */
     const char *log = o->log_path && strcmp(o->log_path, "-") ? o->log_path : "";
@@ -440,7 +441,7 @@ static char *output_key(const AVFilterContext *ctx, const FSSIMOptions *o)
 
     if (!*log && !*st)
         return NULL;
-    return av_asprintf("%s\n%s\n%s", ctx->filter->name, log, st);
+    return av_asprintf("%s\n%s", log, st);
 }
 
 static ParkedOutput **find_parked(const char *key)
@@ -463,10 +464,11 @@ static int take_parked(AVFilterContext *ctx, FSSIMOutput *out, const char *key)
     pp = find_parked(key);
     p = *pp;
     if (p && p->live) {
-        av_log(ctx, AV_LOG_ERROR, "Another %s filter of this process writes the same "
-               "log_path/stats_file: give each filter its own files.\n", ctx->filter->name);
+        av_log(ctx, AV_LOG_ERROR, "Another filter of this process writes the same "
+               "log_path/stats_file: give each filter its own files.\n");
         ret = AVERROR(EBUSY);
-    } else if (p && p->state.algos == out->algos && p->state.log_fmt == out->log_fmt) {
+    } else if (p && p->filter == ctx->filter->name && p->state.algos == out->algos &&
+               p->state.log_fmt == out->log_fmt) {
         const FSSIMOutput cur = *out;
         *out = p->state;
         out->key_prefix = cur.key_prefix;
@@ -476,7 +478,7 @@ static int take_parked(AVFilterContext *ctx, FSSIMOutput *out, const char *key)
         p->live = 1;
         ret = 1;
     } else if (p) {
-        p->live = 1;           /* other algorithms: a new log */
+        p->live = 1;           /* another filter or other algorithms: a new log */
     } else if ((p = av_mallocz(sizeof(*p))) && (p->key = av_strdup(key))) {
         p->live = 1;
         *pp = p;
@@ -491,7 +493,7 @@ static int take_parked(AVFilterContext *ctx, FSSIMOutput *out, const char *key)
 /* At close: park the state (mid-stream) or forget the paths (ended). */
 static void release_parked(const AVFilterContext *ctx, const FSSIMOutput *out, int park)
 {
-    char *key = output_key(ctx, out->opts);
+    char *key = output_key(out->opts);
     ParkedOutput **pp, *p;
 
     if (!key)
@@ -499,6 +501,7 @@ static void release_parked(const AVFilterContext *ctx, const FSSIMOutput *out, i
     ff_mutex_lock(&parked_lock);
     pp = find_parked(key);
     if ((p = *pp) && park) {
+        p->filter = ctx->filter->name;
         p->state = *out;
         p->state.log = p->state.stats_file = NULL;
         p->live = 0;
@@ -514,7 +517,7 @@ static void release_parked(const AVFilterContext *ctx, const FSSIMOutput *out, i
 int ff_fssim_output_open(AVFilterContext *ctx, FSSIMOutput *out, const FSSIMOptions *o,
                          const char *key_prefix, int algos)
 {
-    char *key = output_key(ctx, o);
+    char *key = output_key(o);
     int resumed = 0, ret;
 
     out->key_prefix      = key_prefix;

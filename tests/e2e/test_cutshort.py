@@ -370,9 +370,16 @@ def two_writers(d):
     p = ft.ffmpeg("-lavfi", "%s,split=4[a][b][c][e];[a][b]fssim=log_path=%s[o1];"
                   "[c][e]fssim=log_path=%s[o2]" % (SRC, log, log), "-map", "[o1]", "-map",
                   "[o2]", "-frames:v", "3", "-f", "null", "-", check=False, timeout=60)
-    tap.ok(p.returncode > 0 and "Another fssim filter of this process writes the same" in
+    tap.ok(p.returncode > 0 and "Another filter of this process writes the same" in
            p.stderr and not CRASH.search(p.stderr),
            "two fssim filters on one log_path: a clear error", p.stderr[-2000:])
+    remove(log)
+    p = ft.ffmpeg("-lavfi", "%s,split=4[a][b][c][e];[a][b]fssim=log_path=%s[o1];"
+                  "[c][e]fssim3d=depth=3:log_path=%s[o2]" % (SRC, log, log), "-map", "[o1]",
+                  "-map", "[o2]", "-frames:v", "3", "-f", "null", "-", check=False, timeout=60)
+    tap.ok(p.returncode > 0 and "Another filter of this process writes the same" in
+           p.stderr and not CRASH.search(p.stderr),
+           "fssim and fssim3d on one log_path: a clear error", p.stderr[-2000:])
 
 
 def main():
