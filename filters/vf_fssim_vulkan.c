@@ -75,6 +75,7 @@ typedef struct FSSIMVkPlane {
 typedef struct FSSIMVkPending {
     AVFrame *frame;
     FFVkExecContext *exec;  /* NULL: passed through without scores */
+    uint64_t n;             /* index among the frames scored, for messages */
 } FSSIMVkPending;
 
 typedef struct FSSIMVulkanContext {
@@ -110,6 +111,10 @@ typedef struct FSSIMVulkanContext {
 
     FSSIMVkPending pending[NB_EXEC];
     int pend_head, nb_pending;
+    uint64_t nb_scored;
+    /* A submission or a fence failed: the device is not trusted for the
+     * rest of the run, and no score is read from it any more. */
+    int gpu_failed;
 } FSSIMVulkanContext;
 
 static const AVOption fssim_vulkan_options[] = {
@@ -293,14 +298,17 @@ static void setup_planes(FSSIMVulkanContext *s)
 
 /* Shared memory of a tile workgroup, as fssim_core.glsl sizes it: the
  * samples of the tile and its halo, the horizontal sums (also the
- * reduction's staging area), the 4x4 blocks and the taps. */
+ * reduction's staging area), the 4x4 blocks and the taps.  The staging
+ * area (HBUF_R) holds one slot per subgroup (subgroups of >= 4, see
+ * check_device()) or per invocation, each a float pair and a double pair:
+ * 6 words. */
 static int shared_bytes(const FSSIMVulkanContext *s, int halo)
 {
     const int algos = s->opts.algos, rf = s->opts.window / 2;
     const int hf = algos & FSSIM_FLAG(FSSIM_FLOAT) ? 5 * (TILE_H + 2 * rf) * TILE_W : 0;
     const int hi = algos & FSSIM_FLAG(FSSIM_INT) ?
                    (s->fmt.depth > 12 ? 8 : 5) * (TILE_H + 2 * INT_RADIUS) * TILE_W : 0;
-    const int hr = 6 * (s->subgroup_size ? WG_SIZE / 4 : WG_SIZE);
+    const int hr = 6 * (s->subgroup_size ? WG_SIZE / 4 : WG_SIZE);  /* 6 * NSLOT */
     const int blk = algos & FSSIM_FLAG(FSSIM_BLOCK) ? (TILE_W / 4 + 1) * (TILE_H / 4 + 1) * 6 : 1;
 
     return 4 * ((TILE_W + 2 * halo) * (TILE_H + 2 * halo) + FFMAX3(hf, hi, hr) + blk +
@@ -574,6 +582,21 @@ static void memory_barrier(FFVulkanFunctions *vk, FFVkExecContext *exec,
     });
 }
 
+/* A command buffer that could not be started or submitted: its fence was
+ * reset and will never signal, so ff_vk_exec_pool_free() must not wait on
+ * it (that wait has no timeout).  ff_vk_exec_submit() has logged the
+ * VkResult; say what it was for. */
+static int submit_failed(AVFilterContext *ctx, FFVkExecContext *exec, int err)
+{
+    FSSIMVulkanContext *s = ctx->priv;
+
+    exec->had_submission = 0;
+    s->gpu_failed = 1;
+    av_log(ctx, AV_LOG_ERROR, "Submitting the scoring of frame %"PRIu64" to the Vulkan "
+           "device failed: %s.\n", s->nb_scored, av_err2str(err));
+    return err;
+}
+
 /* Record and submit the scoring of one frame pair; the sums are read back
  * later from the returned execution context. */
 static int submit_pair(AVFilterContext *ctx, AVFrame *main, AVFrame *ref,
@@ -591,7 +614,7 @@ static int submit_pair(AVFilterContext *ctx, AVFrame *main, AVFrame *ref,
 
     err = ff_vk_exec_start(vkctx, exec);
     if (err < 0)
-        return err;
+        return submit_failed(ctx, exec, err);
 
     RET(ff_vk_exec_add_dep_frame(vkctx, exec, main, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
                                  VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT));
@@ -660,7 +683,7 @@ static int submit_pair(AVFilterContext *ctx, AVFrame *main, AVFrame *ref,
 
     err = ff_vk_exec_submit(vkctx, exec);
     if (err < 0)
-        return err;
+        return submit_failed(ctx, exec, err);
     *out_exec = exec;
     return 0;
 
@@ -668,7 +691,8 @@ fail:
     /* Nothing is recorded yet: submit the empty command buffer so that the
      * context's fence signals again and later waits on it return. */
     ff_vk_exec_discard_deps(vkctx, exec);
-    ff_vk_exec_submit(vkctx, exec);
+    if (ff_vk_exec_submit(vkctx, exec) < 0)
+        submit_failed(ctx, exec, err);
     return err;
 }
 
@@ -691,17 +715,37 @@ static void read_gpu_time(FSSIMVulkanContext *s, FFVkExecContext *exec)
     s->gpu_frames++;
 }
 
+/* A fence that reports an error (VK_ERROR_DEVICE_LOST...): the sums in the
+ * result buffer are those of an older frame or garbage, never published. */
+static int fence_failed(AVFilterContext *ctx, VkResult res, uint64_t n)
+{
+    FSSIMVulkanContext *s = ctx->priv;
+
+    s->gpu_failed = 1;
+    av_log(ctx, AV_LOG_ERROR, "Vulkan error while waiting for the scores of frame %"PRIu64
+           ": %s. Its scores and those of the frames after it are not published.\n",
+           n, ff_vk_ret2str(res));
+    return AVERROR_EXTERNAL;
+}
+
 /* Wait for a submission and turn its sums into per-plane scores. */
-static int read_scores(AVFilterContext *ctx, FFVkExecContext *exec, FSSIMScores *sc)
+static int read_scores(AVFilterContext *ctx, const FSSIMVkPending *pend, FSSIMScores *sc)
 {
     FSSIMVulkanContext *s = ctx->priv;
     FFVulkanContext *vkctx = &s->vkctx;
+    FFVkExecContext *exec = pend->exec;
     const size_t off = exec->idx * s->res_stride;
     const uint32_t *r = (const uint32_t *)(s->results_map + off);
+    VkResult res;
     int err;
 
-    /* also releases the frames and image views, rather than at reuse */
-    ff_vk_exec_wait(vkctx, exec);
+    /* ff_vk_exec_wait() would ignore the result */
+    res = vkctx->vkfn.WaitForFences(vkctx->hwctx->act_dev, 1, &exec->fence, VK_TRUE,
+                                    UINT64_MAX);
+    if (res != VK_SUCCESS)
+        return fence_failed(ctx, res, pend->n);
+    /* releases the frames and image views now rather than at reuse */
+    ff_vk_exec_discard_deps(vkctx, exec);
     if (!(s->results.flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) {
         err = ff_vk_flush_buffer(vkctx, &s->results, off, s->res_stride, 0);
         if (err < 0)
@@ -740,11 +784,21 @@ static int release_head(AVFilterContext *ctx, int wait, int send)
     AVFrame *frame = p->frame;
     int ret = 0;
 
-    if (p->exec) {
+    if (p->exec && s->gpu_failed) {
+        /* after a GPU error: not waited for (the fence may never signal)
+         * and not scored; the error that ends the run is already out */
+        ret = AVERROR_EXTERNAL;
+    } else if (p->exec) {
         FSSIMScores sc;
-        if (!wait && vk->GetFenceStatus(s->vkctx.hwctx->act_dev, p->exec->fence) != VK_SUCCESS)
-            return 0;
-        ret = read_scores(ctx, p->exec, &sc);
+        if (!wait) {
+            VkResult res = vk->GetFenceStatus(s->vkctx.hwctx->act_dev, p->exec->fence);
+            if (res == VK_NOT_READY)
+                return 0;
+            if (res != VK_SUCCESS)
+                ret = fence_failed(ctx, res, p->n);
+        }
+        if (ret >= 0)
+            ret = read_scores(ctx, p, &sc);
         if (ret >= 0)
             ret = ff_fssim_output_frame(ctx, &s->out, frame, &sc);
     }
@@ -783,6 +837,7 @@ static int hold_frame(AVFilterContext *ctx, AVFrame *frame, FFVkExecContext *exe
 
     p->frame = frame;
     p->exec  = exec;
+    p->n     = exec ? s->nb_scored++ : 0;
     s->nb_pending++;
     return release_ready(ctx, 0);
 }
@@ -809,6 +864,10 @@ static int do_fssim(FFFrameSync *fs)
         }
     }
 
+    if (s->gpu_failed) {
+        av_frame_free(&master);
+        return AVERROR_EXTERNAL;
+    }
     if (!ctx->is_disabled && ref) {
         ff_fssim_check_frames(ctx, &s->out, master, ref);
         ret = submit_pair(ctx, master, ref, &exec);
@@ -847,7 +906,8 @@ static av_cold void uninit(AVFilterContext *ctx)
     FSSIMVulkanContext *s = ctx->priv;
     FFVulkanContext *vkctx = &s->vkctx;
 
-    /* frames scored but never sent (the run was cut short) are logged */
+    /* frames scored but never sent (the run was cut short) are logged;
+     * after a GPU error they are dropped, the error logged once */
     while (s->nb_pending)
         release_head(ctx, 1, 0);
 

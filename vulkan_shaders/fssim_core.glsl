@@ -81,7 +81,12 @@ const int  SH = TH + 2 * HALO;
 const int  HPLANE = (TH + 2 * RF) * TW;     /* one moment of the float horizontal pass */
 const int  HBUF_F = DO_FLOAT ? 5 * HPLANE : 0;
 const int  HBUF_I = DO_INT ? (WIDE ? 8 : 5) * IPLANE : 0;
-const int  HBUF_R = SG ? 6 * (NT / 4) : 6 * NT;  /* reduction staging; subgroups >= 4 */
+/* The reductions' staging area: one slot per subgroup (SG: subgroups of at
+ * least 4 invocations, which the host requires) or per invocation; a slot
+ * is a float pair (2 words, in [0, 2 NSLOT)) and a double pair (4 words, in
+ * [2 NSLOT, 6 NSLOT)), see stage_f() and stage_d(). */
+const int  NSLOT  = SG ? NT / 4 : NT;
+const int  HBUF_R = 6 * NSLOT;
 const int  HBUF_FI = HBUF_F > HBUF_I ? HBUF_F : HBUF_I;
 const int  HBUF = HBUF_FI > HBUF_R ? HBUF_FI : HBUF_R;
 
@@ -447,7 +452,7 @@ double block_pass(ivec2 org, int tid)
  * subgroup (every lane ends with the same sum, IEEE addition commutes),
  * then the subgroups' sums in subgroup order.  Without: a shared-memory
  * tree.  Either way the order is fixed, so results repeat bit for bit.
- * hbuf is the staging area: floats in [0, 2 NT), doubles from 2 NT. */
+ * hbuf is the staging area: NSLOT float pairs, then NSLOT double pairs. */
 
 /* (hi, lo) + (hi2, lo2), with the exact rounding error of hi + hi2 kept. */
 vec2 two_sum(vec2 a, vec2 b)
@@ -474,15 +479,15 @@ vec2 staged_f(uint i)
 void stage_d(uint i, dvec2 v)
 {
     const uvec2 a = unpackDouble2x32(v.x), b = unpackDouble2x32(v.y);
-    hbuf[2 * NT + 4 * i + 0] = a.x;
-    hbuf[2 * NT + 4 * i + 1] = a.y;
-    hbuf[2 * NT + 4 * i + 2] = b.x;
-    hbuf[2 * NT + 4 * i + 3] = b.y;
+    hbuf[2 * NSLOT + 4 * i + 0] = a.x;
+    hbuf[2 * NSLOT + 4 * i + 1] = a.y;
+    hbuf[2 * NSLOT + 4 * i + 2] = b.x;
+    hbuf[2 * NSLOT + 4 * i + 3] = b.y;
 }
 
 dvec2 staged_d(uint i)
 {
-    const uint o = 2 * NT + 4 * i;
+    const uint o = 2 * NSLOT + 4 * i;
     return dvec2(packDouble2x32(uvec2(hbuf[o], hbuf[o + 1])),
                  packDouble2x32(uvec2(hbuf[o + 2], hbuf[o + 3])));
 }
