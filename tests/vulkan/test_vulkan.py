@@ -8,6 +8,9 @@ every plane of every frame: int to 1e-12, float to 1e-5, block to 1e-6
 (SPEC 2).  Also: two GPU runs are bitwise identical, identical inputs score
 exactly 1, frames held for readback all come out in order at EOF and under
 timeline editing, and bad input fails with a clear message (SPEC 5).
+Where the Khronos validation layer is installed, every run has it and any
+message it prints fails a check (vkcheck.py; FFmpeg's own known ones are
+left out by their exact text); without it, one SKIP line says so.
 
 Content comes from the built ffmpeg's own sources (testsrc2: edges, text,
 flat areas; geq for 16-bit detail and noise), so this runs with the Python
@@ -28,6 +31,7 @@ import subprocess
 import sys
 
 import fssimtest as ft
+import vkcheck
 
 TOL = {"int": 1e-12, "float": 1e-5, "block": 1e-6}
 ALGOS = ("float", "int", "block")
@@ -38,6 +42,7 @@ CRASH = re.compile(r"Assertion|Segmentation|core dumped|AddressSanitizer|double 
                    r"stack smashing|Aborted", re.I)
 
 tap = ft.Tap()
+val = vkcheck.Validation(ft)   # every ffmpeg run from here on
 WORK = ft.workdir("vulkan")
 worst = {}     # algo -> (max diff, case)
 
@@ -217,6 +222,11 @@ def check_accuracy():
     compare("float-only-10", "p010le", 96, 64, 2, "algo=float")
     compare("int-only", "yuv420p10le", 64, 48, 2, "algo=int")
     compare("block-only", "p010le", 64, 48, 2, "algo=block")
+    # block alone takes the smallest shared memory: its reduction staging
+    # area alone sizes it (8-bit: sums in the tiles; deep: the window buffer)
+    compare("block-only-8", "yuv420p", 96, 64, 2, "algo=block")
+    compare("block-only-odd", "yuv444p", 35, 19, 2, "algo=block")
+    compare("block-only-gray16", "gray16le", 100, 70, 2, "algo=block")
     # windows, sigma and padding
     compare("window3", "yuv420p", 64, 48, 2, A + ":window=3:sigma=0.5")
     compare("window15", "yuv444p10le", 64, 48, 2, A + ":window=15:sigma=3")
@@ -403,7 +413,8 @@ def main():
         tap.done()
     if why:
         for what in ("accuracy against fssim", "determinism", "identical inputs",
-                     "held frames and EOF", "errors", "different devices, missing features"):
+                     "held frames and EOF", "errors", "different devices, missing features",
+                     "under the Khronos validation layer"):
             tap.skip("fssim_vulkan " + what, why)
         tap.done()
 
@@ -422,6 +433,7 @@ def main():
     check_graph_errors()
     for algo, (v, case) in sorted(worst.items()):
         tap.diag("largest difference to fssim, %s: %.3g (%s)" % (algo, v, case))
+    val.report(tap)
     tap.done()
 
 
