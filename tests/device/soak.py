@@ -29,7 +29,7 @@ Environment:
   SOAK_ALGO       algo of fssim/fssim_cuda/fssim_vulkan (float+int+block)
   SOAK_INTERVAL   seconds between samples (10); SOAK_WARMUP seconds (30)
   SOAK_RSS_MIB, SOAK_GPU_MIB  growth thresholds (5, 1): flat means below
-  SOAK_TIMEOUT    seconds per run before SIGTERM (600)
+  SOAK_TIMEOUT    seconds per run before SIGTERM (300)
   SOAK_KEEP_LOGS=1  keep the per-frame score logs (OUT/soak_<filter>.scores.json)
 Exit status 0 when every filter is flat, 1 otherwise, 2 on a usage error.
 """
@@ -171,6 +171,7 @@ def soak(name, ffmpeg, ref, main, frames, out, cfg):
             except subprocess.TimeoutExpired:
                 pass
         wall = time.monotonic() - t0
+    done = last_frame(progress)     # frames out, as ffmpeg counted them
 
     with open(os.path.join(out, "soak_%s.csv" % name), "w", newline="") as f:
         keys = ["t_s", "frame", "rss_mib", "rss_anon_mib", "gpu_proc_mib", "gpu_dev_mib"]
@@ -222,7 +223,8 @@ def soak(name, ffmpeg, ref, main, frames, out, cfg):
                                         "gpu_dev_mib")}
     res = {
         "filter": name, "graph": fgraph, "command": cmd, "frames": frames,
-        "exit_status": status, "wall_s": round(wall, 2), "fps": round(frames / wall, 1),
+        "exit_status": status, "frames_out": done, "wall_s": round(wall, 2),
+        "fps": round((done or 0) / wall, 1),
         "frames_logged": logged, "log_problems": log_probs, "pooled_all": devlib.pooled_all(log),
         "samples": len(samples), "samples_after_warmup": len(warm),
         "first_after_warmup": point(warm[0]) if warm else None,
@@ -268,7 +270,7 @@ def main():
     cfg = {"algo": os.environ.get("SOAK_ALGO", "float+int+block"),
            "interval": env_num("SOAK_INTERVAL", 10.0), "warmup": env_num("SOAK_WARMUP", 30.0),
            "rss_mib": env_num("SOAK_RSS_MIB", 5.0), "gpu_mib": env_num("SOAK_GPU_MIB", 1.0),
-           "timeout": env_num("SOAK_TIMEOUT", 600.0),
+           "timeout": env_num("SOAK_TIMEOUT", 300.0),
            "smi": nvsmi(["-L"]) is not None}
     if mode == "gpu" and not cfg["smi"]:
         devlib.die("MODE=gpu needs nvidia-smi")
@@ -280,23 +282,27 @@ def main():
           (main_clip, ref, frames, frames3d, cfg["interval"], cfg["warmup"], cfg["rss_mib"],
            cfg["gpu_mib"], "; " + gpu if gpu else ""), flush=True)
     results = []
+
+    def save():
+        # after every run: what was measured survives a later run's hang
+        with open(os.path.join(out, "soak.json"), "w") as f:
+            json.dump({"mode": mode, "gpu": gpu, "ref": ref, "main": main_clip,
+                       "thresholds_mib": {"rss": cfg["rss_mib"], "gpu": cfg["gpu_mib"]},
+                       "interval_s": cfg["interval"], "warmup_s": cfg["warmup"],
+                       "filters": names, "runs": results}, f, indent=1)
     for n in names:
         r = soak(n, ffmpeg, ref, main_clip, frames3d if FILTERS[n][2] else frames, out, cfg)
         results.append(r)
-        print("%-7s %-8s %d frames in %.1f s (%.0f fps), log %d frames, %d samples (%d after "
+        save()
+        print("%-7s %-8s %s frames in %.1f s (%.0f fps), log %d frames, %d samples (%d after "
               "warm-up); RSS %s (max %s, anon %s), GPU %s (max %s, %s)%s" %
-              (n, r["verdict"], r["frames"], r["wall_s"], r["fps"], r["frames_logged"],
+              (n, r["verdict"], r["frames_out"], r["wall_s"], r["fps"], r["frames_logged"],
                r["samples"], r["samples_after_warmup"], fmt(r["rss_growth_mib"]),
                fmt(r["rss_max_growth_mib"]), fmt(r["rss_anon_growth_mib"]),
                fmt(r["gpu_growth_mib"]), fmt(r["gpu_max_growth_mib"]), r["gpu_source"] or "-",
                "".join("\n        - " + w for w in r["why"])), flush=True)
         if r["verdict"] == "FAIL":
             sys.stdout.write(devlib.tail(os.path.join(out, "soak_%s.log" % n)))
-    with open(os.path.join(out, "soak.json"), "w") as f:
-        json.dump({"mode": mode, "gpu": gpu, "ref": ref, "main": main_clip,
-                   "thresholds_mib": {"rss": cfg["rss_mib"], "gpu": cfg["gpu_mib"]},
-                   "interval_s": cfg["interval"], "warmup_s": cfg["warmup"],
-                   "runs": results}, f, indent=1)
     ok = all(r["verdict"] == "FLAT" for r in results)
     print("soak: %s (%s)" % ("all flat" if ok else "NOT all flat",
                              ", ".join("%s %s" % (r["filter"], r["verdict"]) for r in results)))
