@@ -21,12 +21,13 @@ mak=$tree/ffbuild/config.mak
 conf() { sed -n "s/^$1=//p" "$mak" | head -n 1; }
 
 libs="libavfilter libswscale libavformat libavcodec libswresample libavutil"
-archives= extra=
+archives='' extra=''
 for l in $libs; do
     [ -f "$tree/$l/$l.a" ] || { echo "build_two_graphs.sh: $tree/$l/$l.a is missing" >&2; exit 2; }
     archives="$archives $tree/$l/$l.a"
     extra="$extra $(conf "EXTRALIBS-${l#lib}")"
 done
+# shellcheck disable=SC2046,SC2086
 extra=$(echo $extra $(conf EXTRALIBS) | tr ' ' '\n' | sort -u | tr '\n' ' ')
 incs=$(conf CFLAGS | tr ' ' '\n' | grep '^-I' | tr '\n' ' ')
 cc=$(conf CC)

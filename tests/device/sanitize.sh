@@ -53,7 +53,10 @@ else
                               /opt/nvidia/*/compute-sanitizer/compute-sanitizer; do
         [ -x "$s" ] && { san=$s; break; }
     done
-    [ -n "$san" ] && [ -x "$san" ] || { echo "sanitize.sh: no compute-sanitizer (set SANITIZER)" >&2; exit 2; }
+    if [ -z "$san" ] || [ ! -x "$san" ]; then
+        echo "sanitize.sh: no compute-sanitizer (set SANITIZER)" >&2
+        exit 2
+    fi
     "$san" --version | tail -n 2
     help=$("$san" --help 2>&1)
 fi
@@ -64,7 +67,7 @@ san_opt() { case $help in *"$1"*) echo "$1 $2" ;; esac; }
 # Each run: NAME FRAMES FILTER OPTIONS then either "up PIX_FMT WxH" (testsrc2,
 # noise on the main input, hwupload) or "nvdec MAIN REF".
 if [ "$mode" = cpu ]; then
-    hw= cuda_f=fssim up=null dec=
+    hw='' cuda_f=fssim up=null dec=''
 else
     hw="-init_hw_device cuda=cu -filter_hw_device cu"
     cuda_f=fssim_cuda up=hwupload dec="-hwaccel cuda -hwaccel_device cu -hwaccel_output_format cuda"
@@ -72,13 +75,15 @@ fi
 A=algo=float+int+block
 
 # the NVDEC pairs: (main, reference) of each depth
-nv8= nv10=
+nv8='' nv10=''
 if [ -n "$clips" ]; then
     for p in "hevc_8bit_lo hevc_8bit_hi" "1080_hevc_8_qp34 1080_hevc_8_qp22"; do
+        # shellcheck disable=SC2086
         set -- $p
         [ -z "$nv8" ] && [ -f "$clips/$1.mkv" ] && [ -f "$clips/$2.mkv" ] && nv8="$clips/$1.mkv $clips/$2.mkv"
     done
     for p in "hevc_10bit_lo hevc_10bit_hi" "1080_hevc_10_qp34 1080_hevc_10_qp22"; do
+        # shellcheck disable=SC2086
         set -- $p
         [ -z "$nv10" ] && [ -f "$clips/$1.mkv" ] && [ -f "$clips/$2.mkv" ] && nv10="$clips/$1.mkv $clips/$2.mkv"
     done
@@ -141,14 +146,14 @@ count() {
 }
 
 start=$(date +%s)
-status=0 summary=
+status=0
 : > "$out/summary.txt"
 for tool in $tools; do
     case $tool in memcheck|initcheck|synccheck|racecheck) ;;
     *) echo "sanitize.sh: unknown tool $tool" >&2; exit 2 ;; esac
     txt=$out/$tool.txt
     : > "$txt"
-    n=0 nerr=0 nwarn=0 bad= notrun=0
+    n=0 nerr=0 nwarn=0 bad='' notrun=0
     frames=$(frames_for "$tool")
     flags=$(flags_for "$tool")
     runs "$tool" > "$work/runs.txt"
@@ -166,11 +171,11 @@ for tool in $tools; do
             src="testsrc2=s=$b:r=$frames:d=1"
             # shellcheck disable=SC2086
             set -- $hw -f lavfi -i "$src,noise=alls=24:allf=t+u" -f lavfi -i "$src"
-            graph="[0:v]format=$a,$up[m];[1:v]format=$a,$up[r];[m][r]$filter=$opts:log_path=$log"
+            graph="[0:v]format=$a,${up}[m];[1:v]format=$a,${up}[r];[m][r]$filter=$opts:log_path=$log"
         else
             # shellcheck disable=SC2086
             set -- $hw $dec -i "$a" $dec -i "$b"
-            graph="[0:v]trim=end_frame=$frames[m];[1:v]trim=end_frame=$frames[r];[m][r]$filter=$opts:log_path=$log"
+            graph="[0:v]trim=end_frame=${frames}[m];[1:v]trim=end_frame=${frames}[r];[m][r]$filter=$opts:log_path=$log"
         fi
         echo "### $tool $name: $filter $opts ($kind $a $b), $frames frames" >> "$txt"
         t0=$(date +%s)
@@ -185,6 +190,7 @@ for tool in $tools; do
         if [ -n "$san" ] && [ -z "$c" ]; then
             why="no sanitizer summary in the output"
         elif [ -n "$c" ]; then
+            # shellcheck disable=SC2086
             set -- $c
             nerr=$((nerr + $1)) nwarn=$((nwarn + $2))
             [ "$1" != 0 ] && why="$1 errors"
