@@ -19,8 +19,12 @@
 #   SANITIZER   compute-sanitizer (default: on PATH, else /usr/local/cuda/bin)
 #   TOOLS       default "memcheck initcheck synccheck racecheck" (in that
 #               order: the most telling first, the slowest last)
-#   SAN_BUDGET  seconds for all runs (default 450): runs not started in time
-#               are reported as not run, and the exit status is 3
+#   SAN_BUDGET  seconds for all runs (default 420), shared out equally
+#               between the tools (time one leaves unused goes to the next):
+#               runs not started within a tool's share are reported as not
+#               run, and the exit status is 3
+#   SAN_RUN_TIMEOUT  seconds for one run (default 120): the worst case of the
+#               whole script is SAN_BUDGET + SAN_RUN_TIMEOUT
 #   MODE=cpu    a dry run without a GPU: no sanitizer, fssim instead of
 #               fssim_cuda and software frames instead of CUDA frames (the
 #               same sizes, formats and options), to check this script
@@ -36,7 +40,8 @@ out=${2:?usage: sanitize.sh FFMPEG OUT [CLIPS]}
 clips=${3:-}
 mode=${MODE:-gpu}
 tools=${TOOLS:-memcheck initcheck synccheck racecheck}
-budget=${SAN_BUDGET:-450}
+budget=${SAN_BUDGET:-420}
+run_timeout=${SAN_RUN_TIMEOUT:-120}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 work=$out/work
@@ -157,11 +162,16 @@ for tool in $tools; do
     frames=$(frames_for "$tool")
     flags=$(flags_for "$tool")
     runs "$tool" > "$work/runs.txt"
+    # each tool an equal share of what is left, so that a slow tool cannot
+    # crowd the others out; time a tool leaves unused goes to the next
+    tools_left=$(echo "$tools" | tr ' ' '\n' | sed -n "/^$tool\$/,\$p" | grep -c .)
+    t_tool=$(date +%s)
+    share=$(( (budget - (t_tool - start)) / tools_left ))
     while read -r name filter opts kind a b; do
         [ -n "$name" ] || continue
-        if [ $(( $(date +%s) - start )) -ge "$budget" ]; then
+        if [ $(( $(date +%s) - t_tool )) -ge "$share" ]; then
             notrun=$((notrun + 1))
-            echo "### $name: not run, the ${budget} s budget is spent" >> "$txt"
+            echo "### $name: not run, the tool's ${share} s share of the budget is spent" >> "$txt"
             continue
         fi
         log=$work/$tool.$name.json
@@ -180,7 +190,7 @@ for tool in $tools; do
         echo "### $tool $name: $filter $opts ($kind $a $b), $frames frames" >> "$txt"
         t0=$(date +%s)
         # shellcheck disable=SC2086
-        timeout 300 $san $flags "$ff" -hide_banner -nostdin -y -v info "$@" -lavfi "$graph" \
+        timeout "$run_timeout" $san $flags "$ff" -hide_banner -nostdin -y -v info "$@" -lavfi "$graph" \
             -f null - < /dev/null > "$work/run.txt" 2>&1
         rc=$?
         cat "$work/run.txt" >> "$txt"
