@@ -39,6 +39,12 @@ KNOWN_FFMPEG = [
     re.compile(r"UNASSIGNED-VkImageMemoryBarrier-image-00004.*acquiring ownership of VkImage "
                r".*from srcQueueFamilyIndex 4294967295 to dstQueueFamilyIndex 0 has no "
                r"matching release barrier"),
+    # hwupload of odd-width P010 (35x19): FFmpeg's upload copies the chroma
+    # plane from a buffer offset that is not a multiple of its 4-byte texels
+    # (hwupload alone gets it; fssim_vulkan copies nothing).
+    re.compile(r"VUID-vkCmdCopyBufferToImage-(bufferOffset-01558|pRegions-07273).*"
+               r"vkCmdCopyBufferToImage: pRegion\[0\] bufferOffset \S+ must be a multiple "
+               r"of (this format's|the blocked image's) texel (block )?size \(4\)"),
     re.compile(r"VUID-VkDescriptorImageInfo-imageLayout-00344.*specific layout "
                r"VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL that doesn't match the previously "
                r"used layout VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL"),
