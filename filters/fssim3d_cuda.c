@@ -86,7 +86,7 @@ static int push(AVFilterContext *ctx, FSSIMCuda *c)
 static void pop(AVFilterContext *ctx, FSSIMCuda *c)
 {
     CUcontext dummy;
-    FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPopCurrent(&dummy));
+    FSSIM_FREE_CU(c, ctx, c->cu->cuCtxPopCurrent(&dummy));
 }
 
 /* SPEC 3, 5: both inputs on the GPU, in one CUDA context, of one size and
@@ -121,17 +121,9 @@ static int release_slot(AVFilterContext *ctx, CUDABackend *b, int k, int wait)
 
     if (!b->main[k])
         return 0;
-    if (wait) {
-        ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuEventSynchronize(b->mdone[k]));
-        if (ret < 0)
-            return ret;
-    } else {
-        CUresult r = c->cu->cuEventQuery(b->mdone[k]);
-        if (r == CUDA_ERROR_NOT_READY)
-            return 0;
-        if (r != CUDA_SUCCESS)
-            return FSSIM_CHECK_CU(c, ctx, r);
-    }
+    ret = ff_fssim_cuda_event_done(ctx, c, b->mdone[k], wait);
+    if (ret != 0)
+        return ret < 0 ? ret : 0;
     if (c->ext.cuEventElapsedTime(&ms, b->mstart[k], b->mdone[k]) == CUDA_SUCCESS) {
         b->moments_ms += ms;
         b->nb_moments++;
@@ -261,6 +253,9 @@ static int cuda_moments(AVFilterContext *ctx, int slot, const AVFrame *main,
     CudaFunctions *cu = c->cu;
     int ret;
 
+    /* a failed context runs nothing reliably any more */
+    if (c->failed)
+        return c->failed;
     ret = push(ctx, c);
     if (ret < 0)
         return ret;
@@ -306,7 +301,7 @@ static int cuda_moments(AVFilterContext *ctx, int slot, const AVFrame *main,
         ret = FSSIM_CHECK_CU(c, ctx, cu->cuEventRecord(b->mdone[slot], c->stream));
     if (ret < 0) {
         /* nothing may read the frames any more once we let go of them */
-        FSSIM_CHECK_CU(c, ctx, cu->cuStreamSynchronize(c->stream));
+        FSSIM_FREE_CU(c, ctx, cu->cuStreamSynchronize(c->stream));
         av_frame_free(&b->main[slot]);
         av_frame_free(&b->ref[slot]);
     }
@@ -323,6 +318,12 @@ static int cuda_score(AVFilterContext *ctx, const FSSIM3DWindow *win, FSSIMScore
     CudaFunctions *cu = c->cu;
     int nb_taps = 0, ret;
     float ms;
+
+    /* After a failure nothing the GPU holds can be trusted: the ring may
+     * lack a frame's moments, io a frame's sums.  Held frames are not
+     * scored at uninit then. */
+    if (c->failed)
+        return c->failed;
 
     /* The taps of non-zero weight, in window order, as the reference sums
      * them.  The previous frame's copy of io has completed: we waited for
@@ -399,31 +400,32 @@ static void cuda_uninit(AVFilterContext *ctx)
                "(spatial moments %.1f us, temporal window and score %.1f us)\n",
                mus + sus, b->nb_scores, mus, sus);
     }
-    if (c->cu && push(ctx, c) >= 0) {
+    if (c->cu) {
         CudaFunctions *cu = c->cu;
+        FSSIM_FREE_CU(c, ctx, cu->cuCtxPushCurrent(c->cu_ctx));
         /* nothing may still read the frames or write the buffers */
         if (c->stream)
-            FSSIM_CHECK_CU(c, ctx, cu->cuStreamSynchronize(c->stream));
+            FSSIM_FREE_CU(c, ctx, cu->cuStreamSynchronize(c->stream));
         for (int k = 0; k < FSSIM3D_MAX_DEPTH; k++) {
             if (b->mstart[k])
-                FSSIM_CHECK_CU(c, ctx, cu->cuEventDestroy(b->mstart[k]));
+                FSSIM_FREE_CU(c, ctx, cu->cuEventDestroy(b->mstart[k]));
             if (b->mdone[k])
-                FSSIM_CHECK_CU(c, ctx, cu->cuEventDestroy(b->mdone[k]));
+                FSSIM_FREE_CU(c, ctx, cu->cuEventDestroy(b->mdone[k]));
         }
         if (b->ready)
-            FSSIM_CHECK_CU(c, ctx, cu->cuEventDestroy(b->ready));
+            FSSIM_FREE_CU(c, ctx, cu->cuEventDestroy(b->ready));
         if (b->sstart)
-            FSSIM_CHECK_CU(c, ctx, cu->cuEventDestroy(b->sstart));
+            FSSIM_FREE_CU(c, ctx, cu->cuEventDestroy(b->sstart));
         if (b->sdone)
-            FSSIM_CHECK_CU(c, ctx, cu->cuEventDestroy(b->sdone));
+            FSSIM_FREE_CU(c, ctx, cu->cuEventDestroy(b->sdone));
         if (b->ring)
-            FSSIM_CHECK_CU(c, ctx, cu->cuMemFree(b->ring));
+            FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->ring));
         if (b->partials)
-            FSSIM_CHECK_CU(c, ctx, cu->cuMemFree(b->partials));
+            FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->partials));
         if (b->io_dev)
-            FSSIM_CHECK_CU(c, ctx, cu->cuMemFree(b->io_dev));
+            FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->io_dev));
         if (b->io)
-            FSSIM_CHECK_CU(c, ctx, c->ext.cuMemFreeHost(b->io));
+            FSSIM_FREE_CU(c, ctx, c->ext.cuMemFreeHost(b->io));
         pop(ctx, c);
     }
     for (int k = 0; k < FSSIM3D_MAX_DEPTH; k++) {

@@ -19,6 +19,32 @@
 
 #define CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES_ 8
 
+int ff_fssim_cuda_checked(AVFilterContext *ctx, FSSIMCuda *c, int ret)
+{
+    if (ret < 0 && !c->failed) {
+        c->failed = ret;
+        av_log(ctx, AV_LOG_ERROR, "%s stops at this CUDA error: no score is read back "
+               "from the GPU after it, frames not scored yet stay unscored.\n",
+               ctx->filter->name);
+    }
+    return ret;
+}
+
+int ff_fssim_cuda_event_done(AVFilterContext *ctx, FSSIMCuda *c, CUevent ev, int wait)
+{
+    CUresult r;
+
+    if (wait)
+        return FSSIM_CHECK_CU(c, ctx, c->cu->cuEventSynchronize(ev));
+    r = c->cu->cuEventQuery(ev);
+    if (r == CUDA_ERROR_NOT_READY)
+        return 1;
+    /* an error of the work before the event, as cuEventSynchronize's */
+    return ff_fssim_cuda_checked(ctx, c, ff_cuda_check(ctx, c->cu->cuGetErrorName,
+                                                       c->cu->cuGetErrorString, r,
+                                                       "cuEventQuery(done)"));
+}
+
 static AVHWFramesContext *input_frames(AVFilterContext *ctx, int i)
 {
     FilterLink *l = ff_filter_link(ctx->inputs[i]);
@@ -119,12 +145,12 @@ void ff_fssim_cuda_uninit(AVFilterContext *ctx, FSSIMCuda *c)
 {
     if (c->module || c->stream) {
         CUcontext dummy;
-        FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPushCurrent(c->cu_ctx));
+        FSSIM_FREE_CU(c, ctx, c->cu->cuCtxPushCurrent(c->cu_ctx));
         if (c->stream)
-            FSSIM_CHECK_CU(c, ctx, c->cu->cuStreamDestroy(c->stream));
+            FSSIM_FREE_CU(c, ctx, c->cu->cuStreamDestroy(c->stream));
         if (c->module)
-            FSSIM_CHECK_CU(c, ctx, c->cu->cuModuleUnload(c->module));
-        FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPopCurrent(&dummy));
+            FSSIM_FREE_CU(c, ctx, c->cu->cuModuleUnload(c->module));
+        FSSIM_FREE_CU(c, ctx, c->cu->cuCtxPopCurrent(&dummy));
         c->module = NULL;
         c->stream = NULL;
     }
@@ -192,23 +218,23 @@ void ff_fssim_cuda_queue_uninit(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQue
     av_fifo_freep2(&q->fifo);
     if (c->cu && (q->dev || q->host || q->start)) {
         CudaFunctions *cu = c->cu;
-        FSSIM_CHECK_CU(c, ctx, cu->cuCtxPushCurrent(c->cu_ctx));
+        FSSIM_FREE_CU(c, ctx, cu->cuCtxPushCurrent(c->cu_ctx));
         /* nothing may still read the frames or write the buffers */
         if (c->stream)
-            FSSIM_CHECK_CU(c, ctx, cu->cuStreamSynchronize(c->stream));
+            FSSIM_FREE_CU(c, ctx, cu->cuStreamSynchronize(c->stream));
         for (int i = 0; i < q->nb_slots; i++) {
             if (q->ready && q->ready[i])
-                FSSIM_CHECK_CU(c, ctx, cu->cuEventDestroy(q->ready[i]));
+                FSSIM_FREE_CU(c, ctx, cu->cuEventDestroy(q->ready[i]));
             if (q->start && q->start[i])
-                FSSIM_CHECK_CU(c, ctx, cu->cuEventDestroy(q->start[i]));
+                FSSIM_FREE_CU(c, ctx, cu->cuEventDestroy(q->start[i]));
             if (q->done && q->done[i])
-                FSSIM_CHECK_CU(c, ctx, cu->cuEventDestroy(q->done[i]));
+                FSSIM_FREE_CU(c, ctx, cu->cuEventDestroy(q->done[i]));
         }
         if (q->dev)
-            FSSIM_CHECK_CU(c, ctx, cu->cuMemFree(q->dev));
+            FSSIM_FREE_CU(c, ctx, cu->cuMemFree(q->dev));
         if (q->host)
-            FSSIM_CHECK_CU(c, ctx, c->ext.cuMemFreeHost(q->host));
-        FSSIM_CHECK_CU(c, ctx, cu->cuCtxPopCurrent(&dummy));
+            FSSIM_FREE_CU(c, ctx, c->ext.cuMemFreeHost(q->host));
+        FSSIM_FREE_CU(c, ctx, cu->cuCtxPopCurrent(&dummy));
     }
     av_freep(&q->ready);
     av_freep(&q->start);
@@ -268,16 +294,14 @@ int ff_fssim_cuda_queue_pop(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *
         return 0;
     if (p->slot >= 0) {
         const int full = av_fifo_can_read(q->fifo) > (size_t)q->depth;
+        /* after a failure the slot's results may never have arrived, or be
+         * a previous frame's: a retry that succeeds proves nothing */
+        if (c->failed)
+            return c->failed;
         ret = FSSIM_CHECK_CU(c, ctx, cu->cuCtxPushCurrent(c->cu_ctx));
         if (ret < 0)
             return ret;
-        if (wait || full) {
-            ret = FSSIM_CHECK_CU(c, ctx, cu->cuEventSynchronize(q->done[p->slot]));
-        } else {
-            CUresult r = cu->cuEventQuery(q->done[p->slot]);
-            ret = r == CUDA_SUCCESS ? 0 : r == CUDA_ERROR_NOT_READY ? 1 :
-                  FSSIM_CHECK_CU(c, ctx, r);
-        }
+        ret = ff_fssim_cuda_event_done(ctx, c, q->done[p->slot], wait || full);
         if (ret == 0) {
             float ms;
             if (c->ext.cuEventElapsedTime(&ms, q->start[p->slot], q->done[p->slot]) == CUDA_SUCCESS) {

@@ -40,9 +40,20 @@ typedef struct FSSIMCuda {
     CUstream             frames_stream;
     CUstream             stream;
     CUmodule             module;
+    /* A CUDA call failed (AVERROR_EXTERNAL, reported once): the context may
+     * be broken and no result of GPU work queued since may be read, so
+     * nothing is scored any more and the teardown stays quiet. */
+    int                  failed;
 } FSSIMCuda;
 
-#define FSSIM_CHECK_CU(c, ctx, x) FF_CUDA_CHECK_DL(ctx, (c)->cu, x)
+/** Record a failed check in c (see FSSIMCuda.failed); returns ret. */
+int ff_fssim_cuda_checked(AVFilterContext *ctx, FSSIMCuda *c, int ret);
+
+/* A driver call whose failure (logged with the CUDA error's name) fails
+ * the filter. */
+#define FSSIM_CHECK_CU(c, ctx, x) ff_fssim_cuda_checked(ctx, c, FF_CUDA_CHECK_DL(ctx, (c)->cu, x))
+/* A teardown call: after a failure its errors repeat that one, unlogged. */
+#define FSSIM_FREE_CU(c, ctx, x) ((c)->failed ? (void)(x) : (void)FF_CUDA_CHECK_DL(ctx, (c)->cu, x))
 
 /**
  * Check the two CUDA inputs of a filter (SPEC 3, 5): both carry CUDA frames
@@ -57,6 +68,13 @@ int ff_fssim_cuda_init(AVFilterContext *ctx, FSSIMCuda *c,
                        const unsigned char *ptx, unsigned int ptx_len);
 
 void ff_fssim_cuda_uninit(AVFilterContext *ctx, FSSIMCuda *c);
+
+/**
+ * Whether the work before event ev is done: 0 if it is, 1 if not yet
+ * (only without wait), or AVERROR_EXTERNAL, logged with the CUDA error,
+ * if it failed.  Call with the CUDA context pushed.
+ */
+int ff_fssim_cuda_event_done(AVFilterContext *ctx, FSSIMCuda *c, CUevent ev, int wait);
 
 /** Allow a kernel more than 48 KiB of dynamic shared memory. */
 int ff_fssim_cuda_set_smem(AVFilterContext *ctx, FSSIMCuda *c, CUfunction f, int bytes);
@@ -109,6 +127,9 @@ int ff_fssim_cuda_queue_push(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue 
  * Take the oldest frame out if its results are ready (or, with wait, once
  * they are; or when more than depth frames wait).  Returns 1 with *p and
  * *results (NULL for an unscored frame) set, 0 if none can leave now.
+ * Once a CUDA call has failed (here or anywhere else in the filter), a
+ * scored frame never leaves: AVERROR_EXTERNAL, so that no score is read
+ * from GPU work that may not have completed.
  */
 int ff_fssim_cuda_queue_pop(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q,
                             int wait, FSSIMCudaPending *p, const void **results);

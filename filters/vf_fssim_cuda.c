@@ -142,6 +142,9 @@ static int launch(AVFilterContext *ctx, const AVFrame *main, const AVFrame *ref)
     CUcontext dummy;
     int slot, ret;
 
+    /* a failed context runs nothing reliably any more */
+    if (c->failed)
+        return c->failed;
     ret = FSSIM_CHECK_CU(c, ctx, cu->cuCtxPushCurrent(c->cu_ctx));
     if (ret < 0)
         return ret;
@@ -311,7 +314,8 @@ static av_cold void uninit(AVFilterContext *ctx)
     FSSIMCudaContext *s = ctx->priv;
     FSSIMCuda *c = &s->cuda;
 
-    /* frames scored but never sent (the output closed early) still count */
+    /* frames scored but never sent (the output closed early) still count;
+     * after a GPU error none is (the queue refuses) */
     if (s->queue.fifo)
         drain(ctx, 1, 0);
     if (s->queue.nb_timed)
@@ -321,9 +325,9 @@ static av_cold void uninit(AVFilterContext *ctx)
     ff_fssim_cuda_queue_uninit(ctx, c, &s->queue);
     if (s->partials) {
         CUcontext dummy;
-        FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPushCurrent(c->cu_ctx));
-        FSSIM_CHECK_CU(c, ctx, c->cu->cuMemFree(s->partials));
-        FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPopCurrent(&dummy));
+        FSSIM_FREE_CU(c, ctx, c->cu->cuCtxPushCurrent(c->cu_ctx));
+        FSSIM_FREE_CU(c, ctx, c->cu->cuMemFree(s->partials));
+        FSSIM_FREE_CU(c, ctx, c->cu->cuCtxPopCurrent(&dummy));
         s->partials = 0;
     }
     ff_fssim_cuda_uninit(ctx, c);
