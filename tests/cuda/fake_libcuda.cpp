@@ -1,38 +1,84 @@
 /*
- * A stand-in for the CUDA driver (libcuda.so.1) that runs fssim3d's kernels
- * through the emulator (tests/cuda/emu.h): "device" memory is host memory,
- * streams and events complete at once, kernels run on the CPU.  With it the
- * whole CUDA path of the built ffmpeg — hwcontext_cuda, hwupload, the
- * filter's host code (stream and event order, launch geometry, ring slots
- * and offsets, the window upload, the readback, the flush) — runs where no
+ * A stand-in for the CUDA driver (libcuda.so.1) that runs fssim's kernels
+ * (fssim_cuda's fssim_plane and fssim_reduce, fssim3d's three) through the
+ * emulator (tests/cuda/emu.h): "device" memory is host memory, streams and
+ * events complete at once, kernels run on the CPU.  With it the whole CUDA
+ * path of the built ffmpeg — hwcontext_cuda, hwupload, the filters' host
+ * code (module choice, stream and event order, launch geometry, the
+ * readback pipeline, ring slots, the flush, the teardown) — runs where no
  * GPU exists:
  *
- *   LD_LIBRARY_PATH=DIR_OF_THIS_LIB ffmpeg -init_hw_device cuda=cu ... hwupload ... fssim3d
+ *   LD_LIBRARY_PATH=DIR_OF_THIS_LIB ffmpeg -init_hw_device cuda=cu ... hwupload ... fssim_cuda
  *
- * It proves the host logic against the software backend, not the device:
- * tests/cuda/test_cuda3d.py on a GPU does that.  Only fssim3d's kernels are
- * provided (cuModuleGetFunction fails for others).  Built and used by
- * tests/cuda/test_cuda3d_fake.sh.
+ * It proves the host logic against the software filters, not the device:
+ * tests/cuda/test_cuda.py and test_cuda3d.py on a GPU do that.
+ *
+ * Modules.  fssim3d's two are told apart by their PTX (the any-window
+ * kernel reads the radius from its parameters).  fssim_cuda's six (per
+ * sample class, default or any window) are identified exactly, by
+ * comparing the image with the PTX files that the FFmpeg build made:
+ * FSSIM_FAKE_CUDA_PTX names their folder (default: the build's, compiled
+ * in).  Every launch is checked against its module: geometry, shared
+ * memory, the radius a default-window module is built for, and the sample
+ * class of the bit depth the parameters were made for, so that a host
+ * choosing the wrong module fails.
+ *
+ * Faults.  FSSIM_FAKE_CUDA_FAULT=KIND:N[:ERROR][:once][,...] makes the
+ * N-th call (counted from 1 over the process) of a kind fail:
+ *   launch  cuLaunchKernel (the kernel does not run)
+ *   sync    cuEventSynchronize, cuEventQuery, cuStreamSynchronize
+ *   memcpy  the 1-D copies (cuMemcpy*, HtoD/DtoH/DtoD, async or not; not
+ *           the 2-D copies of hwupload), the copy is not made
+ * ERROR is launch_failed (CUDA_ERROR_LAUNCH_FAILED, the default) or
+ * illegal_address (CUDA_ERROR_ILLEGAL_ADDRESS).  As a real context after a
+ * kernel fault, the error is sticky: every later call that uses the
+ * context (launches, copies, allocations, events, streams, frees) returns
+ * it, and pinned host memory is filled with garbage, as whatever the GPU
+ * was to copy back never arrives.  ":once" fails that one call only (a
+ * sync fault still spoils the pinned memory: its results are undefined).
+ *
+ * FSSIM_FAKE_CUDA_COUNTS=PATH: the number of calls of each kind, written
+ * to PATH at exit ("launch N", "sync N", "memcpy N" lines).
+ *
+ * FSSIM_FAKE_CUDA_LAZY=1: cuEventQuery and cuStreamQuery answer
+ * CUDA_ERROR_NOT_READY (work finishes only when waited for), so the
+ * filters' pipelines fill up as behind a busy GPU.
+ *
+ * FAKE_CUDA_VERBOSE=1 prints every launch and fault on stderr.
+ *
+ * Built by `make check` (Makefile.am, FAKE_CUDA) into tests/cuda/fake/ and
+ * used by tests/cuda/test_cuda3d_emu.sh, test_cuda_emu.py and
+ * test_cuda_faults.py.
  */
 #include "emu.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <atomic>
+#include <map>
+#include <mutex>
 #include <string>
 
 struct alignas(16) float4 { float x, y, z, w; };
 
 extern "C" {
+#include "fssim_cuda.h"
 #include "fssim3d_cuda.h"
 }
+#include "fssim_plane.cuh"
 #include "fssim3d.cuh"
 
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
-enum { OK = 0, NOT_FOUND = 500, INVALID = 1, UNKNOWN = 999 };
+enum {
+    OK = 0, INVALID = 1, OOM = 2, INVALID_PTX = 218, NOT_FOUND = 500, NOT_READY = 600,
+    ILLEGAL_ADDRESS = 700, LAUNCH_FAILED = 719, UNKNOWN = 999,
+};
 
 /* the driver's 2-D copy descriptor (ffnvcodec's dynlink_cuda.h) */
 struct Memcpy2D {
@@ -51,8 +97,9 @@ struct Memcpy2D {
     size_t WidthInBytes, Height;
 };
 
-struct Module { bool any; };
-struct Function { std::string name; bool any; };
+enum ModuleType { MOD_FSSIM3D, MOD_PLANE };
+struct Module { ModuleType type; bool any; int kind; };
+struct Function { std::string name; Module mod; };
 
 static int dummy_obj;
 #define DUMMY ((void *)&dummy_obj)
@@ -64,6 +111,176 @@ static bool verbose(void)
         v = getenv("FAKE_CUDA_VERBOSE") != NULL;
     return v;
 }
+
+/* ---- faults ---------------------------------------------------------- */
+
+enum FaultKind { F_LAUNCH, F_SYNC, F_MEMCPY, F_NB };
+static const char *const fault_names[F_NB] = { "launch", "sync", "memcpy" };
+
+struct Fault { long n; CUresult err; bool once; };
+
+static std::mutex lock;                       /* emulator and bookkeeping */
+static std::map<void *, size_t> pinned;       /* cuMemAllocHost blocks */
+static std::atomic<long> counts[F_NB];
+static std::atomic<CUresult> sticky;
+static Fault faults[F_NB];
+
+static void parse_faults(void)
+{
+    static bool done;
+    const char *env = getenv("FSSIM_FAKE_CUDA_FAULT");
+    if (done)
+        return;
+    done = true;
+    if (!env)
+        return;
+    std::string s(env);
+    size_t pos = 0;
+    while (pos <= s.size()) {
+        size_t end = s.find(',', pos);
+        std::string item = s.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+        pos = end == std::string::npos ? s.size() + 1 : end + 1;
+        if (item.empty())
+            continue;
+        char kind[16] = "", a[32] = "", b[32] = "";
+        long n = 0;
+        int k;
+        if (sscanf(item.c_str(), "%15[a-z]:%ld:%31[a-z_]:%31[a-z_]", kind, &n, a, b) < 2 ||
+            n < 1) {
+            fprintf(stderr, "[fake cuda] bad FSSIM_FAKE_CUDA_FAULT item '%s'\n", item.c_str());
+            abort();
+        }
+        for (k = 0; k < F_NB && strcmp(kind, fault_names[k]); k++)
+            ;
+        if (k == F_NB) {
+            fprintf(stderr, "[fake cuda] unknown fault kind '%s'\n", kind);
+            abort();
+        }
+        Fault f = { n, LAUNCH_FAILED, false };
+        for (const char *o : { a, b }) {
+            if (!*o || !strcmp(o, "launch_failed"))
+                continue;
+            if (!strcmp(o, "illegal_address"))
+                f.err = ILLEGAL_ADDRESS;
+            else if (!strcmp(o, "once"))
+                f.once = true;
+            else {
+                fprintf(stderr, "[fake cuda] unknown fault option '%s'\n", o);
+                abort();
+            }
+        }
+        faults[k] = f;
+    }
+}
+
+/* What the GPU was to copy back never arrives. */
+static void spoil_pinned(void)
+{
+    std::lock_guard<std::mutex> g(lock);
+    for (auto &b : pinned)
+        memset(b.first, 0x7f, b.second);
+}
+
+/* The sticky error, if any; else count a call of kind k and inject its
+ * fault.  kind F_NB: only the sticky error. */
+static CUresult fault(int k, const char *call)
+{
+    CUresult s;
+
+    parse_faults();
+    s = sticky.load();
+    if (s != OK)
+        return s;
+    if (k == F_NB)
+        return OK;
+    if (++counts[k] != faults[k].n)
+        return OK;
+    fprintf(stderr, "[fake cuda] fault: %s call %ld (%s) -> %d%s\n", fault_names[k],
+            faults[k].n, call, faults[k].err, faults[k].once ? " once" : " sticky");
+    if (!faults[k].once)
+        sticky = faults[k].err;
+    if (k == F_SYNC || !faults[k].once)
+        spoil_pinned();
+    return faults[k].err;
+}
+
+/* FSSIM_FAKE_CUDA_COUNTS=PATH: how many calls of each kind the process
+ * made, written at exit, so that a test can aim a fault at the last ones
+ * (the flush). */
+__attribute__((destructor)) static void write_counts(void)
+{
+    const char *path = getenv("FSSIM_FAKE_CUDA_COUNTS");
+    FILE *f;
+
+    if (!path || !(f = fopen(path, "w")))
+        return;
+    for (int k = 0; k < F_NB; k++)
+        fprintf(f, "%s %ld\n", fault_names[k], counts[k].load());
+    fclose(f);
+}
+
+static bool lazy(void)
+{
+    static int v = -1;
+    if (v < 0)
+        v = getenv("FSSIM_FAKE_CUDA_LAZY") && strcmp(getenv("FSSIM_FAKE_CUDA_LAZY"), "0");
+    return v;
+}
+
+/* ---- modules --------------------------------------------------------- */
+
+#ifndef FAKE_PTX_DIR
+#define FAKE_PTX_DIR ""
+#endif
+
+static const char *const plane_modules[2][3] = {
+    { "fssim_8.ptx", "fssim_12.ptx", "fssim_16.ptx" },
+    { "fssim_8_any.ptx", "fssim_12_any.ptx", "fssim_16_any.ptx" },
+};
+
+/* Whether image is the PTX file dir/name (the build embeds it with a
+ * terminating NUL). */
+static bool same_ptx(const char *image, const std::string &dir, const char *name)
+{
+    std::string path = dir + "/" + name;
+    FILE *f = fopen(path.c_str(), "rb");
+    std::string data;
+    char buf[65536];
+    size_t n;
+
+    if (!f)
+        return false;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+        data.append(buf, n);
+    fclose(f);
+    while (!data.empty() && data.back() == '\0')
+        data.pop_back();
+    return strlen(image) == data.size() && !memcmp(image, data.data(), data.size());
+}
+
+/* ---- the emulated kernels ------------------------------------------ */
+
+static void moments_any(FSSIM3DCudaMomentParams p) { fssim3d_moments_impl<0>(p); }
+static void moments_def(FSSIM3DCudaMomentParams p) { fssim3d_moments_impl<FSSIM_DEFAULT_RADIUS>(p); }
+static void score(FSSIM3DCudaScoreParams p) { fssim3d_score_impl(p); }
+static void sum(FSSIM3DCudaSumParams p) { fssim3d_sum_impl(p); }
+
+/* fssim_cuda's entry points per sample class and radius (0: any) */
+template <int RF> static void plane_8(FSSIMCudaParams p)
+{ fssim_plane<unsigned char, float, int, FSSIM_KIND_8, RF>(p); }
+template <int RF> static void plane_12(FSSIMCudaParams p)
+{ fssim_plane<unsigned short, unsigned, int, FSSIM_KIND_12, RF>(p); }
+template <int RF> static void plane_16(FSSIMCudaParams p)
+{ fssim_plane<unsigned short, double, long long, FSSIM_KIND_16, RF>(p); }
+static void reduce(FSSIMCudaReduceParams p) { fssim_reduce_impl(p); }
+
+static void (*const plane_kernels[2][3])(FSSIMCudaParams) = {
+    { plane_8<FSSIM_DEFAULT_RADIUS>, plane_12<FSSIM_DEFAULT_RADIUS>,
+      plane_16<FSSIM_DEFAULT_RADIUS> },
+    { plane_8<0>, plane_12<0>, plane_16<0> },
+};
+
+/* ---- the driver API -------------------------------------------------- */
 
 extern "C" {
 
@@ -98,9 +315,12 @@ CUresult cuDevicePrimaryCtxReset(int dev) { return OK; }
 
 CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 {
+    CUresult r = fault(F_NB, "cuMemAlloc");
+    if (r != OK)
+        return r;
     void *m = aligned_alloc(256, (n + 255) & ~(size_t)255);
     if (!m)
-        return 2;   /* CUDA_ERROR_OUT_OF_MEMORY */
+        return OOM;
     /* garbage, as device memory is: nothing may read what was not written */
     memset(m, 0xa5, n);
     *p = (CUdeviceptr)(uintptr_t)m;
@@ -112,18 +332,50 @@ CUresult cuMemAllocPitch_v2(CUdeviceptr *p, size_t *pitch, size_t w, size_t h, u
     return cuMemAlloc_v2(p, *pitch * h);
 }
 CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned f) { return cuMemAlloc_v2(p, n); }
-CUresult cuMemFree_v2(CUdeviceptr p) { free((void *)(uintptr_t)p); return OK; }
-CUresult cuMemAllocHost_v2(void **p, size_t n) { *p = malloc(n); return *p ? OK : 2; }
-CUresult cuMemFreeHost(void *p) { free(p); return OK; }
+/* freed even after a fault: the real driver frees with the context */
+CUresult cuMemFree_v2(CUdeviceptr p)
+{
+    free((void *)(uintptr_t)p);
+    return fault(F_NB, "cuMemFree");
+}
+CUresult cuMemAllocHost_v2(void **p, size_t n)
+{
+    CUresult r = fault(F_NB, "cuMemAllocHost");
+    if (r != OK)
+        return r;
+    *p = malloc(n);
+    if (!*p)
+        return OOM;
+    std::lock_guard<std::mutex> g(lock);
+    pinned[*p] = n;
+    return OK;
+}
+CUresult cuMemFreeHost(void *p)
+{
+    {
+        std::lock_guard<std::mutex> g(lock);
+        pinned.erase(p);
+    }
+    free(p);
+    return fault(F_NB, "cuMemFreeHost");
+}
 CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *s)
 {
-    memset((void *)(uintptr_t)d, v, n);
-    return OK;
+    CUresult r = fault(F_NB, "cuMemsetD8Async");
+    if (r == OK)
+        memset((void *)(uintptr_t)d, v, n);
+    return r;
+}
+static CUresult copy1d(void *d, const void *s, size_t n, const char *call)
+{
+    CUresult r = fault(F_MEMCPY, call);
+    if (r == OK)
+        memcpy(d, s, n);
+    return r;
 }
 CUresult cuMemcpy(CUdeviceptr d, CUdeviceptr s, size_t n)
 {
-    memcpy((void *)(uintptr_t)d, (const void *)(uintptr_t)s, n);
-    return OK;
+    return copy1d((void *)(uintptr_t)d, (const void *)(uintptr_t)s, n, "cuMemcpy");
 }
 CUresult cuMemcpyAsync(CUdeviceptr d, CUdeviceptr s, size_t n, void *st) { return cuMemcpy(d, s, n); }
 CUresult cuMemcpy2D_v2(const Memcpy2D *c)
@@ -131,6 +383,9 @@ CUresult cuMemcpy2D_v2(const Memcpy2D *c)
     const uint8_t *src = c->srcMemoryType == 1 ? (const uint8_t *)c->srcHost
                                                : (const uint8_t *)(uintptr_t)c->srcDevice;
     uint8_t *dst = c->dstMemoryType == 1 ? (uint8_t *)c->dstHost : (uint8_t *)(uintptr_t)c->dstDevice;
+    CUresult r = fault(F_NB, "cuMemcpy2D");
+    if (r != OK)
+        return r;
     if (c->srcMemoryType == 3 || c->dstMemoryType == 3)
         return UNKNOWN;
     for (size_t y = 0; y < c->Height; y++)
@@ -141,108 +396,214 @@ CUresult cuMemcpy2D_v2(const Memcpy2D *c)
 CUresult cuMemcpy2DAsync_v2(const Memcpy2D *c, void *s) { return cuMemcpy2D_v2(c); }
 CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n)
 {
-    memcpy((void *)(uintptr_t)d, s, n);
-    return OK;
+    return copy1d((void *)(uintptr_t)d, s, n, "cuMemcpyHtoD");
 }
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, void *st) { return cuMemcpyHtoD_v2(d, s, n); }
 CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n)
 {
-    memcpy(d, (const void *)(uintptr_t)s, n);
-    return OK;
+    return copy1d(d, (const void *)(uintptr_t)s, n, "cuMemcpyDtoH");
 }
 CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, void *st) { return cuMemcpyDtoH_v2(d, s, n); }
 CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) { return cuMemcpy(d, s, n); }
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, void *st) { return cuMemcpy(d, s, n); }
 
-CUresult cuGetErrorName(CUresult e, const char **s) { *s = "CUDA_ERROR_FAKE"; return OK; }
-CUresult cuGetErrorString(CUresult e, const char **s) { *s = "error in the fake CUDA driver"; return OK; }
+static const struct { CUresult code; const char *name, *desc; } error_names[] = {
+    { OK,              "CUDA_SUCCESS",                "no error" },
+    { INVALID,         "CUDA_ERROR_INVALID_VALUE",    "invalid argument" },
+    { OOM,             "CUDA_ERROR_OUT_OF_MEMORY",    "out of memory" },
+    { INVALID_PTX,     "CUDA_ERROR_INVALID_PTX",      "a PTX JIT compilation failed" },
+    { NOT_FOUND,       "CUDA_ERROR_NOT_FOUND",        "named symbol not found" },
+    { NOT_READY,       "CUDA_ERROR_NOT_READY",        "device not ready" },
+    { ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS",  "an illegal memory access was encountered" },
+    { LAUNCH_FAILED,   "CUDA_ERROR_LAUNCH_FAILED",    "unspecified launch failure" },
+    { UNKNOWN,         "CUDA_ERROR_UNKNOWN",          "unknown error" },
+};
+CUresult cuGetErrorName(CUresult e, const char **s)
+{
+    for (const auto &n : error_names)
+        if (n.code == e) {
+            *s = n.name;
+            return OK;
+        }
+    *s = NULL;
+    return INVALID;
+}
+CUresult cuGetErrorString(CUresult e, const char **s)
+{
+    for (const auto &n : error_names)
+        if (n.code == e) {
+            *s = n.desc;
+            return OK;
+        }
+    *s = NULL;
+    return INVALID;
+}
 
-/* streams and events: everything has completed when it returns */
-CUresult cuStreamCreate(void **s, unsigned f) { *s = malloc(1); return OK; }
-CUresult cuStreamQuery(void *s) { return OK; }
-CUresult cuStreamSynchronize(void *s) { return OK; }
-CUresult cuStreamDestroy_v2(void *s) { free(s); return OK; }
+/* streams and events: everything has completed when it returns (or, lazy,
+ * when waited for) */
+CUresult cuStreamCreate(void **s, unsigned f) { *s = malloc(1); return fault(F_NB, "cuStreamCreate"); }
+CUresult cuStreamQuery(void *s)
+{
+    CUresult r = fault(F_NB, "cuStreamQuery");
+    return r != OK ? r : lazy() ? NOT_READY : OK;
+}
+CUresult cuStreamSynchronize(void *s) { return fault(F_SYNC, "cuStreamSynchronize"); }
+CUresult cuStreamDestroy_v2(void *s) { free(s); return fault(F_NB, "cuStreamDestroy"); }
 CUresult cuStreamAddCallback(void *s, void (*cb)(void *, CUresult, void *), void *u, unsigned f)
 {
-    cb(s, OK, u);
+    cb(s, fault(F_NB, "cuStreamAddCallback"), u);
     return OK;
 }
-CUresult cuStreamWaitEvent(void *s, void *e, unsigned f) { return e ? OK : INVALID; }
-CUresult cuEventCreate(void **e, unsigned f) { *e = malloc(1); return OK; }
-CUresult cuEventDestroy_v2(void *e) { free(e); return OK; }
-CUresult cuEventSynchronize(void *e) { return e ? OK : INVALID; }
-CUresult cuEventQuery(void *e) { return e ? OK : INVALID; }
-CUresult cuEventRecord(void *e, void *s) { return e ? OK : INVALID; }
-CUresult cuEventElapsedTime(float *ms, void *a, void *b) { *ms = 0.001f; return a && b ? OK : INVALID; }
+CUresult cuStreamWaitEvent(void *s, void *e, unsigned f)
+{
+    return !e ? INVALID : fault(F_NB, "cuStreamWaitEvent");
+}
+CUresult cuEventCreate(void **e, unsigned f) { *e = malloc(1); return fault(F_NB, "cuEventCreate"); }
+CUresult cuEventDestroy_v2(void *e) { free(e); return fault(F_NB, "cuEventDestroy"); }
+CUresult cuEventSynchronize(void *e) { return !e ? INVALID : fault(F_SYNC, "cuEventSynchronize"); }
+CUresult cuEventQuery(void *e)
+{
+    CUresult r;
+    if (!e)
+        return INVALID;
+    r = fault(F_SYNC, "cuEventQuery");
+    return r != OK ? r : lazy() ? NOT_READY : OK;
+}
+CUresult cuEventRecord(void *e, void *s) { return !e ? INVALID : fault(F_NB, "cuEventRecord"); }
+CUresult cuEventElapsedTime(float *ms, void *a, void *b)
+{
+    *ms = 0.001f;
+    return !a || !b ? INVALID : fault(F_NB, "cuEventElapsedTime");
+}
 
 /* modules: fssim3d's two, told apart by the any-window kernel reading the
- * radius from its parameters (FSSIM3DCudaMomentParams.radius) */
+ * radius from its parameters (FSSIM3DCudaMomentParams.radius); fssim_cuda's
+ * six by their PTX files */
 CUresult cuModuleLoadData(void **m, const void *image)
 {
     const char *ptx = (const char *)image;
+    CUresult r = fault(F_NB, "cuModuleLoadData");
     char key[64];
-    Module *mod = new Module;
-    snprintf(key, sizeof(key), "fssim3d_moments_param_0+%d",
-             (int)offsetof(FSSIM3DCudaMomentParams, radius));
-    mod->any = strstr(ptx, key) != NULL;
-    if (!strstr(ptx, ".entry fssim3d_moments")) {
-        delete mod;
-        return 218;   /* CUDA_ERROR_INVALID_PTX: only fssim3d is emulated */
+
+    if (r != OK)
+        return r;
+    if (strstr(ptx, ".entry fssim3d_moments")) {
+        snprintf(key, sizeof(key), "fssim3d_moments_param_0+%d",
+                 (int)offsetof(FSSIM3DCudaMomentParams, radius));
+        *m = new Module{ MOD_FSSIM3D, strstr(ptx, key) != NULL, 0 };
+        return OK;
     }
-    *m = mod;
-    return OK;
+    if (strstr(ptx, ".entry fssim_plane")) {
+        const char *env = getenv("FSSIM_FAKE_CUDA_PTX");
+        const std::string dir = env && *env ? env : FAKE_PTX_DIR;
+        for (int any = 0; any < 2; any++)
+            for (int kind = 0; kind < 3; kind++)
+                if (same_ptx(ptx, dir, plane_modules[any][kind])) {
+                    *m = new Module{ MOD_PLANE, any != 0, kind };
+                    if (verbose())
+                        fprintf(stderr, "[fake cuda] module %s\n", plane_modules[any][kind]);
+                    return OK;
+                }
+        fprintf(stderr, "[fake cuda] an fssim_plane module that is none of the PTX files in "
+                "'%s' (set FSSIM_FAKE_CUDA_PTX to the folder holding fssim_8.ptx ...)\n",
+                dir.c_str());
+    }
+    return INVALID_PTX;   /* only fssim's kernels are emulated */
 }
-CUresult cuModuleUnload(void *m) { delete (Module *)m; return OK; }
+CUresult cuModuleUnload(void *m) { delete (Module *)m; return fault(F_NB, "cuModuleUnload"); }
 CUresult cuModuleGetFunction(void **f, void *m, const char *name)
 {
-    if (strcmp(name, "fssim3d_moments") && strcmp(name, "fssim3d_score") &&
-        strcmp(name, "fssim3d_sum"))
-        return NOT_FOUND;
-    *f = new Function{ name, ((Module *)m)->any };
-    return OK;
+    const Module *mod = (const Module *)m;
+    static const char *const names[2][3] = {
+        { "fssim3d_moments", "fssim3d_score", "fssim3d_sum" },
+        { "fssim_plane", "fssim_reduce", NULL },
+    };
+    for (const char *n : names[mod->type])
+        if (n && !strcmp(name, n)) {
+            *f = new Function{ name, *mod };
+            return OK;
+        }
+    return NOT_FOUND;
 }
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *n, void *m, const char *name) { return NOT_FOUND; }
 CUresult cuFuncSetAttribute(void *f, int attr, int v) { return OK; }
 
-static void moments_any(FSSIM3DCudaMomentParams p) { fssim3d_moments_impl<0>(p); }
-static void moments_def(FSSIM3DCudaMomentParams p) { fssim3d_moments_impl<FSSIM_DEFAULT_RADIUS>(p); }
-static void score(FSSIM3DCudaScoreParams p) { fssim3d_score_impl(p); }
-static void sum(FSSIM3DCudaSumParams p) { fssim3d_sum_impl(p); }
+/* The bit depth the parameters were filled for: c1base = (0.01 L)^2. */
+static int params_kind(const FSSIMCudaParams &p)
+{
+    const double L = sqrt(p.c1base) / 0.01;
+    const int depth = (int)lround(log2(L + 1));
+    return fssim_cuda_kind(depth);
+}
+
+static CUresult bad_launch(const char *why, const Function *f)
+{
+    fprintf(stderr, "[fake cuda] invalid launch of %s: %s\n", f->name.c_str(), why);
+    return INVALID;
+}
 
 CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
                         unsigned bx, unsigned by, unsigned bz, unsigned smem, void *stream,
                         void **params, void **extra)
 {
     const Function *f = (const Function *)fn;
+    CUresult r = fault(F_LAUNCH, f->name.c_str());
+
+    if (r != OK)
+        return r;
     if (gz != 1 || bz != 1 || bx * by != FSSIM_THREADS || !params || !stream)
-        return INVALID;
+        return bad_launch("geometry, parameters or stream", f);
     if (verbose())
         fprintf(stderr, "[fake cuda] %s grid %ux%u block %ux%u smem %u\n", f->name.c_str(),
                 gx, gy, bx, by, smem);
+    std::lock_guard<std::mutex> g(lock);
     if (f->name == "fssim3d_moments") {
         FSSIM3DCudaMomentParams p;
         memcpy(&p, params[0], sizeof(p));
         if ((int)smem < fssim3d_smem_bytes(p.radius) || bx != FSSIM_TILE ||
-            (!f->any && p.radius != FSSIM_DEFAULT_RADIUS))
-            return INVALID;
-        emu_launch(f->any ? moments_any : moments_def, gx, gy, bx, by, p);
+            (!f->mod.any && p.radius != FSSIM_DEFAULT_RADIUS))
+            return bad_launch("shared memory, block or radius", f);
+        emu_launch(f->mod.any ? moments_any : moments_def, gx, gy, bx, by, p);
     } else if (f->name == "fssim3d_score") {
         FSSIM3DCudaScoreParams p;
         memcpy(&p, params[0], sizeof(p));
         if (gy != 1 || by != 1)
-            return INVALID;
+            return bad_launch("grid", f);
         emu_launch(score, gx, gy, bx, by, p);
-    } else {
+    } else if (f->name == "fssim3d_sum") {
         FSSIM3DCudaSumParams p;
         memcpy(&p, params[0], sizeof(p));
         if (gy != 1 || by != 1 || gx > 4)
-            return INVALID;
+            return bad_launch("grid", f);
         emu_launch(sum, gx, gy, bx, by, p);
+    } else if (f->name == "fssim_plane") {
+        FSSIMCudaParams p;
+        int ngx, ngy;
+        memcpy(&p, params[0], sizeof(p));
+        const int rf = f->mod.any ? p.radius : FSSIM_DEFAULT_RADIUS;
+        if (bx != FSSIM_TILE || p.radius < 1 || p.radius > FSSIM_MAX_RADIUS)
+            return bad_launch("block or radius", f);
+        if (!f->mod.any && p.radius != FSSIM_DEFAULT_RADIUS)
+            return bad_launch("a default-window module for another window", f);
+        if (params_kind(p) != f->mod.kind)
+            return bad_launch("the module of another sample class", f);
+        if ((int)smem < fssim_smem_layout(rf, p.algos, f->mod.kind).total)
+            return bad_launch("too little shared memory", f);
+        fssim_cuda_nb_blocks(p.width, p.height, &ngx, &ngy);
+        if ((int)gx != ngx || (int)gy != ngy)
+            return bad_launch("grid does not cover the plane", f);
+        emu_launch(plane_kernels[f->mod.any][f->mod.kind], gx, gy, bx, by, p);
+    } else {
+        FSSIMCudaReduceParams p;
+        memcpy(&p, params[0], sizeof(p));
+        if (gy != 1 || gx > 4 || bx != FSSIM_TILE)
+            return bad_launch("grid", f);
+        emu_launch(reduce, gx, gy, bx, by, p);
     }
     return OK;
 }
 
-/* what the loader wants and fssim3d never calls */
+/* what the loader wants and fssim never calls */
 #define UNUSED(name) CUresult name(void) { return UNKNOWN; }
 UNUSED(cuModuleGetGlobal)
 UNUSED(cuLinkCreate)

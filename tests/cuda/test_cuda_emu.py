@@ -1,0 +1,121 @@
+"""fssim_cuda end to end without a GPU: the built ffmpeg's whole CUDA path
+(hwupload on one filter device, the filter's host code: module choice,
+stream and event order, launch geometry, the pipelined readback, the
+flush) runs on the stand-in driver of tests/cuda/fake_libcuda.cpp, which
+runs the filter's kernels through the CPU emulator.
+
+Each case scores a few small frames of natural content (tests/lib
+fssimtest.natural_clip; flat frames for the flat cases) twice: with
+fssim_cuda on uploaded frames and with the CPU fssim on the same software
+frames, and compares every frame's every component to the contracts: int
+<= 1e-12, float <= 1e-5, block <= 1e-6.  The cases cover the six PTX
+modules (8-, 10- and 16-bit samples, each with the default window and with
+another), planar and semi-planar formats, both paddings, odd widths (even
+heights for 4:2:0: FFmpeg's hwcontext_cuda drops the last chroma row of an
+odd-height 4:2:0 upload), the stand-in driver's lazy mode (events complete
+only when waited for, so that frames wait in the pipeline and leave at
+EOF), and identical frames, which score exactly 1.  The module the driver
+was given is checked too: a host choosing the wrong one fails.
+
+The real GPU test is tests/cuda/test_cuda.py.  Without CUDA in the build
+every check reports SKIP.
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fakecuda as fc          # noqa: E402
+import fssimtest as ft         # noqa: E402
+
+TOLS = {"int": 1e-12, "float": 1e-5, "block": 1e-6}
+NB = 3
+NB_LAZY = 6          # more than fssim_cuda's pipeline depth (4)
+t = ft.Tap()
+SKIP = fc.setup()
+WORK = ft.workdir("cuda-emu")
+
+# name, pix_fmt, w, h, options, the module the filter must load, content
+CASES = [
+    ("8-bit yuv420p 66x38", "yuv420p", 66, 38, "", "fssim_8.ptx", "natural"),
+    ("10-bit yuv420p10 70x46", "yuv420p10le", 70, 46, "", "fssim_12.ptx", "natural"),
+    ("16-bit yuv444p16 40x36", "yuv444p16le", 40, 36, "", "fssim_16.ptx", "natural"),
+    ("8-bit nv12 50x34 window=7", "nv12", 50, 34, "window=7", "fssim_8_any.ptx", "natural"),
+    ("10-bit p010 70x40 window=9 padding=same", "p010le", 70, 40, "window=9:padding=same",
+     "fssim_12_any.ptx", "natural"),
+    ("16-bit yuv444p16 36x40 window=13 sigma=2", "yuv444p16le", 36, 40, "window=13:sigma=2",
+     "fssim_16_any.ptx", "natural"),
+    ("8-bit yuv420p 64x48 lazy driver (frames wait in the pipeline)", "yuv420p", 64, 48, "",
+     "fssim_8.ptx", "lazy"),
+    ("8-bit yuv420p 48x32 flat frames, two levels", "yuv420p", 48, 32, "", "fssim_8.ptx",
+     "flat"),
+    ("10-bit yuv420p10 48x32 flat frames, two levels", "yuv420p10le", 48, 32, "",
+     "fssim_12.ptx", "flat"),
+    ("10-bit p010 58x34 identical frames", "p010le", 58, 34, "", "fssim_12.ptx", "identical"),
+]
+
+
+def clips(name, fmt, w, h, content, nb):
+    tag = re.sub(r"\W+", "_", name)
+    f = ft.pix_fmt(fmt)
+    if content == "flat":
+        top = f.maxval
+        a = ft.flat_frames(w, h, nb, f, [top * 3 // 4, top // 2, top // 4])
+        b = ft.flat_frames(w, h, nb, f, [top * 2 // 3, top // 2 + 3, top // 5])
+        return (ft.natural_clip(w, h, 0, f, WORK, tag + "_m", frames=a),
+                ft.natural_clip(w, h, 0, f, WORK, tag + "_r", frames=b))
+    ref = ft.natural_clip(w, h, nb, f, WORK, tag + "_r", image="coffee", seed=3)
+    if content == "identical":
+        return ref, ref
+    main = ft.natural_clip(w, h, nb, f, WORK, tag + "_m", image="coffee", seed=3,
+                           distort=dict(blur=1.0, noise=3.0, block=8))
+    return main, ref
+
+
+def run_case(name, fmt, w, h, opts, module, content):
+    algo = "algo=float+int+block" + (":" + opts if opts else "")
+    desc = "%s (%s)" % (name, algo)
+    if SKIP:
+        for what in ("scored on the emulated driver, %s loaded" % module,
+                     "every frame within int 1e-12, float 1e-5, block 1e-6 of fssim"):
+            t.skip("%s: %s" % (desc, what), SKIP)
+        if content == "identical":
+            t.skip("%s: every score exactly 1" % desc, SKIP)
+        return
+    nb = NB_LAZY if content == "lazy" else NB
+    main, ref = clips(name, fmt, w, h, content, nb)
+    tag = re.sub(r"\W+", "_", name)
+    cpu_log, gpu_log = (os.path.join(WORK, tag + s + ".json") for s in ("_cpu", "_gpu"))
+    fc.remove(cpu_log, gpu_log)
+    inputs = main.input_args() + ref.input_args()
+    pc = ft.ffmpeg(*inputs, "-lavfi", "[0:v][1:v]fssim=%s:log_path=%s" % (algo, cpu_log),
+                   "-f", "null", "-", check=False)
+    extra = {"FAKE_CUDA_VERBOSE": 1}
+    if content == "lazy":
+        extra["FSSIM_FAKE_CUDA_LAZY"] = 1
+    pg = ft.ffmpeg(*fc.HW, *inputs, "-lavfi",
+                   "[0:v]hwupload[a];[1:v]hwupload[b];[a][b]fssim_cuda=%s:log_path=%s"
+                   % (algo, gpu_log), "-f", "null", "-", check=False, env=fc.env(**extra))
+    cpu, why_c = fc.read_log(cpu_log)
+    gpu, why_g = fc.read_log(gpu_log)
+    loaded = re.findall(r"\[fake cuda\] module (\S+)", pg.stderr)
+    t.ok(pc.returncode == 0 and pg.returncode == 0 and cpu and gpu and
+         len(gpu["frames"]) == nb and loaded == [module],
+         "%s: scored on the emulated driver, %s loaded" % (desc, module),
+         "rc cpu %d gpu %d, %s %s, modules loaded %r\n%s" % (
+             pc.returncode, pg.returncode, why_c, why_g, loaded,
+             "\n".join(l for l in pg.stderr.splitlines() if "launch" not in l)[-2500:]))
+    worst, where = (fc.max_diff(cpu, gpu, TOLS) if cpu and gpu and
+                    len(gpu["frames"]) == len(cpu["frames"]) else (float("inf"), "no runs"))
+    t.ok(worst <= 1.0, "%s: every frame within int 1e-12, float 1e-5, block 1e-6 of fssim" % desc,
+         "worst |diff|/tolerance %.3g at (n, algo, comp, cpu, gpu) %r" % (worst, where))
+    if content == "identical":
+        t.ok(gpu is not None and all(v == 1.0 for f in gpu["frames"] for a in TOLS
+                                     for c, v in f[a].items() if c != "dB"),
+             "%s: every score exactly 1" % desc,
+             gpu and [f["float"] for f in gpu["frames"]])
+
+
+for case in CASES:
+    run_case(*case)
+t.done()
