@@ -52,8 +52,10 @@ int ff_fssim_cuda_checked(AVFilterContext *ctx, FSSIMCuda *c, int ret);
 /* A driver call whose failure (logged with the CUDA error's name) fails
  * the filter. */
 #define FSSIM_CHECK_CU(c, ctx, x) ff_fssim_cuda_checked(ctx, c, FF_CUDA_CHECK_DL(ctx, (c)->cu, x))
-/* A teardown call: after a failure its errors repeat that one, unlogged. */
-#define FSSIM_FREE_CU(c, ctx, x) ((c)->failed ? (void)(x) : (void)FF_CUDA_CHECK_DL(ctx, (c)->cu, x))
+/* A teardown call: its failure is reported (once: the later calls would
+ * repeat it), without failing anything. */
+#define FSSIM_FREE_CU(c, ctx, x) \
+    ((c)->failed ? (void)(x) : (void)((c)->failed = FF_CUDA_CHECK_DL(ctx, (c)->cu, x)))
 
 /**
  * Check the two CUDA inputs of a filter (SPEC 3, 5): both carry CUDA frames
