@@ -18,6 +18,7 @@
 #include "libavutil/bprint.h"
 #include "libavutil/file_open.h"
 #include "libavutil/frame.h"
+#include "libavutil/hwcontext.h"
 #include "libavutil/mem.h"
 #include "libavutil/pixdesc.h"
 #include "libavutil/thread.h"
@@ -250,16 +251,44 @@ int ff_fssim_config_output(AVFilterLink *outlink, FFFrameSync *fs, FSSIMOutput *
     return 0;
 }
 
-void ff_fssim_check_frames(AVFilterContext *ctx, FSSIMOutput *out,
-                           const AVFrame *main, const AVFrame *ref)
+/* A frame's own size and format must be those the filter was configured
+ * with: a size changed inside the graph (scale with eval=frame) reaches the
+ * filter without a rebuild, and scoring it with the configured layout
+ * would read outside the frame. */
+static int check_frame(AVFilterContext *ctx, const FSSIMFormat *f, const AVFrame *frame,
+                       const char *pad)
 {
+    enum AVPixelFormat fmt = frame->format;
+
+    if (frame->hw_frames_ctx)
+        fmt = ((AVHWFramesContext *)frame->hw_frames_ctx->data)->sw_format;
+    if (frame->width == f->width && frame->height == f->height && fmt == f->pix_fmt)
+        return 0;
+    av_log(ctx, AV_LOG_ERROR, "A %s frame is %dx%d %s, but the filter was configured for "
+           "%dx%d %s: the size or format changed inside the filter graph, which FFmpeg does "
+           "not rebuild for it. Keep the size and format constant in front of the filter, "
+           "e.g. scale=%d:%d,format=%s.\n", pad, frame->width, frame->height,
+           av_get_pix_fmt_name(fmt), f->width, f->height, av_get_pix_fmt_name(f->pix_fmt),
+           f->width, f->height, av_get_pix_fmt_name(f->pix_fmt));
+    return AVERROR(EINVAL);
+}
+
+int ff_fssim_check_frames(AVFilterContext *ctx, FSSIMOutput *out,
+                          const AVFrame *main, const AVFrame *ref)
+{
+    int ret;
+
+    if ((ret = check_frame(ctx, &out->fmt, main, "main")) < 0 ||
+        (ret = check_frame(ctx, &out->fmt, ref, "reference")) < 0)
+        return ret;
     if (main->color_range == ref->color_range || out->warned_range)
-        return;
+        return 0;
     out->warned_range = 1;
     av_log(ctx, AV_LOG_WARNING, "The main and reference frames use different colour ranges "
            "(%s and %s): the samples are compared as they are. Convert one with "
            "scale=out_range=... if that is not what you mean.\n",
            av_color_range_name(main->color_range), av_color_range_name(ref->color_range));
+    return 0;
 }
 
 int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o, const FSSIMFormat *f)
@@ -954,10 +983,13 @@ int ff_fssim_output_close(AVFilterContext *ctx, FSSIMOutput *out, int ended)
 
     if (out->log && !out->write_error) {
         if (!out->fmt.nb_comps && out->log_fmt == FSSIM_LOG_JSON) {
-            /* configuration failed: still leave valid JSON behind */
-            fprintf(out->log, "{\n  \"filter\": \"%s\",\n  \"frames\": [],\n"
-                    "  \"frame_count\": 0,\n  \"error\": \"the filter was not configured\"\n}\n",
-                    ctx->filter->name);
+            /* configuration failed: still leave valid JSON behind in a
+             * file.  Not on stdout: FFmpeg also frees unconfigured copies
+             * of a graph (to learn its pads), whose JSON would come first. */
+            if (out->log != stdout)
+                fprintf(out->log, "{\n  \"filter\": \"%s\",\n  \"frames\": [],\n"
+                        "  \"frame_count\": 0,\n  \"error\": \"the filter was not "
+                        "configured\"\n}\n", ctx->filter->name);
         } else if (out->log_fmt == FSSIM_LOG_JSON) {
             if (out->log_trailer_pos >= 0)
                 fseek(out->log, out->log_trailer_pos, SEEK_SET);

@@ -166,10 +166,15 @@ struct FSSIMOutput;
 int ff_fssim_config_output(AVFilterLink *outlink, struct FFFrameSync *fs,
                            struct FSSIMOutput *out);
 
-/** Warn, once per filter, as FFmpeg's ssim does, when a frame pair's
- *  colour ranges differ: the samples are scored as they are. */
-void ff_fssim_check_frames(AVFilterContext *ctx, struct FSSIMOutput *out,
-                           const AVFrame *main, const AVFrame *ref);
+/**
+ * Before a frame pair is scored: fail, naming both, if a frame's size or
+ * (software) format is not the configured one (changed inside the graph,
+ * where FFmpeg does not rebuild it); warn, once per filter, as FFmpeg's
+ * ssim does, when the colour ranges differ (the samples are scored as
+ * they are).
+ */
+int ff_fssim_check_frames(AVFilterContext *ctx, struct FSSIMOutput *out,
+                          const AVFrame *main, const AVFrame *ref);
 
 /** Check the options against each other and against the plane sizes. */
 int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o,

@@ -166,12 +166,13 @@ static int do_fssim(FFFrameSync *fs)
     if (ctx->is_disabled || !ref)
         return ff_filter_frame(ctx->outputs[0], master);
 
-    ff_fssim_check_frames(ctx, &s->out, master, ref);
-    td.main = master;
-    td.ref  = ref;
-    ff_filter_execute(ctx, score_band, &td, NULL, s->nb_jobs);
-
-    ret = gather_scores(s, &sc);
+    ret = ff_fssim_check_frames(ctx, &s->out, master, ref);
+    if (ret >= 0) {
+        td.main = master;
+        td.ref  = ref;
+        ff_filter_execute(ctx, score_band, &td, NULL, s->nb_jobs);
+        ret = gather_scores(s, &sc);
+    }
     if (ret >= 0)
         ret = ff_fssim_output_frame(ctx, &s->out, master, &sc);
     if (ret < 0) {

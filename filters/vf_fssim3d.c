@@ -345,9 +345,10 @@ static int do_fssim3d(FFFrameSync *fs)
         return ff_filter_frame(ctx->outputs[0], master);
     }
 
-    ff_fssim_check_frames(ctx, &s->out, master, ref);
     slot = s->nb_in % s->depth;
-    ret = s->backend->moments(ctx, slot, master, ref);
+    ret = ff_fssim_check_frames(ctx, &s->out, master, ref);
+    if (ret >= 0)
+        ret = s->backend->moments(ctx, slot, master, ref);
     if (ret < 0) {
         av_frame_free(&master);
         return ret;

@@ -234,10 +234,12 @@ static int do_fssim(FFFrameSync *fs)
     if (ret < 0)
         return ret;
     if (!ctx->is_disabled && ref) {
-        ff_fssim_check_frames(ctx, &s->out, master, ref);
-        /* framesync may let go of the reference before the GPU is done */
-        held = av_frame_clone(ref);
-        slot = held ? launch(ctx, master, ref) : AVERROR(ENOMEM);
+        slot = ff_fssim_check_frames(ctx, &s->out, master, ref);
+        if (slot >= 0) {
+            /* framesync may let go of the reference before the GPU is done */
+            held = av_frame_clone(ref);
+            slot = held ? launch(ctx, master, ref) : AVERROR(ENOMEM);
+        }
         if (slot < 0) {
             av_frame_free(&held);
             av_frame_free(&master);

@@ -869,8 +869,9 @@ static int do_fssim(FFFrameSync *fs)
         return AVERROR_EXTERNAL;
     }
     if (!ctx->is_disabled && ref) {
-        ff_fssim_check_frames(ctx, &s->out, master, ref);
-        ret = submit_pair(ctx, master, ref, &exec);
+        ret = ff_fssim_check_frames(ctx, &s->out, master, ref);
+        if (ret >= 0)
+            ret = submit_pair(ctx, master, ref, &exec);
         if (ret < 0) {
             av_frame_free(&master);
             return ret;

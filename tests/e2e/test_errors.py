@@ -342,6 +342,47 @@ def test_warnings(tap, d):
            "time bases differ: a warning naming both", p and p.stderr[-2000:])
 
 
+def test_in_graph_changes(tap, d):
+    """A size changed inside the graph reaches the filter without a rebuild:
+    it fails naming both sizes (scoring it with the configured layout would
+    read outside the frame); the frames before stay in the log."""
+    log = os.path.join(d, "ingraph.json")
+    for fname in ("fssim=algo=int", "fssim3d=depth=3"):
+        if os.path.exists(log):
+            os.unlink(log)
+        p = run(["-lavfi", "testsrc2=s=64x48:r=25:d=0.4,format=yuv420p,scale=w='if(gt(n,3),32,64)'"
+                 ":h='if(gt(n,3),24,48)':eval=frame,split[a][b];[a]avgblur=1[m];[m][b]%s:"
+                 "log_path=%s" % (fname, log), "-f", "null", "-"])
+        name = fname.split("=")[0]
+        tap.ok(p is not None and p.returncode > 0 and not CRASH.search(p.stderr) and
+               re.search(r"frame is 32x24 yuv420p, but the filter was configured for 64x48 "
+                         r"yuv420p", p.stderr),
+               "%s: a size changed inside the graph fails, naming both sizes" % name,
+               p and p.stderr[-2000:])
+        try:
+            lg = ft.load_log(log)
+            good = lg["frame_count"] == len(lg["frames"]) <= 4
+        except (OSError, ValueError, KeyError) as e:
+            good, lg = False, e
+        tap.ok(good, "%s: the log holds only the frames of the configured size" % name, lg)
+
+
+def test_stdout_log(tap, d):
+    """log_path=- : stdout holds one JSON document (FFmpeg also frees an
+    unconfigured copy of the graph, which must write nothing)."""
+    for fname in ("fssim", "fssim3d=depth=3"):
+        p = run(["-v", "error", "-lavfi", "testsrc2=s=32x32,trim=end_frame=3,split[a][b];"
+                 "[a][b]%s%slog_path=-" % (fname, ":" if "=" in fname else "="),
+                 "-f", "null", "-"])
+        try:
+            lg = json.loads(p.stdout)
+            good = lg["frame_count"] == 3
+        except (ValueError, KeyError, AttributeError) as e:
+            good, lg = False, e
+        tap.ok(good, "%s, log_path=-: stdout is one JSON log of the 3 frames" % fname.split("=")[0],
+               (p and p.stdout[:600], lg))
+
+
 def main():
     tap = ft.Tap()
     d = ft.workdir("errors")
@@ -350,6 +391,8 @@ def main():
     test_cut_short(tap, d)
     test_reinit(tap, d)
     test_warnings(tap, d)
+    test_in_graph_changes(tap, d)
+    test_stdout_log(tap, d)
     tap.done()
 
 
