@@ -137,7 +137,8 @@ flags_for() {
     f="--tool $1 --error-exitcode 86 $(san_opt --target-processes all)"
     case $1 in
     memcheck)  f="$f $(san_opt --leak-check full)" ;;
-    initcheck) f="$f $(san_opt --track-unused-memory no)" ;;
+    # (--track-unused-memory is a switch in compute-sanitizer 2025.3, off by
+    # default: "--track-unused-memory no" made "no" the target program)
     esac
     echo "$f"
 }
@@ -178,7 +179,9 @@ for tool in $tools; do
         rm -f "$log"
         if [ "$kind" = up ]; then
             # main: testsrc2 with grain; reference: the same without
-            src="testsrc2=s=$b:r=$frames:d=1"
+            # (testsrc2 rounds odd sizes to even ones: crop to the odd size)
+            w=${b%x*} h=${b#*x}
+            src="testsrc2=s=$((w + w % 2))x$((h + h % 2)):r=$frames:d=1,crop=$w:$h:0:0:exact=1"
             # shellcheck disable=SC2086
             set -- $hw -f lavfi -i "$src,noise=alls=24:allf=t+u" -f lavfi -i "$src"
             graph="[0:v]format=$a,${up}[m];[1:v]format=$a,${up}[r];[m][r]$filter=$opts:log_path=$log"

@@ -109,7 +109,11 @@ def clips(fmt, w, h, n, kind="natural"):
 
 # ---- running ------------------------------------------------------------
 
-def score(inputs, graph, tag, hw=True, extra=(), timeout=900):
+# seconds a run may take before it counts as a hang (FSSIM_VULKAN_TIMEOUT)
+RUN_TIMEOUT = float(os.environ.get("FSSIM_VULKAN_TIMEOUT", "900"))
+
+
+def score(inputs, graph, tag, hw=True, extra=(), timeout=RUN_TIMEOUT):
     """Run a graph whose scoring filter writes log_path=@LOG@; returns
     (parsed log or None, CompletedProcess)."""
     log = os.path.join(WORK, tag + ".json")
