@@ -11,7 +11,7 @@ FSSIM_FATE_DEPS = TESTSRC2_FILTER SPLIT_FILTER AVGBLUR_FILTER METADATA_FILTER \
                   PIPE_PROTOCOL
 
 # refcmp_metadata for formats avgblur does not take (nv12, p010): its output
-# is converted back, as fssim scores only inputs of the same format (SPEC 3).
+# is converted back, as fssim scores only inputs of the same format (doc/formats.md).
 # fate-run.sh evals CMD, so the pipe into refcmp-metadata.awk works as there.
 FSSIM_REFCMP_SEMI = ffmpeg -auto_conversion_filters -lavfi \
     "testsrc2=size=300x200:rate=1:duration=5,format=$(1),split[ref][tmp];[tmp]avgblur=4,format=$(1)[enc];[enc][ref]$(2),metadata=print:file=-" \

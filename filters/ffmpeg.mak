@@ -28,7 +28,7 @@ endif
 endif
 endif
 
-# The reference is plain C11; it needs no fused multiply-add (SPEC 2.1).
+# The reference is plain C11; it needs no fused multiply-add (doc/algorithms.md#int).
 $(SUBDIR)fssim/ref_%.o: CFLAGS += -ffp-contract=off
 
 SKIPHEADERS += fssim/fssim_cuda_common.h

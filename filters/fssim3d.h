@@ -1,5 +1,5 @@
 /*
- * fssim3d: spatio-temporal SSIM (SPEC 2.4), the part every backend shares.
+ * fssim3d: spatio-temporal SSIM (doc/algorithms.md#fssim3d), the part every backend shares.
  *
  * The 3-D Gaussian window is separable in (x, y, t), so the 3-D local
  * moments of frame t are the temporally weighted sum of the 2-D (spatial)
@@ -54,14 +54,14 @@ typedef struct FSSIM3DBackend {
     const char *storage;    /* how the ring holds the moments, for the log */
 
     /**
-     * Check the two inputs (SPEC 3, 5) and give the software format whose
+     * Check the two inputs (doc/formats.md, doc/errors.md) and give the software format whose
      * planes the frames hold.  Called once, at config, before init.
      */
     int (*check_inputs)(AVFilterContext *ctx, enum AVPixelFormat *sw_format);
 
     /**
      * Allocate the ring: depth moment sets, each holding the five spatial
-     * moments (SPEC 2.2: mean of a, of b, of a*a, b*b, a*b) of every
+     * moments (doc/algorithms.md#float: mean of a, of b, of a*a, b*b, a*b) of every
      * component at every scored position of s->fmt.  Set *bytes to the
      * memory it takes (logged and documented).  Called once, at config.
      */

@@ -89,7 +89,7 @@ static void pop(AVFilterContext *ctx, FSSIMCuda *c)
     FSSIM_FREE_CU(c, ctx, c->cu->cuCtxPopCurrent(&dummy));
 }
 
-/* SPEC 3, 5: both inputs on the GPU, in one CUDA context, of one size and
+/* doc/formats.md, doc/errors.md: both inputs on the GPU, in one CUDA context, of one size and
  * supported format.  fssim3d takes software frames too, so a pair of one
  * CUDA and one software input gets its own message. */
 static int cuda_check_inputs(AVFilterContext *ctx, enum AVPixelFormat *sw_format)

@@ -118,14 +118,14 @@ typedef struct FSSIMFormat {
     double weight[4];             /* share of the samples, for All */
 } FSSIMFormat;
 
-/* The software formats of SPEC section 3, AV_PIX_FMT_NONE terminated. */
+/* The software formats of doc/formats.md, AV_PIX_FMT_NONE terminated. */
 extern const enum AVPixelFormat ff_fssim_sw_pix_fmts[];
 
 /**
  * Formats of the filters' links: the software formats, plus hw_format for
  * the GPU filters (AV_PIX_FMT_NONE for fssim).  The reference input gets
  * its own list, so that a reference in another format than the main input
- * reaches the filter and fails with a message naming both (SPEC 3) instead
+ * reaches the filter and fails with a message naming both (doc/formats.md) instead
  * of being converted silently; software frames reach a GPU filter and get a
  * clear error instead of a failed negotiation.  The output is main's format.
  */
@@ -144,7 +144,7 @@ FSSIMRefPlane ff_fssim_ref_plane(const FSSIMFormat *f, int c,
                                  uint8_t *const data[], const int linesize[]);
 
 /**
- * SPEC 3: both inputs have the same size and format.  main_fmt/ref_fmt are
+ * doc/formats.md: both inputs have the same size and format.  main_fmt/ref_fmt are
  * the software formats (the sw_format of hardware frames).  fix names the
  * filter that makes them match, e.g. "scale_cuda".
  */

@@ -58,7 +58,7 @@ int ff_fssim_cuda_checked(AVFilterContext *ctx, FSSIMCuda *c, int ret);
     ((c)->failed ? (void)(x) : (void)((c)->failed = FF_CUDA_CHECK_DL(ctx, (c)->cu, x)))
 
 /**
- * Check the two CUDA inputs of a filter (SPEC 3, 5): both carry CUDA frames
+ * Check the two CUDA inputs of a filter (doc/formats.md, doc/errors.md): both carry CUDA frames
  * of the same device context, size and software format, a supported one.
  * On success *sw_format is the common software format.
  */

@@ -1,6 +1,6 @@
 /*
- * fssim3d: spatio-temporal SSIM between two video streams (SPEC 2.4): the
- * Gaussian SSIM of SPEC 2.2 with a separable (x, y, t) window.
+ * fssim3d: spatio-temporal SSIM between two video streams (doc/algorithms.md#fssim3d): the
+ * Gaussian SSIM of doc/algorithms.md#float with a separable (x, y, t) window.
  *
  * Each frame pair's spatial moments are computed once into a ring of depth
  * moment sets; frame t is scored from the ring once frame t + depth/2 has
@@ -304,7 +304,7 @@ static int end_sequence(AVFilterContext *ctx)
     ret = send_ready(ctx);
     if (ret < 0)
         return ret;
-    /* SPEC 5: asking for full-window scores of a sequence too short to have
+    /* doc/errors.md: asking for full-window scores of a sequence too short to have
      * one yields no score at all.  Fail (non-zero exit) rather than let a
      * quality sweep read an empty result as a success; the log stays valid
      * JSON.  The error ends the run, so frames queued above may not all
@@ -384,7 +384,7 @@ static av_cold int init(AVFilterContext *ctx)
 }
 
 /* Each input negotiates its own format, so that inputs of different
- * formats are reported (SPEC 3) rather than converted silently.  The GPU
+ * formats are reported (doc/formats.md) rather than converted silently.  The GPU
  * backends add their hardware format here. */
 static int query_formats(const AVFilterContext *ctx, AVFilterFormatsConfig **cfg_in,
                          AVFilterFormatsConfig **cfg_out)

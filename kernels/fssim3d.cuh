@@ -1,5 +1,5 @@
 /*
- * fssim3d CUDA kernels: spatio-temporal SSIM (SPEC 2.4) on CUDA frames.
+ * fssim3d CUDA kernels: spatio-temporal SSIM (doc/algorithms.md#fssim3d) on CUDA frames.
  *
  * The 3-D Gaussian window is separable, so the 3-D moments of frame t are
  * the temporally weighted sums of the 2-D moments of the frames around it.

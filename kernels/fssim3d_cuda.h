@@ -4,7 +4,7 @@
  * types only, doubles and 64-bit values first, so that gcc on the host and
  * nvcc / clang on the device lay them out alike.
  *
- * The ring of moments (SPEC 2.4's one allowed intermediate) holds, per frame
+ * The ring of moments (the one full-size intermediate that doc/algorithms.md#fssim3d allows) holds, per frame
  * slot and component, one FSSIM3D_MOMENTS-float record per scored position:
  *   mu_a, mu_b            local means (raw sample units)
  *   var_a + var_b         sum of the local variances

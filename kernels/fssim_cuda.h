@@ -124,7 +124,7 @@ void fssim_cuda_fill_params(FSSIMCudaParams *p, int depth, int width, int height
                             int window, double sigma, int same_padding);
 
 /** Sum over a width x height component of the int algorithm's per-pixel
- *  weights w (SPEC 2.1): the denominator of the int score. */
+ *  weights w (doc/algorithms.md#int): the denominator of the int score. */
 unsigned long long fssim_cuda_int_weight_sum(int width, int height);
 
 /** Thread blocks that fssim_plane_* runs for a width x height component. */

@@ -34,7 +34,7 @@ static inline __device__ uint3 getGridDim()
 /*
  * IEEE double and float operations that are never contracted into fused
  * multiply-adds: PTX gives .rn operations that ptxas must not fuse, and
- * both nvcc and clang fuse plain a*b+c.  SPEC 2.1 fixes the double
+ * both nvcc and clang fuse plain a*b+c.  doc/algorithms.md#int fixes the double
  * arithmetic of the int algorithm; the block algorithm repeats vf_ssim.c's
  * float end formula; the float algorithm's end formula is built from them
  * so that identical inputs score exactly 1.

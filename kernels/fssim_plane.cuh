@@ -53,7 +53,7 @@ static __device__ __forceinline__ float gauss_weight(const FSSIMCudaParams &p, i
 }
 
 /*
- * SPEC 2.1's per-pixel term, in its exact association, with operations
+ * The per-pixel term of doc/algorithms.md#int, in its exact association, with operations
  * that are never contracted into fused multiply-adds.
  */
 static __device__ double int_term(double mux, double muy, double x2, double xy, double y2,

@@ -2,7 +2,7 @@
  * fssim CPU reference: the ground truth every GPU backend is checked against.
  *
  * Plain C11, no FFmpeg dependency.  Written for exactness and clarity first:
- * each algorithm follows SPEC section 2 literally.  Functions work on row
+ * each algorithm follows doc/algorithms.md literally.  Functions work on row
  * bands so that a caller can slice-thread them; summing band results in band
  * order gives the same value whatever the number of threads.
  */
@@ -17,7 +17,7 @@
 #define FSSIM_REF_MAX_WINDOW     15
 #define FSSIM_REF_BLOCK_MIN_SIZE 8
 
-/* Taps of the integer algorithm (SPEC 2.1), sum 256. */
+/* Taps of the integer algorithm (doc/algorithms.md#int), sum 256. */
 extern const int fssim_ref_int_taps[2 * FSSIM_REF_INT_RADIUS + 1];
 
 /**
@@ -43,7 +43,7 @@ static inline unsigned fssim_ref_sample(const FSSIMRefPlane *p, int x, int y)
     return ((const uint16_t *)row)[(ptrdiff_t)x * p->step] >> p->shift;
 }
 
-/* ---- int: integer SSIM (SPEC 2.1) ------------------------------------- */
+/* ---- int: integer SSIM (doc/algorithms.md#int) ------------------------- */
 
 typedef struct FSSIMRefIntSums {
     double   t;  /* sum of the per-pixel terms */
@@ -51,8 +51,8 @@ typedef struct FSSIMRefIntSums {
 } FSSIMRefIntSums;
 
 /**
- * The per-pixel term of SPEC 2.1 from the integer sums, in the exact
- * association the SPEC prescribes.  c1base = L*L*(0.01*0.01) and
+ * The per-pixel term of doc/algorithms.md#int from the integer sums, in the exact
+ * association that doc/algorithms.md#int prescribes.  c1base = L*L*(0.01*0.01) and
  * c2base = L*L*(0.03*0.03), computed by the caller in double.
  */
 double fssim_ref_int_term(int64_t mux, int64_t muy, int64_t x2, int64_t xy,
@@ -66,7 +66,7 @@ int fssim_ref_int_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth
 /** Whole-plane score: sum of terms / sum of weights. */
 double fssim_ref_int(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth);
 
-/* ---- float: Gaussian SSIM (SPEC 2.2) ---------------------------------- */
+/* ---- float: Gaussian SSIM (doc/algorithms.md#float) -------------------- */
 
 enum FSSIMRefPadding {
     FSSIM_REF_PAD_VALID = 0, /* only windows wholly inside the plane */
@@ -122,7 +122,7 @@ int fssim_ref_float_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int dep
 double fssim_ref_float(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
                        const FSSIMRefFloatParams *p);
 
-/* ---- block: FFmpeg ssim filter algorithm (SPEC 2.3) ------------------- */
+/* ---- block: FFmpeg ssim filter algorithm (doc/algorithms.md#block) ----- */
 
 /** Number of 8x8 windows (at stride 4) of a width x height plane. */
 int fssim_ref_block_windows(int width, int height, int *nx, int *ny);
@@ -135,7 +135,7 @@ int fssim_ref_block_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int dep
 /** Whole-plane score; NaN if the plane has no 8x8 window. */
 double fssim_ref_block(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth);
 
-/* ---- 3-D: spatio-temporal Gaussian SSIM (SPEC 2.4) -------------------- */
+/* ---- 3-D: spatio-temporal Gaussian SSIM (doc/algorithms.md#fssim3d) ---- */
 
 enum FSSIMRefTPadding {
     FSSIM_REF_TPAD_TRUNCATE = 0, /* drop taps outside the sequence, renormalise */

@@ -1,5 +1,5 @@
 /*
- * fssim CPU reference: spatio-temporal SSIM (SPEC 2.4).  The Gaussian
+ * fssim CPU reference: spatio-temporal SSIM (doc/algorithms.md#fssim3d).  The Gaussian
  * window is separable in (x, y, t), so the 3-D moments of frame t are the
  * temporally weighted sum of the 2-D moments of the frames around it.
  */

@@ -1,5 +1,5 @@
 /*
- * fssim CPU reference: FFmpeg's ssim filter algorithm (SPEC 2.3).
+ * fssim CPU reference: FFmpeg's ssim filter algorithm (doc/algorithms.md#block).
  *
  * Sums over non-overlapping 4x4 blocks, 8x8 windows made of 2x2 blocks at
  * stride 4, integer moments and a float end formula.  The integer widths,

@@ -1,5 +1,5 @@
 /*
- * fssim CPU reference: Gaussian SSIM (SPEC 2.2, Wang et al. 2004), in
+ * fssim CPU reference: Gaussian SSIM (doc/algorithms.md#float, Wang et al. 2004), in
  * double on raw sample values.  padding=valid scores the positions whose
  * whole window lies in the plane (scikit-image, pytorch-msssim);
  * padding=same treats the outside as zeros and scores every pixel

@@ -1,5 +1,5 @@
 /*
- * fssim CPU reference: integer SSIM (SPEC 2.1), the Daala / libvmaf
+ * fssim CPU reference: integer SSIM (doc/algorithms.md#int), the Daala / libvmaf
  * integer_ssim algorithm.  Taps outside the plane are skipped, so every
  * pixel is scored and border pixels simply carry less weight.
  */
@@ -18,7 +18,7 @@ typedef struct IntSums {
 double fssim_ref_int_term(int64_t mux, int64_t muy, int64_t x2, int64_t xy,
                           int64_t y2, int64_t w, double c1base, double c2base)
 {
-    /* SPEC 2.1 prescribes this exact association; the file is built with
+    /* doc/algorithms.md#int prescribes this exact association; the file is built with
      * -ffp-contract=off so that no multiply-add is fused. */
     const double W   = (double)w;
     const double c1  = c1base * W * W;

@@ -4,7 +4,7 @@
  *
  * MODE 0 (tiles): one workgroup scores a TW x TH tile of the plane.  Every
  * sample of the tile and its halo is read once from the two frames into
- * shared memory; the requested algorithms (SPEC 2.1-2.3) run from there:
+ * shared memory; the requested algorithms (doc/algorithms.md) run from there:
  * separable passes in shared memory, per-pixel terms, and a workgroup
  * reduction in a fixed order into one partial record per workgroup.
  * MODE 1 (reduce): one workgroup adds the partial records of a plane in a
@@ -62,7 +62,7 @@ layout (constant_id = 20) const float G12 = 0.0;
 layout (constant_id = 21) const float G13 = 0.0;
 layout (constant_id = 22) const float G14 = 0.0;
 #if FSSIM_FP64
-/* L*L*(0.01*0.01) and L*L*(0.03*0.03) of SPEC 2.1, computed by the host in
+/* L*L*(0.01*0.01) and L*L*(0.03*0.03) of doc/algorithms.md#int, computed by the host in
  * double exactly as the reference does; vf_ssim.c's integer constants. */
 layout (constant_id = 23) const double  C1BASE = 0.0;
 layout (constant_id = 24) const double  C2BASE = 0.0;
@@ -191,7 +191,7 @@ void load_tile(ivec2 org, int tid)
 float smp_s(int sx, int sy) { return float(smp[sy * SW + sx] & 0xFFFFu); }
 float smp_d(int sx, int sy) { return float(smp[sy * SW + sx] >> 16); }
 
-/* ---- float (SPEC 2.2) ------------------------------------------------
+/* ---- float (doc/algorithms.md#float) --------------------------------------
  * fp32 with per-pixel centring: the horizontal pass sums the samples minus
  * the row's centre sample, the vertical pass moves each row's sums to the
  * output pixel's own centre sample (an exact integer shift), so that
@@ -266,9 +266,9 @@ float float_pass(ivec2 org, ivec2 lp, int tid)
 }
 
 #if FSSIM_FP64
-/* ---- int (SPEC 2.1) --------------------------------------------------- */
+/* ---- int (doc/algorithms.md#int) --------------------------------------- */
 
-/* The per-pixel term in the SPEC's association, no contraction. */
+/* The per-pixel term in the association of doc/algorithms.md#int, no contraction. */
 double int_term(uint mux, uint muy, uint64_t x2, uint64_t xy, uint64_t y2, uint w)
 {
     precise double W   = double(w);
@@ -372,7 +372,7 @@ double int_pass(ivec2 org, ivec2 lp, int tid)
     return int_term(mux, muy, x2w, xyw, y2w, w);
 }
 
-/* ---- block (SPEC 2.3, vf_ssim.c) -------------------------------------- */
+/* ---- block (doc/algorithms.md#block, vf_ssim.c) ------------------------ */
 
 /* ssim_end1(): 32-bit integers.  The float products are rounded as C
  * rounds them; the quotient goes through double so that it is the

@@ -3,7 +3,7 @@
 Every case scores the same frames twice: with fssim on software frames and
 with fssim_cuda on CUDA frames (hwupload_cuda, or NVDEC decoding of clips
 that NVENC encodes here), and compares every plane of every frame:
-int to 1e-12, float to 1e-5, block to 1e-6 (SPEC 2).  Also: two GPU runs
+int to 1e-12, float to 1e-5, block to 1e-6 (doc/algorithms.md#accuracy).  Also: two GPU runs
 are bitwise identical, frame counts match, errors are clear, and
 compute-sanitizer's memcheck finds nothing.
 

@@ -8,7 +8,7 @@ component of every frame to 1e-6 (the CUDA backend's contract).  Also:
 two GPU runs are bitwise identical, as many frames come out as went in
 and every one is scored under tpadding=truncate (a 120-frame looped clip
 through the ring and the flush), identical inputs score exactly 1, the
-ring's device memory is logged, bad inputs get clear errors (SPEC 5), and
+ring's device memory is logged, bad inputs get clear errors (doc/errors.md), and
 compute-sanitizer's memcheck finds nothing.
 
 Without a CUDA device every check reports SKIP with the reason.

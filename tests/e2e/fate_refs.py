@@ -7,7 +7,7 @@ references were generated; this checks that what it printed was right.
 For every fssim FATE test defined in fate/fssim.mak (refcmp_metadata style:
 testsrc2 300x200, 5 frames, against its avgblur=4 copy) the two streams are
 dumped as rawvideo and every value of the reference file is recomputed:
-  int    exact numpy integer sums + the SPEC 2.1 double formula (<= 1e-12)
+  int    exact numpy integer sums + the doc/algorithms.md#int double formula (<= 1e-12)
   float  scikit-image (valid, window 11) or numpy (other windows, same)
          (<= 1e-9)
   block  FFmpeg's own ssim filter on the same frames (%f strings equal;
@@ -193,7 +193,7 @@ def review(d, refdir, name, opts, pf, back):
     algos = [a for a in ("int", "float", "block") if count[a]]
     out(bool(algos), "%s: the reference holds values of %s" % (name, "+".join(algos) or "nothing"))
     if count["int"]:
-        out(worst["int"] <= 1e-12, "%s: int values equal an exact numpy SPEC 2.1 (worst %.2g)" % (
+        out(worst["int"] <= 1e-12, "%s: int values equal an exact numpy doc/algorithms.md#int (worst %.2g)" % (
             name, worst["int"]))
     if count["float"]:
         out(worst["float"] <= 1e-9, "%s: float values equal %s (worst %.2g)" % (
@@ -234,7 +234,7 @@ def review_stats(d, refdir, mak):
             if line.get(key) != v:
                 bad.append("n:%d %s: %s, want %s" % (k + 1, key, line.get(key), v))
     out(len(lines) == n and not bad, "fssim-stats: %d lines, int values (%s) equal an exact "
-        "numpy SPEC 2.1" % (len(lines), pf), "\n".join(bad))
+        "numpy doc/algorithms.md#int" % (len(lines), pf), "\n".join(bad))
 
 
 def main():

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """fssim3d end to end on 3-D volumes (the README's volume recipe) and its
-errors (SPEC 2.4, 5).
+errors (doc/algorithms.md#fssim3d, doc/errors.md).
 
 A volume is a stack of 2-D slices written one after the other as raw
 little-endian samples; ffmpeg reads each file as rawvideo frames, one frame
@@ -19,7 +19,7 @@ import fssim3d_naive as n3
 
 tap = ft.Tap()
 W, H, Z = 48, 40, 24          # slice width, height, number of slices
-TOL_SKIMAGE = 1e-5            # SPEC 2.4 contract
+TOL_SKIMAGE = 1e-5            # doc/algorithms.md#accuracy
 TOL_NAIVE = 1e-9
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Bad input gets a clear error and nothing is lost (SPEC 5).
+"""Bad input gets a clear error and nothing is lost (doc/errors.md).
 
 Each failing case must: exit non-zero by itself (not killed by a signal, no
 assertion, no crash, no hang: a timeout fails the check), print a message
@@ -287,7 +287,7 @@ def test_cut_short(tap, d):
 def test_reinit(tap, d):
     """A main input that changes size mid-stream makes FFmpeg rebuild the
     graph: the new fssim instance fails (sizes differ).  The frames scored
-    before must stay in the logs (SPEC 5)."""
+    before must stay in the logs (doc/errors.md)."""
     if not ft.encoder_has("libx264"):
         tap.skip("frames scored before a graph reinit stay in the log", "no libx264 in "
                  "ENCODER_FFMPEG to make a stream that changes size")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""fssim's outputs (SPEC 4): frame metadata at full precision, All and dB,
+"""fssim's outputs (doc/outputs.md): frame metadata at full precision, All and dB,
 the stats_file in FFmpeg ssim's line format (and stats_algo), the JSON and
 CSV logs with pooled values recomputed here from the per-frame values, the
 uninit summary line, framesync options (shortest, eof_action, repeatlast),

@@ -1,4 +1,4 @@
-"""fssim3d test helpers: an independent float64 evaluation of SPEC 2.4
+"""fssim3d test helpers: an independent float64 evaluation of doc/algorithms.md#fssim3d
 (naive separable Gaussian filtering of the whole (t, y, x) volume, the
 temporal ends handled by explicit truncation and renormalisation),
 synthetic content, raw-file writing and running the filter.
@@ -14,7 +14,7 @@ import fssimtest as ft
 
 
 def gauss(n, sigma):
-    """SPEC 2.2 weights: exp(-(i-r)^2 / (2 sigma^2)), normalised to sum 1."""
+    """doc/algorithms.md#float weights: exp(-(i-r)^2 / (2 sigma^2)), normalised to sum 1."""
     x = np.arange(n, dtype=np.float64) - n // 2
     g = np.exp(-(x * x) / (2.0 * sigma * sigma))
     return g / g.sum()
@@ -83,7 +83,7 @@ def naive_3d(a, b, L, window=11, sigma=1.5, padding="valid", depth=11,
 
 
 def skimage_3d(a, b, L):
-    """scikit-image's n-D SSIM of the (t, y, x) volume, SPEC 2.4's peer."""
+    """scikit-image's n-D SSIM of the (t, y, x) volume, the peer of doc/algorithms.md#fssim3d."""
     from skimage.metrics import structural_similarity
     return float(structural_similarity(
         np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64),

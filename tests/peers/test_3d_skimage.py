@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""fssim3d (software frames) against its peers (SPEC 2.4).
+"""fssim3d (software frames) against its peers (doc/algorithms.md#fssim3d).
 
 - padding=valid:tpadding=valid, window=depth=11, sigma=tsigma=1.5: the
   pooled mean of each component equals scikit-image's n-D
@@ -24,7 +24,7 @@ import fssim3d_naive as n3
 tap = ft.Tap()
 W, H, T = 48, 40, 24
 # The CPU filter computes in double like the naive evaluation; only the
-# summation order differs.  The skimage tolerance is the SPEC contract.
+# summation order differs.  The skimage tolerance is the contract of doc/algorithms.md#accuracy.
 TOL_NAIVE = 1e-9
 TOL_SKIMAGE = 1e-5
 
@@ -73,7 +73,7 @@ def check_frames(name, lg, meta, md5, in_md5, cnames, nframes, expected):
             continue
         for c in cnames:
             worst = max(worst, abs(f["fssim3d"][c] - expected[t][c]))
-        # metadata carries the log's values; All and dB as SPEC 4 defines them
+        # metadata carries the log's values; All and dB as doc/outputs.md defines them
         m = meta.get(t, {})
         for c in cnames + ["All", "dB"]:
             v = m.get("lavfi.fssim3d." + c)

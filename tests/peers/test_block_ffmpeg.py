@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Peer check of fssim's `block` algorithm (SPEC 2.3) against FFmpeg's own
+"""Peer check of fssim's `block` algorithm (doc/algorithms.md#block) against FFmpeg's own
 `ssim` filter from the same build, on the same frames.
 
 FFmpeg's ssim prints its values with %f (stats_file), so for every plane of

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Peer check of fssim's `float` algorithm (SPEC 2.2).
+"""Peer check of fssim's `float` algorithm (doc/algorithms.md#float).
 
 padding=valid against scikit-image's structural_similarity(
     gaussian_weights=True, sigma=S, use_sample_covariance=False,
@@ -43,7 +43,7 @@ def skimage_ssim(a, b, L, window, sigma):
 
 
 def numpy_ssim(a, b, L, window, sigma, same):
-    """SPEC 2.2: same -- zeros outside the plane, every pixel scored;
+    """doc/algorithms.md#float: same -- zeros outside the plane, every pixel scored;
     valid -- only positions whose whole window lies in the plane."""
     import numpy as np
     from scipy.ndimage import correlate1d

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Peer check of fssim's `int` algorithm (SPEC 2.1) against a second,
-deliberately naive implementation written here from the SPEC alone:
+"""Peer check of fssim's `int` algorithm (doc/algorithms.md#int) against a second,
+deliberately naive implementation written here from doc/algorithms.md alone:
 
 - a direct 9x9 window per pixel with weights k[i]*k[j] (no separable
   passes), taps outside the plane skipped, exact sums in Python ints;
-- the per-pixel term in IEEE double in exactly the SPEC's association
+- the per-pixel term in IEEE double in exactly the association of doc/algorithms.md#int
   (CPython never fuses multiply-adds);
 - plane score = sum of terms / sum of weights.
 
@@ -19,7 +19,7 @@ TOL = 1e-12
 
 
 def naive_int_ssim(a, b, depth):
-    """SPEC 2.1 on two planes given as lists of rows of ints."""
+    """doc/algorithms.md#int on two planes given as lists of rows of ints."""
     h, w = len(a), len(a[0])
     L = float((1 << depth) - 1)
     tsum = 0.0
@@ -102,7 +102,7 @@ def check_case(tap, name, w, h, fmt, main_frames, ref_frames):
             worst = max(worst, diff)
             if not diff <= TOL:
                 bad.append("frame %d %s: fssim %.17g naive %.17g diff %.3g" % (k, comp, v, want, diff))
-    tap.ok(not bad, "%s: int equals the naive SPEC 2.1 to <= 1e-12 on every plane of every "
+    tap.ok(not bad, "%s: int equals the naive doc/algorithms.md#int to <= 1e-12 on every plane of every "
            "frame (worst %.2g)" % (name, worst), "\n".join(bad))
     return got
 

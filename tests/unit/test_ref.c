@@ -4,7 +4,7 @@
  * Expected values come from three independent places, never from the
  * reference itself:
  *  - literals worked out by hand / with exact rational arithmetic from the
- *    SPEC formulas (the derivation is next to each literal);
+ *    formulas of doc/algorithms.md (the derivation is next to each literal);
  *  - closed forms of the SSIM formula for planes whose moments are known;
  *  - deliberately naive implementations written here: direct 2-D windows
  *    (no separable passes, no bands, no 4x4 block sums), read from a plain
@@ -141,9 +141,9 @@ static FSSIMRefPlane planar(const Img *im, void **store)
 
 static const int K[9] = { 2, 9, 28, 55, 68, 55, 28, 9, 2 };
 
-/* SPEC 2.1 with a direct 2-D window of weights K[i]*K[j]: the integer sums
+/* doc/algorithms.md#int with a direct 2-D window of weights K[i]*K[j]: the integer sums
  * equal the separable ones exactly, and the per-pixel double formula is
- * written out again here in the SPEC's association; pixels are summed in
+ * written out again here in the association of doc/algorithms.md#int; pixels are summed in
  * row-major order, as the reference does, so the result is bitwise equal. */
 static double naive_int(const Img *a, const Img *b)
 {
@@ -179,7 +179,7 @@ static double naive_int(const Img *a, const Img *b)
     return t / (double)wsum;
 }
 
-/* SPEC 2.2 with a direct 2-D window of weights g[i]*g[j] (long double), zeros
+/* doc/algorithms.md#float with a direct 2-D window of weights g[i]*g[j] (long double), zeros
  * outside the plane (only reached under padding=same). */
 static double naive_float(const Img *a, const Img *b, int window, double sigma, int same)
 {
@@ -389,10 +389,10 @@ static void test_int_props(void)
         tap_same(ref_int(&r1, &r2), naive_int(&r1, &r2), "int %d-bit: 23x19 random noise equals naive", depth);
         tap_same(ref_int(&a, &a), 1.0, "int %d-bit: identical planes give exactly 1", depth);
         tap_same(ref_int(&r1, &r1), 1.0, "int %d-bit: identical random planes give exactly 1", depth);
-        /* Up to 10 bits every double of the SPEC formula is an exact integer
+        /* Up to 10 bits every double of the formula of doc/algorithms.md#int is an exact integer
          * (< 2^53), so swapping a and b cannot change a bit.  From 12 bits on,
          * x2*W - mx2 + y2*W - my2 rounds differently from y2*W - my2 + x2*W
-         * - mx2 (measured: ~1e-16 on a third of random planes): the SPEC's
+         * - mx2 (measured: ~1e-16 on a third of random planes): doc/algorithms.md#int's
          * association is not symmetric there, so only the value is. */
         if (depth <= 10)
             tap_same(ref_int(&b, &a), v, "int %d-bit: swapping a and b gives the same bits", depth);

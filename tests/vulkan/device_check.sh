@@ -11,7 +11,7 @@
 #   -d DEVICE  -init_hw_device vulkan=vk:DEVICE (index or name; default 0)
 #
 # Prints one line per pair: frames, the largest difference to fssim per
-# algorithm (SPEC 2 tolerances: int 1e-12, float 1e-5, block 1e-6), the
+# algorithm (doc/algorithms.md#accuracy tolerances: int 1e-12, float 1e-5, block 1e-6), the
 # decoded layout, and PASS/FAIL; exit status 1 if any pair fails.  A pair
 # whose profile the device cannot decode with Vulkan Video is reported as
 # SKIP with FFmpeg's reason (never scored in software behind our back:

@@ -5,9 +5,9 @@ Every case scores the same stored frames twice, with fssim on software
 frames and with fssim_vulkan on Vulkan frames made by hwupload (planar and
 semi-planar formats: NV12/P010 become multi-plane images), and compares
 every plane of every frame: int to 1e-12, float to 1e-5, block to 1e-6
-(SPEC 2).  Also: two GPU runs are bitwise identical, identical inputs score
+(doc/algorithms.md#accuracy).  Also: two GPU runs are bitwise identical, identical inputs score
 exactly 1, frames held for readback all come out in order at EOF and under
-timeline editing, and bad input fails with a clear message (SPEC 5).
+timeline editing, and bad input fails with a clear message (doc/errors.md).
 Where the Khronos validation layer is installed, every run has it and any
 message it prints fails a check (vkcheck.py; FFmpeg's own known ones are
 left out by their exact text); without it, one SKIP line says so.
@@ -156,7 +156,7 @@ def diffs(a, b, algos):
 
 
 def compare(case, fmt, w, h, n, options, kind="natural"):
-    """fssim_vulkan == fssim within the SPEC tolerances on the same frames."""
+    """fssim_vulkan == fssim within the tolerances of doc/algorithms.md#accuracy on the same frames."""
     algos = [a for a in ALGOS if re.search(r"\b%s\b" % a, options.split(":")[0])]
     inputs = sum(clips(fmt, w, h, n, kind), [])
     cpu, pc = score(inputs, cpu_graph(options), case + "_cpu", hw=False)

@@ -14,7 +14,7 @@ writes log_path (JSON) and stats_file; the checks:
   - the JSON log parses and holds at most the frames scored before the
     fault, in order from frame 0;
   - every logged value equals fssim's (the CPU reference) for that frame,
-    to the SPEC tolerances: nothing stale from an earlier frame;
+    to the tolerances of doc/algorithms.md#accuracy: nothing stale from an earlier frame;
   - stats_file has one line per logged frame.
 A run with the layer loaded and no fault scores every frame as fssim does.
 Where the Khronos validation layer is installed it is loaded too, and any

@@ -1,6 +1,6 @@
 /*
  * Graph set-ups of fssim_vulkan that the ffmpeg command line cannot make,
- * for tests/vulkan/test_vulkan.py (SPEC 5):
+ * for tests/vulkan/test_vulkan.py (doc/errors.md):
  *
  *   two-devices  the inputs uploaded to two different Vulkan devices
  *   no-fp64      a device whose enabled features lack shaderFloat64 and
