@@ -902,6 +902,42 @@ static av_cold int init(AVFilterContext *ctx)
     return ff_fssim_output_open(ctx, &s->out, &s->opts, "lavfi.fssim.", s->opts.algos);
 }
 
+/*
+ * Wait until each of our queues is done with every batch submitted so far.
+ * With emulated timeline semaphores (Mesa's common queue code, as in
+ * lavapipe) a queue thread runs the batches and, after a batch's fence and
+ * semaphores have signalled, still drops its references to the semaphores
+ * it waited on.  The frames and frames contexts this filter lets go of in
+ * uninit can be the last references to their pools, whose teardown
+ * destroys the frames' semaphores at once: a batch that waited on one of
+ * them (ours, or hwupload's or hwdownload's on the same queue) would then
+ * be retired by that thread on freed memory.  An empty batch is retired
+ * after every earlier one on its queue, so its fence covers them all.
+ */
+static void retire_queues(FSSIMVulkanContext *s)
+{
+    FFVulkanContext *vkctx = &s->vkctx;
+    VkFence fences[NB_EXEC];
+    int nb_fences = 0;
+
+    /* after a GPU error a context's fence may never signal */
+    if (!s->qf || !s->e.contexts || s->gpu_failed)
+        return;
+    /* the pool's contexts take the family's queues in turn */
+    for (int i = 0; i < FFMIN(s->e.pool_size, s->qf->num); i++) {
+        FFVkExecContext *exec = &s->e.contexts[i];
+        if (ff_vk_exec_start(vkctx, exec) < 0 || ff_vk_exec_submit(vkctx, exec) < 0) {
+            /* its fence is reset and never signals: see submit_failed() */
+            exec->had_submission = 0;
+            break;
+        }
+        fences[nb_fences++] = exec->fence;
+    }
+    if (nb_fences)
+        vkctx->vkfn.WaitForFences(vkctx->hwctx->act_dev, nb_fences, fences, VK_TRUE,
+                                  UINT64_MAX);
+}
+
 static av_cold void uninit(AVFilterContext *ctx)
 {
     FSSIMVulkanContext *s = ctx->priv;
@@ -911,6 +947,7 @@ static av_cold void uninit(AVFilterContext *ctx)
      * after a GPU error they are dropped, the error logged once */
     while (s->nb_pending)
         release_head(ctx, 1, 0);
+    retire_queues(s);
 
     if (s->gpu_frames)
         av_log(ctx, AV_LOG_VERBOSE, "GPU time per frame: mean %.1f us, min %.1f us, "
