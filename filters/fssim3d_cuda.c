@@ -360,7 +360,8 @@ static int cuda_score(AVFilterContext *ctx, const FSSIM3DWindow *win, FSSIMScore
     if (ret >= 0)
         ret = FSSIM_CHECK_CU(c, ctx, cu->cuMemcpyDtoHAsync(b->io->sums,
                                                            b->io_dev + offsetof(CUDAScoreIO, sums),
-                                                           sizeof(b->io->sums), c->stream));
+                                                           s->fmt.nb_comps * sizeof(b->io->sums[0]),
+                                                           c->stream));
     if (ret >= 0)
         ret = FSSIM_CHECK_CU(c, ctx, cu->cuEventRecord(b->sdone, c->stream));
     /* the frame goes out now: its scores are needed */

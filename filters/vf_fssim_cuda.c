@@ -128,8 +128,10 @@ static int setup_kernels(AVFilterContext *ctx)
     av_log(ctx, AV_LOG_VERBOSE, "%d tiles of %dx%d, %d bytes of shared memory each, "
            "%zu bytes of tile sums\n", nb_tiles, FSSIM_TILE, FSSIM_TILE, s->smem_bytes,
            (size_t)nb_tiles * FSSIM_NB_PARTS * sizeof(double));
+    /* only the planes the reduction writes: a copy of unwritten device
+     * memory is an uninitialised read to compute-sanitizer's initcheck */
     return ff_fssim_cuda_queue_init(ctx, c, &s->queue, PIPELINE_DEPTH,
-                                    4 * FSSIM_NB_PARTS * sizeof(double));
+                                    s->fmt.nb_comps * FSSIM_NB_PARTS * sizeof(double));
 }
 
 /* Queue the kernels of one frame pair and the readback of their sums. */
