@@ -325,7 +325,7 @@ static int tile_halo(const FSSIMVulkanContext *s)
     return halo;
 }
 
-/* SPEC 5: name the missing feature and the way out. */
+/* doc/errors.md: name the missing feature and the way out. */
 static int check_device(AVFilterContext *ctx)
 {
     FSSIMVulkanContext *s = ctx->priv;
@@ -418,13 +418,13 @@ static int init_shader(AVFilterContext *ctx, FFVulkanShader *shd, int mode)
     SPEC_LIST_ADD(sl, SPEC_HALO,  32, halo);
     SPEC_LIST_ADD(sl, SPEC_DEEP,  32, depth > 8);
     SPEC_LIST_ADD(sl, SPEC_WIDE,  32, depth > 12);
-    /* SPEC 2.2 constants, as ref_float.c computes them */
+    /* doc/algorithms.md#float constants, as ref_float.c computes them */
     SPEC_LIST_ADD(sl, SPEC_C1F,   32, av_float2int((float)((0.01 * L) * (0.01 * L))));
     SPEC_LIST_ADD(sl, SPEC_C2F,   32, av_float2int((float)((0.03 * L) * (0.03 * L))));
     for (int i = 0; i < 15; i++)
         SPEC_LIST_ADD(sl, SPEC_G0 + i, 32, av_float2int((float)g[i]));
     if (s->fp64) {
-        /* SPEC 2.1 and vf_ssim.c constants, bit for bit as the reference */
+        /* doc/algorithms.md#int and vf_ssim.c constants, bit for bit as the reference */
         SPEC_LIST_ADD(sl, SPEC_C1BASE, 64, av_double2int(L * L * (0.01 * 0.01)));
         SPEC_LIST_ADD(sl, SPEC_C2BASE, 64, av_double2int(L * L * (0.03 * 0.03)));
         SPEC_LIST_ADD(sl, SPEC_BC1,    64, (int64_t)(.01 * .01 * max * max * 64 + .5));

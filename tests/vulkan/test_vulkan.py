@@ -365,7 +365,7 @@ def build_graph_helper():
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vk_graph_errors.c")
     cmd = [conf.get("CC", "cc"), "-std=c17", "-O1", "-I" + tree] + incs + \
         ["-o", out, src] + [os.path.join(tree, l, l + ".a") for l in libs] + \
-        sorted(extra) + ["-ldl"]
+        sorted(extra) + ["-ldl"] + conf.get("LDFLAGS", "").split()   # (sanitizer runtimes)
     p = ft.run(cmd, check=False)
     if p.returncode != 0:
         return None, "building vk_graph_errors.c failed:\n" + p.stderr[-2000:]
