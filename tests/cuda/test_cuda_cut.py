@@ -46,15 +46,7 @@ def corrupt_input():
     """A 12-frame y4m pair whose main clip has its 6th frame header
     damaged."""
     ref = ft.natural_clip(64, 48, 12, "yuv420p", WORK, "xerror_ref", container="y4m", seed=5)
-    with open(ref.path, "rb") as f:
-        data = bytearray(f.read())
-    pos = -1
-    for _ in range(6):
-        pos = data.index(b"FRAME", pos + 1)
-    data[pos:pos + 5] = b"JUNK!"
-    bad = os.path.join(WORK, "xerror_main.y4m")
-    with open(bad, "wb") as f:
-        f.write(data)
+    bad = ft.damage_y4m(ref.path, os.path.join(WORK, "xerror_main.y4m"), 5)
     return ["-i", bad, "-i", ref.path]
 
 

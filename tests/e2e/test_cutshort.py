@@ -81,20 +81,6 @@ def remove(*paths):
             os.unlink(p)
 
 
-def wait_frames(path, n, proc, timeout=60):
-    """Wait until the JSON log at path parses with >= n frames."""
-    end = time.time() + timeout
-    while time.time() < end and proc.poll() is None:
-        try:
-            with open(path) as f:
-                if len(json.load(f)["frames"]) >= n:
-                    return True
-        except (OSError, ValueError, KeyError):
-            pass
-        time.sleep(0.05)
-    return False
-
-
 def launch(args, stdin=False):
     cmd = [ft.FFMPEG, "-hide_banner", "-y"] + ([] if stdin else ["-nostdin"]) + args
     return subprocess.Popen(cmd, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
@@ -117,7 +103,7 @@ def stop(args, how, log=None):
     proc = launch(args, stdin=how == "q")
     if how is None:
         return finish(proc)
-    started = wait_frames(log, 3, proc) if log else (time.sleep(1.0) or True)
+    started = ft.wait_log_frames(log, 3, proc) if log else (time.sleep(1.0) or True)
     if how == "q":
         try:
             proc.stdin.write("q")
@@ -242,16 +228,7 @@ def corrupt_input(d):
     clip = ft.natural_clip(64, 48, 20, "yuv420p", d, "long", seed=8)
     good = os.path.join(d, "good.y4m")
     ft.write_y4m(good, clip.frames, clip.fmt)
-    with open(good, "rb") as f:
-        data = bytearray(f.read())
-    pos = -1
-    for _ in range(11):
-        pos = data.index(b"FRAME", pos + 1)
-    data[pos:pos + 5] = b"JUNK!"
-    bad = os.path.join(d, "corrupt.y4m")
-    with open(bad, "wb") as f:
-        f.write(data)
-    return bad, good
+    return ft.damage_y4m(good, os.path.join(d, "corrupt.y4m"), 10), good
 
 
 def input_error(d, name, hw, up, scorer, bad, good):

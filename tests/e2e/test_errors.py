@@ -19,7 +19,6 @@ import os
 import re
 import signal
 import subprocess
-import time
 
 import fssimtest as ft
 
@@ -173,20 +172,6 @@ def test_unsupported(tap, d):
                  [r"formats differ", r"main is gbrp", r"reference is yuv420p", r"format=gbrp"])
 
 
-def wait_frames(path, n, proc, timeout=30):
-    """Wait until the JSON log at path parses with >= n frames."""
-    end = time.time() + timeout
-    while time.time() < end and proc.poll() is None:
-        try:
-            with open(path) as f:
-                if len(json.load(f)["frames"]) >= n:
-                    return True
-        except (OSError, ValueError, KeyError):
-            pass
-        time.sleep(0.05)
-    return False
-
-
 def check_cut_log(tap, desc, log_path, min_frames, stats_path=None):
     try:
         log = ft.load_log(log_path)
@@ -222,7 +207,7 @@ def test_cut_short(tap, d):
     proc = subprocess.Popen([ft.FFMPEG, "-hide_banner", "-nostdin", "-y", "-lavfi",
                              graph % (log, stats), "-f", "null", "-"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    started = wait_frames(log, 5, proc)
+    started = ft.wait_log_frames(log, 5, proc, 30)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     tap.ok(started and proc.returncode == -signal.SIGKILL,
@@ -236,7 +221,7 @@ def test_cut_short(tap, d):
     proc = subprocess.Popen([ft.FFMPEG, "-hide_banner", "-nostdin", "-y", "-lavfi",
                              graph % (log, os.path.join(d, "term.txt")), "-f", "null", "-"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    started = wait_frames(log, 3, proc)
+    started = ft.wait_log_frames(log, 3, proc, 30)
     proc.send_signal(signal.SIGTERM)
     try:
         _, err = proc.communicate(timeout=30)
@@ -252,15 +237,7 @@ def test_cut_short(tap, d):
     ref = clip(d, "long_ref", 64, 48, n=20, seed=8)
     y4m = os.path.join(d, "good.y4m")
     ft.write_y4m(y4m, ref.frames, ref.fmt)
-    with open(y4m, "rb") as f:
-        data = bytearray(f.read())
-    pos = -1
-    for _ in range(11):                      # the 11th frame header
-        pos = data.index(b"FRAME", pos + 1)
-    data[pos:pos + 5] = b"JUNK!"
-    bad = os.path.join(d, "corrupt.y4m")
-    with open(bad, "wb") as f:
-        f.write(data)
+    bad = ft.damage_y4m(y4m, os.path.join(d, "corrupt.y4m"), 10)
     # without -xerror ffmpeg goes on past the bad frame; with it, it stops on the error
     # (how many frames reach the filter before the stop depends on thread timing)
     for xerror in (False, True):

@@ -28,6 +28,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 FFMPEG = os.environ.get("FFMPEG", "ffmpeg")
 FFPROBE = os.environ.get("FFPROBE", "ffprobe")
@@ -567,6 +568,35 @@ def write_y4m(path, frames, fmt, rate=25):
 
 # Formats libx264 stores losslessly and FFmpeg's h264 decoder gives back as such.
 MKV_FORMATS = ("yuv420p", "yuv422p", "yuv444p", "yuv420p10le", "yuv422p10le", "yuv444p10le")
+
+
+def damage_y4m(src, dst, frame):
+    """Copy the y4m file src to dst with the header of frame `frame` (from
+    0) made unreadable: a demuxer error in the middle of a stream."""
+    with open(src, "rb") as f:
+        data = bytearray(f.read())
+    pos = -1
+    for _ in range(frame + 1):
+        pos = data.index(b"FRAME", pos + 1)
+    data[pos:pos + 5] = b"JUNK!"
+    with open(dst, "wb") as f:
+        f.write(data)
+    return dst
+
+
+def wait_log_frames(path, n, proc, timeout=60):
+    """Wait until the JSON log at path parses with >= n frames, while proc
+    runs.  True if it did."""
+    end = time.time() + timeout
+    while time.time() < end and proc.poll() is None:
+        try:
+            with open(path) as f:
+                if len(json.load(f)["frames"]) >= n:
+                    return True
+        except (OSError, ValueError, KeyError):
+            pass
+        time.sleep(0.05)
+    return False
 
 
 def encode_lossless_mkv(path, frames, fmt, w, h, rate=25):
