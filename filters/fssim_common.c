@@ -533,6 +533,7 @@ static void release_parked(const AVFilterContext *ctx, const FSSIMOutput *out, i
         p->filter = ctx->filter->name;
         p->state = *out;
         p->state.log = p->state.stats_file = NULL;
+        p->state.opts = NULL;      /* freed with this instance */
         p->live = 0;
     } else if (p) {
         *pp = p->next;
