@@ -263,20 +263,6 @@ def unwritable(d, name, hw, up, scorer):
 
 # ---- graphs rebuilt mid-stream ----------------------------------------------------
 
-def size_change_stream(d):
-    """An H.264 stream whose frames change from 64x48 to 80x48 after 5 frames,
-    and its first half."""
-    a, b = os.path.join(d, "a.h264"), os.path.join(d, "b.h264")
-    for path, size in ((a, "64x48"), (b, "80x48")):
-        ft.run([ft.ENCODER_FFMPEG, "-hide_banner", "-v", "error", "-y", "-f", "lavfi", "-i",
-                "testsrc2=size=%s:rate=25:duration=0.2" % size, "-c:v", "libx264",
-                "-pix_fmt", "yuv420p", path])
-    ab = os.path.join(d, "ab.h264")
-    with open(ab, "wb") as f, open(a, "rb") as fa, open(b, "rb") as fb:
-        f.write(fa.read() + fb.read())
-    return ab
-
-
 def reinit(d):
     """One input that changes size, split to both pads after a scale: FFmpeg
     rebuilds the graph at the change, the new filter configures, and its 5
@@ -288,7 +274,7 @@ def reinit(d):
         tap.skip("a graph rebuilt mid-stream keeps appending to the logs",
                  "no libx264 in ENCODER_FFMPEG")
         return
-    ab = size_change_stream(d)
+    ab, _ = ft.size_change_h264(d)
     for fname in ("fssim", "fssim3d=depth=3"):
         for fmt in ("json", "csv"):
             name = fname.split("=")[0]

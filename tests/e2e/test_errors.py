@@ -269,14 +269,7 @@ def test_reinit(tap, d):
         tap.skip("frames scored before a graph reinit stay in the log", "no libx264 in "
                  "ENCODER_FFMPEG to make a stream that changes size")
         return
-    a, b = os.path.join(d, "a.h264"), os.path.join(d, "b.h264")
-    for path, size in ((a, "64x48"), (b, "80x48")):
-        ft.run([ft.ENCODER_FFMPEG, "-hide_banner", "-v", "error", "-y", "-f", "lavfi", "-i",
-                "testsrc2=size=%s:rate=25:duration=0.2" % size, "-c:v", "libx264",
-                "-pix_fmt", "yuv420p", path])
-    ab = os.path.join(d, "ab.h264")
-    with open(ab, "wb") as f, open(a, "rb") as fa, open(b, "rb") as fb:
-        f.write(fa.read() + fb.read())
+    ab, a = ft.size_change_h264(d)
     log, stats = os.path.join(d, "reinit.json"), os.path.join(d, "reinit.txt")
     p = run(["-i", ab, "-i", a, "-lavfi", "[0:v][1:v]fssim=algo=int:log_path=%s:stats_file=%s"
              % (log, stats), "-f", "null", "-"])

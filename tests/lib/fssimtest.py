@@ -599,6 +599,21 @@ def wait_log_frames(path, n, proc, timeout=60):
     return False
 
 
+def size_change_h264(directory):
+    """With ENCODER_FFMPEG's libx264: an H.264 stream of 5 frames of 64x48
+    then 5 of 80x48 (FFmpeg rebuilds the graph at the change), and a stream
+    of its first 5 frames alone.  Returns (changing, first)."""
+    a, b = os.path.join(directory, "a.h264"), os.path.join(directory, "b.h264")
+    for path, size in ((a, "64x48"), (b, "80x48")):
+        run([ENCODER_FFMPEG, "-hide_banner", "-v", "error", "-y", "-f", "lavfi", "-i",
+             "testsrc2=size=%s:rate=25:duration=0.2" % size, "-c:v", "libx264",
+             "-pix_fmt", "yuv420p", path])
+    ab = os.path.join(directory, "ab.h264")
+    with open(ab, "wb") as f, open(a, "rb") as fa, open(b, "rb") as fb:
+        f.write(fa.read() + fb.read())
+    return ab, a
+
+
 def encode_lossless_mkv(path, frames, fmt, w, h, rate=25):
     """Store frames as lossless H.264 (libx264 -qp 0, by ENCODER_FFMPEG) in
     Matroska, and check that the built ffmpeg decodes them back bit-exact.
