@@ -70,7 +70,7 @@ extern "C" {
 #include "fssim_cuda.h"
 #include "fssim3d_cuda.h"
 }
-#include "fssim_plane.cuh"
+#include "emu_fssim.h"
 #include "fssim3d.cuh"
 
 typedef int CUresult;
@@ -265,14 +265,6 @@ static void moments_def(FSSIM3DCudaMomentParams p) { fssim3d_moments_impl<FSSIM_
 static void score(FSSIM3DCudaScoreParams p) { fssim3d_score_impl(p); }
 static void sum(FSSIM3DCudaSumParams p) { fssim3d_sum_impl(p); }
 
-/* fssim_cuda's entry points per sample class and radius (0: any) */
-template <int RF> static void plane_8(FSSIMCudaParams p)
-{ fssim_plane<unsigned char, float, int, FSSIM_KIND_8, RF>(p); }
-template <int RF> static void plane_12(FSSIMCudaParams p)
-{ fssim_plane<unsigned short, unsigned, int, FSSIM_KIND_12, RF>(p); }
-template <int RF> static void plane_16(FSSIMCudaParams p)
-{ fssim_plane<unsigned short, double, long long, FSSIM_KIND_16, RF>(p); }
-static void reduce(FSSIMCudaReduceParams p) { fssim_reduce_impl(p); }
 
 static void (*const plane_kernels[2][3])(FSSIMCudaParams) = {
     { plane_8<FSSIM_DEFAULT_RADIUS>, plane_12<FSSIM_DEFAULT_RADIUS>,

@@ -17,17 +17,7 @@ extern "C" {
 }
 #include "tap.h"
 
-#include "fssim_plane.cuh"
-
-/* The modules' entry points, under distinct names in this program: per
- * sample class, for the default window and for any window. */
-template <int RF> static void plane_8(FSSIMCudaParams p)
-{ fssim_plane<unsigned char, float, int, FSSIM_KIND_8, RF>(p); }
-template <int RF> static void plane_12(FSSIMCudaParams p)
-{ fssim_plane<unsigned short, unsigned, int, FSSIM_KIND_12, RF>(p); }
-template <int RF> static void plane_16(FSSIMCudaParams p)
-{ fssim_plane<unsigned short, double, long long, FSSIM_KIND_16, RF>(p); }
-static void reduce(FSSIMCudaReduceParams p) { fssim_reduce_impl(p); }
+#include "emu_fssim.h"
 
 enum Content { NOISE, SMOOTH, FLAT, EDGES, SAME };
 
