@@ -1,4 +1,24 @@
 /*
+ * Copyright (c) 2026 the fssim developers
+ *
+ * This file is part of fssim, built into FFmpeg.
+ *
+ * fssim is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * fssim is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with fssim; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
  * fssim3d on CUDA frames: the CUDA backend of fssim3d (see fssim3d.h), for
  * AV_PIX_FMT_CUDA inputs from NVDEC, hwupload or scale_cuda.  Frame data
  * never leaves the GPU; only the few doubles of each frame's scores come
@@ -22,8 +42,6 @@
  * the wait covers that frame's moments and the temporal pass (well under a
  * millisecond at 2160p on an H200), while decoding goes on in its own
  * threads.
- *
- * This file is part of fssim, built into FFmpeg's libavfilter.
  */
 #include <inttypes.h>
 #include <stddef.h>

@@ -1,9 +1,27 @@
 /*
+ * Copyright (c) 2026 the fssim developers
+ *
+ * This file is part of fssim, built into FFmpeg.
+ *
+ * fssim is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * fssim is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with fssim; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
  * fssim: SSIM between two video streams on software frames, with the CPU
  * reference of every algorithm (integer, Gaussian and FFmpeg-ssim block
  * SSIM).  The GPU filters are checked against this one.
- *
- * This file is part of fssim, built into FFmpeg's libavfilter.
  */
 #include "libavutil/internal.h"
 #include "libavutil/mem.h"

@@ -1,4 +1,24 @@
 /*
+ * Copyright (c) 2026 the fssim developers
+ *
+ * This file is part of fssim, built into FFmpeg.
+ *
+ * fssim is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * fssim is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with fssim; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
  * fssim3d: spatio-temporal SSIM between two video streams (doc/algorithms.md#fssim3d): the
  * Gaussian SSIM of doc/algorithms.md#float with a separable (x, y, t) window.
  *
@@ -8,8 +28,6 @@
  * are flushed, with truncated temporal windows, at EOF.  The ring, the
  * delay line and the flush are backend independent (see fssim3d.h); this
  * file also holds the software backend, in double with the CPU reference.
- *
- * This file is part of fssim, built into FFmpeg's libavfilter.
  */
 #include <inttypes.h>
 

@@ -1,12 +1,30 @@
 /*
+ * Copyright (c) 2026 the fssim developers
+ *
+ * This file is part of fssim, built into FFmpeg.
+ *
+ * fssim is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * fssim is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with fssim; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
  * fssim_vulkan: SSIM (integer, Gaussian, block) between two streams of
  * Vulkan frames, read in place on the GPU (Vulkan Video decode, hwupload,
  * scale_vulkan).  One fused compute dispatch per plane computes every
  * requested algorithm from one read of each sample; only the per-plane
  * sums come back to the host, a few frames later, so the pipeline never
  * waits on the GPU.
- *
- * This file is part of fssim, built into FFmpeg's libavfilter.
  */
 #include <float.h>
 #include <inttypes.h>

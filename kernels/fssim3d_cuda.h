@@ -1,4 +1,24 @@
 /*
+ * Copyright (c) 2026 the fssim developers
+ *
+ * This file is part of fssim, built into FFmpeg.
+ *
+ * fssim is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * fssim is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with fssim; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
  * fssim3d CUDA kernels: the parameter blocks shared by the host (C) and the
  * kernels (CUDA C++), and the sizes both sides derive from them.  Fixed-size
  * types only, doubles and 64-bit values first, so that gcc on the host and
@@ -12,8 +32,6 @@
  * the SSIM formula needs the variances only as their sum.  The variances are
  * stored centred (not as E[a^2]): fp32 then keeps them to ~6e-8 relative,
  * while a raw E[a^2] in fp32 would lose everything below 2^-24 mu^2.
- *
- * This file is part of fssim, built into FFmpeg's libavfilter.
  */
 #ifndef FSSIM3D_CUDA_H
 #define FSSIM3D_CUDA_H

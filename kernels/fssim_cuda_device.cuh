@@ -1,11 +1,29 @@
 /*
+ * Copyright (c) 2026 the fssim developers
+ *
+ * This file is part of fssim, built into FFmpeg.
+ *
+ * fssim is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * fssim is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with fssim; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
  * fssim CUDA kernels: device-side helpers shared by fssim.cu and fssim3d.cu.
  *
  * FFmpeg compiles kernels with nvcc or with clang and its minimal
  * compat/cuda/cuda_runtime.h, which lacks shared memory and barriers; the
  * emulation test compiles them as host C++ (FSSIM_CUDA_EMULATION).
- *
- * This file is part of fssim, built into FFmpeg's libavfilter.
  */
 #ifndef FSSIM_CUDA_DEVICE_CUH
 #define FSSIM_CUDA_DEVICE_CUH

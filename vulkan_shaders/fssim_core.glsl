@@ -1,4 +1,24 @@
 /*
+ * Copyright (c) 2026 the fssim developers
+ *
+ * This file is part of fssim, built into FFmpeg.
+ *
+ * fssim is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * fssim is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with fssim; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
  * fssim: fused SSIM of one plane pair on Vulkan (included by fssim.comp.glsl
  * and fssim_f32.comp.glsl, which set FSSIM_FP64).
  *
@@ -9,8 +29,6 @@
  * reduction in a fixed order into one partial record per workgroup.
  * MODE 1 (reduce): one workgroup adds the partial records of a plane in a
  * fixed order and writes the plane's sums for the host to read back.
- *
- * This file is part of fssim, built into FFmpeg's libavfilter.
  */
 
 #extension GL_EXT_samplerless_texture_functions : require
