@@ -17,7 +17,7 @@ $sudo apt-get update -q
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends \
     build-essential autoconf automake pkg-config nasm clang glslang-tools \
     mesa-vulkan-drivers libvulkan1 libvulkan-dev vulkan-validationlayers ffmpeg \
-    python3 python3-venv xz-utils curl ca-certificates dpkg-dev
+    python3 python3-venv xz-utils curl ca-certificates dpkg-dev gdb
 
 if [ ! -x "$top/.venv/bin/python3" ]; then
     python3 -m venv "$top/.venv"

@@ -584,6 +584,22 @@ def damage_y4m(src, dst, frame):
     return dst
 
 
+def backtraces(pid):
+    """Every thread's stack of a live process, from gdb (for the diagnostic
+    of a hung run; empty where gdb is missing or cannot attach)."""
+    import shutil
+    if not shutil.which("gdb"):
+        return ""
+    try:
+        r = subprocess.run(["gdb", "-p", str(pid), "-batch", "-nx",
+                            "-ex", "thread apply all bt"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=60)
+        return r.stdout[-6000:]
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
 def wait_log_frames(path, n, proc, timeout=60):
     """Wait until the JSON log at path parses with >= n frames, while proc
     runs.  True if it did."""
