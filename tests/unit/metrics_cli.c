@@ -28,7 +28,8 @@
  * no padding.  Prints one JSON object, every double with %.17g:
  *   {"sse": N, "mse": x, "psnr": x, "s": [5], "cs": [5], "msssim": x}
  * psnr is Infinity for identical planes (Python's json reads it); s, cs and
- * msssim are null where the plane is too small for MS-SSIM.
+ * msssim are null where fssim_ref_msssim_scales refuses the pair (plane too
+ * small, or a WINDOW outside odd 3..15: WINDOW 0 asks for PSNR alone).
  */
 #include <math.h>
 #include <stdint.h>
