@@ -707,7 +707,8 @@ static void test_msssim_memory(void)
             ok &= ss / ((double)ow * oh) == s[j] && css / ((double)ow * oh) == cs[j];
             if (j < NS - 1) {
                 const int nw = (w + 1) / 2, nh = (h + 1) / 2;
-                double *na = malloc(sizeof(double) * nw * nh), *nb = malloc(sizeof(double) * nw * nh);
+                double *na = malloc(sizeof(double) * nw * nh);
+                double *nb = malloc(sizeof(double) * nw * nh);
                 if (!na || !nb)
                     tap_bail("out of memory");
                 for (int y = 0; y < nh; y += 5) {
