@@ -183,4 +183,87 @@ double fssim_ref_3d_score(const FSSIMRefMoments *const *mom, const double *wt,
 double fssim_ref_3d_rows(const FSSIMRefMoments *const *mom, const double *wt,
                          int depth, double c1, double c2, int oy0, int oy1);
 
+/* ---- psnr: FFmpeg psnr (doc/algorithms.md#psnr) ----------------------- */
+
+/** Add the exact sum of squared differences of rows [y0, y1) to *sse.
+ *  Returns 0. */
+int fssim_ref_sse_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b,
+                       int y0, int y1, uint64_t *sse);
+
+/** MSE of a width x height plane from its SSE: sse / (width * height). */
+double fssim_ref_mse(uint64_t sse, int width, int height);
+
+/** 10 log10(L^2 / mse), L = 2^depth - 1; +inf for mse 0. */
+double fssim_ref_psnr_from_mse(double mse, int depth);
+
+/**
+ * All-planes MSE: the planes' MSE weighted by their sample counts, in
+ * FFmpeg psnr's association (each weight w_c h_c / sum first, then the
+ * products added in plane order).
+ */
+double fssim_ref_mse_all(const double *mse, const int *width, const int *height,
+                         int nb_planes);
+
+/* ---- msssim: multi-scale SSIM (doc/algorithms.md#msssim) --------------- */
+
+#define FSSIM_REF_MSSSIM_SCALES    5
+/* Rows of a band: fssim_ref_msssim_scales adds each scale's sums band by
+ * band, in band order; a slice-threaded caller with these bands matches it
+ * bit for bit. */
+#define FSSIM_REF_MSSSIM_BAND_ROWS 16
+
+/* Exponents of the scales, finest first (Wang, Simoncelli, Bovik 2003). */
+extern const double fssim_ref_msssim_weights[FSSIM_REF_MSSSIM_SCALES];
+
+/** Smallest plane side that MS-SSIM scores with this window: (window-1)*16+1,
+ *  the side whose fifth scale still holds one whole window. */
+int fssim_ref_msssim_min_side(int window);
+
+/** Size of scale j (0 = the plane itself) of a width x height plane: each
+ *  scale halves the previous one, rounding up. */
+void fssim_ref_msssim_scale_size(int width, int height, int j, int *sw, int *sh);
+
+/** Doubles of caller scratch that fssim_ref_msssim_scales needs for a plane
+ *  pair of this size: both planes at every scale plus one row of 5 sums. */
+size_t fssim_ref_msssim_work_size(int width, int height);
+
+/** Rows [y0, y1) of a plane as doubles, row-major with stride width. */
+void fssim_ref_msssim_load_rows(const FSSIMRefPlane *p, int y0, int y1, double *dst);
+
+/**
+ * Rows [oy0, oy1) of the next scale of a width x height double plane:
+ * 2x2 average pooling, an odd dimension padded with one zero before its
+ * first sample (the zeros count in the average); dst is
+ * ceil(width/2) x ceil(height/2), row-major.
+ */
+void fssim_ref_msssim_pool_rows(const double *src, int width, int height,
+                                int oy0, int oy1, double *dst);
+
+/**
+ * Add the SSIM and contrast-structure map values of output rows [oy0, oy1)
+ * of two width x height double planes to *s_sum and *cs_sum (valid
+ * positions: (width - window + 1) x (height - window + 1)).  Each row is
+ * summed on its own, then the row sums are added in order.  g: the window's
+ * weights; c1, c2: (0.01 L)^2, (0.03 L)^2; row: scratch of 5 * width doubles.
+ */
+void fssim_ref_msssim_rows(const double *a, const double *b, int width, int height,
+                           const double *g, int window, double c1, double c2,
+                           int oy0, int oy1, double *row, double *s_sum, double *cs_sum);
+
+/**
+ * The per-scale plane means s[j] (SSIM) and cs[j] (contrast-structure) of a
+ * plane pair, j = 0 finest.  work: fssim_ref_msssim_work_size() doubles from
+ * the caller (nothing is allocated).  Returns 0, or -EINVAL
+ * when the window is not odd in 3..15, the planes differ in size, or the
+ * smaller side is under fssim_ref_msssim_min_side(window).
+ */
+int fssim_ref_msssim_scales(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
+                            int window, double sigma, double *work,
+                            double s[FSSIM_REF_MSSSIM_SCALES],
+                            double cs[FSSIM_REF_MSSSIM_SCALES]);
+
+/** prod_{j<4} max(cs[j], 0)^w_j * max(s[4], 0)^w_4. */
+double fssim_ref_msssim_combine(const double s[FSSIM_REF_MSSSIM_SCALES],
+                                const double cs[FSSIM_REF_MSSSIM_SCALES]);
+
 #endif /* FSSIM_REF_H */
