@@ -2,7 +2,7 @@
 # scripts/ffmpeg-integrate.sh and included from libavfilter/Makefile).
 
 FSSIM_REF    = fssim/ref_plane.o fssim/ref_int.o fssim/ref_float.o \
-               fssim/ref_block.o fssim/ref_3d.o
+               fssim/ref_block.o fssim/ref_3d.o fssim/ref_resample.o
 FSSIM_COMMON = fssim/fssim_common.o framesync.o $(FSSIM_REF)
 
 OBJS-$(CONFIG_FSSIM_FILTER)        += fssim/vf_fssim.o $(FSSIM_COMMON)
