@@ -200,6 +200,27 @@ static void test_hand(void)
         fssim_ref_resample_axis_free(&a);
     }
 
+    /* Halves round away from zero.  Bilinear 128 -> 1: f = 128, u = 63.5,
+     * taps i = -64..191 at |d| = m + 0.5 (m = 0..127, twice), weights
+     * 1 - |d|/128 summing to 128 (all exact in double), normalised
+     * (255 - 2m) / 32768, so 16384 w = 127.5 - m, a half for every tap:
+     * q = 128 - m (127.5 -> 128, ..., 0.5 -> 1; half-to-even would give
+     * 128, 126, 126, 124, ...).  Their sum is 2 * (128 + ... + 1) = 16512,
+     * and the -128 goes to the first of the two largest, i = 63, leaving 0. */
+    {
+        int start[1] = { -64 }, coef[256], good;
+        for (int i = -64; i <= 191; i++) {
+            const int m = i <= 63 ? 63 - i : i - 64;
+            coef[i + 64] = 128 - m;
+        }
+        coef[63 + 64] -= 128;
+        fssim_ref_resample_axis_init(&a, 128, 1, FSSIM_REF_SCALER_BILINEAR);
+        good = axis_is(&a, 256, start, coef);
+        tap_ok(good, "bilinear 128->1: every 16384 w is an exact half and rounds away from "
+               "zero; the remainder -128 empties the first largest tap");
+        fssim_ref_resample_axis_free(&a);
+    }
+
     /* Bicubic 2 -> 4 (a = -0.6): x = 0, u = -0.25, taps i = -2..1 at
      * d = -1.75, -0.75, 0.25, 1.25:
      *   K(0.25) = 1.4 * 0.015625 - 2.4 * 0.0625 + 1 = 0.871875
