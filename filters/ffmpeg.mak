@@ -3,7 +3,7 @@
 
 FSSIM_REF    = fssim/ref_plane.o fssim/ref_int.o fssim/ref_float.o \
                fssim/ref_block.o fssim/ref_3d.o \
-               fssim/ref_psnr.o fssim/ref_msssim.o
+               fssim/ref_psnr.o fssim/ref_msssim.o fssim/ref_resample.o
 FSSIM_COMMON = fssim/fssim_common.o framesync.o $(FSSIM_REF)
 
 OBJS-$(CONFIG_FSSIM_FILTER)        += fssim/vf_fssim.o $(FSSIM_COMMON)

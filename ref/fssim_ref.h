@@ -266,4 +266,74 @@ int fssim_ref_msssim_scales(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int 
 double fssim_ref_msssim_combine(const double s[FSSIM_REF_MSSSIM_SCALES],
                                 const double cs[FSSIM_REF_MSSSIM_SCALES]);
 
+/* ---- resample: ladder renditions to the reference's size --------------- */
+/* (doc/algorithms.md#resampling) */
+
+enum FSSIMRefScaler {
+    FSSIM_REF_SCALER_BICUBIC,  /* Keys, a = -0.6 (swscale's default bicubic), radius 2 */
+    FSSIM_REF_SCALER_BILINEAR, /* triangle, radius 1 */
+    FSSIM_REF_SCALER_LANCZOS,  /* sinc(x) sinc(x/3), radius 3 */
+};
+
+#define FSSIM_REF_RESAMPLE_BITS 14
+
+/**
+ * The coefficients of one axis, computed once per (in, out, scaler) on the
+ * host and shared by every backend, so that all of them produce the same
+ * samples.  Taps whose weight rounds to 0 at both ends are trimmed, so an
+ * axis whose size does not change has ntaps 1 (weight 16384 at i = x).
+ *
+ * Range of the sums, for 16-bit samples (s <= 65535).  Per output, let N
+ * be the sum of the magnitudes of its negative coefficients and P = 16384 + N
+ * the sum of its positive ones (the remainder of the rounding goes to the
+ * largest, positive, weight).
+ *
+ *   Bound on N: a coefficient is round(16384 w); a negative one is nonzero
+ *   only when 16384 |w| >= 1/2, so |q| <= 2 * 16384 |w|, and N <= 32768 S,
+ *   S being the output's normalised negative weight.  A dense sweep of the
+ *   phase of u and of the widening factor f (1 to 70; for larger f, S tends
+ *   to the kernel's own negative area, 0.100 and 0.179) gives S <= 0.163
+ *   (bicubic), 0.277 (lanczos), 0 (bilinear): N <= 5342 / 9077 / 0.
+ *
+ *   h = sum q_i s_i lies in [-65535 N, 65535 P], so |h| <= 65535 P:
+ *   1 423 813 410 (bicubic), 1 668 586 635 (lanczos), 1 073 725 440
+ *   (bilinear), all below 2^31 - 1: h fits an int32 (GPU kernels rely on
+ *   it).
+ *
+ *   v = sum q_j h_j: |v| <= 65535 (P_x P_y + N_x N_y) <= 4.8e13 (lanczos;
+ *   bicubic 3.3e13, bilinear 65535 * 2^28 = 1.8e13): beyond an int32,
+ *   far inside an int64.
+ *
+ * tests/unit/test_resample.c recomputes N and P from the tables of every
+ * pair of sizes 1..140 and of common ladder sizes up to 4096 and checks
+ * them against these bounds; there the largest N is 2657 (bicubic) and
+ * 4528 (lanczos), |h| reaches 1 247 851 935 / 1 370 467 920 / 1 073 725 440
+ * (bicubic / lanczos / bilinear) and |v| 2.4e13 / 3.0e13 / 1.8e13.
+ */
+typedef struct FSSIMRefResampleAxis {
+    int in, out;
+    int ntaps;        /* taps per output, the same for every output; unused taps weigh 0 */
+    int32_t *start;   /* [out]: source index of tap 0 (may lie outside [0,in): clamped when read) */
+    int32_t *coef;    /* [out * ntaps]: weights in units of 2^-14, each output's summing to 16384 */
+} FSSIMRefResampleAxis;
+
+/** Coefficients of the axis from in to out samples.  Returns 0, or
+ *  -ENOMEM, or -EINVAL (a size outside 1..2^24, an unknown scaler). */
+int  fssim_ref_resample_axis_init(FSSIMRefResampleAxis *a, int in, int out, int scaler);
+void fssim_ref_resample_axis_free(FSSIMRefResampleAxis *a);
+
+/** Scratch that fssim_ref_resample_rows() needs, in int64 elements. */
+size_t fssim_ref_resample_tmp_size(const FSSIMRefResampleAxis *ax,
+                                   const FSSIMRefResampleAxis *ay);
+
+/**
+ * Output rows [y0, y1) of src resampled to ax->out x ay->out, exactly:
+ * row y goes to dst + (y - y0) * dst_linesize (bytes).  src is
+ * ax->in x ay->in; tmp holds fssim_ref_resample_tmp_size() int64s
+ * (nothing is allocated here).
+ */
+void fssim_ref_resample_rows(const FSSIMRefPlane *src, const FSSIMRefResampleAxis *ax,
+                             const FSSIMRefResampleAxis *ay, int depth, int y0, int y1,
+                             uint16_t *dst, ptrdiff_t dst_linesize, int64_t *tmp);
+
 #endif /* FSSIM_REF_H */

@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""Peer check of the ladder resampler (doc/algorithms.md#resampling,
+ref/ref_resample.c, driven through tests/unit/resample_cli).
+
+1. Exactness.  A second implementation, written here from the definition
+   in doc/algorithms.md: per axis, the taps and weights of every output in
+   Python floats (the same IEEE double operations the definition spells
+   out, math.sin for the sinc), then a sparse integer matrix with the taps
+   that fall outside the plane folded onto the edge sample; the plane is
+   out = clip(floor((My @ (X @ Mx^T) + 2^27) / 2^28), 0, L) in int64.  The
+   C reference must give the same samples, every one, for the three
+   scalers over ladder ratios (at reduced size), 4:2:0 chroma sizes, odd
+   sizes, downscales, 1-pixel planes and identities, on 8/10/16-bit
+   natural content, degraded content and full-range noise.
+
+2. Agreement with FFmpeg's scale filter (bicubic, the built ffmpeg) on
+   natural luma, upscaling to a reference rendered at the target size:
+   the mean signed difference (ours - FFmpeg's) must be below 0.1 LSB in
+   magnitude, and the float SSIM (scikit-image, Gaussian sigma 1.5,
+   population covariance, data_range L) of our upscale against the
+   reference must be within 1e-3 of FFmpeg's upscale's.  The flags are
+   `bicubic+accurate_rnd`: without accurate_rnd, swscale's x86 vertical
+   filter for 8-bit output (yuv2yuvX) multiplies with pmulhw, which
+   truncates every product, and its output sits ~0.05 LSB low; the plain
+   `bicubic` flags are checked too and reported.  full_chroma_int only
+   concerns chroma into packed RGB output and changes nothing here.
+"""
+import math
+import os
+import subprocess
+
+import fssimtest as ft
+
+SCALERS = ("bicubic", "bilinear", "lanczos")
+RADIUS = {"bicubic": 2, "bilinear": 1, "lanczos": 3}
+A = -0.6
+ONE = 16384
+
+
+# ---------------------------------------------------------------------------
+# The definition, in Python
+# ---------------------------------------------------------------------------
+
+def kernel(scaler, x):
+    t = abs(x)
+    if scaler == "bilinear":
+        return 1.0 - t if t < 1.0 else 0.0
+    if scaler == "bicubic":
+        if t <= 1.0:
+            return ((A + 2) * t - (A + 3)) * t * t + 1
+        if t < 2.0:
+            return ((A * t - 5 * A) * t + 8 * A) * t - 4 * A
+        return 0.0
+    if t >= 3.0:
+        return 0.0
+
+    def sinc(y):
+        return 1.0 if y == 0 else math.sin(math.pi * y) / (math.pi * y)
+    return sinc(x) * sinc(x / 3)
+
+
+def round_half_away(v):
+    r = math.floor(v)
+    if v - r >= 0.5:
+        r += 1
+    return int(r)
+
+
+def output_weights(scaler, n_in, n_out, x):
+    """[(source index, quantised weight)] of output x, unclamped."""
+    u = ((x + 0.5) * n_in) / n_out - 0.5
+    f = max(1.0, n_in / n_out)
+    reach = RADIUS[scaler] * f
+    taps = [i for i in range(math.floor(u - reach) - 2, math.ceil(u + reach) + 3)
+            if abs(i - u) < reach]
+    w = [kernel(scaler, (i - u) / f) for i in taps]
+    total = 0.0
+    for v in w:               # ascending i, as the definition sums
+        total += v
+    w = [v / total for v in w]
+    q = [round_half_away(v * ONE) for v in w]
+    best = max(range(len(w)), key=lambda k: (w[k], -k))   # first of equal largest
+    q[best] += ONE - sum(q)
+    return list(zip(taps, q))
+
+
+_MATRICES = {}
+
+
+def matrix(scaler, n_in, n_out):
+    """n_out x n_in sparse int64 matrix of the axis; taps outside [0, n_in)
+    are added onto the edge sample they read."""
+    import numpy as np
+    import scipy.sparse as sp
+    key = (scaler, n_in, n_out)
+    if key not in _MATRICES:
+        rows, cols, vals = [], [], []
+        for x in range(n_out):
+            for i, q in output_weights(scaler, n_in, n_out, x):
+                rows.append(x)
+                cols.append(min(max(i, 0), n_in - 1))
+                vals.append(q)
+        _MATRICES[key] = sp.csr_matrix((np.array(vals, np.int64), (rows, cols)),
+                                       shape=(n_out, n_in), dtype=np.int64)
+    return _MATRICES[key]
+
+
+def resample_numpy(plane, scaler, out_w, out_h, depth):
+    import numpy as np
+    h_in, w_in = plane.shape
+    mx = matrix(scaler, w_in, out_w)
+    my = matrix(scaler, h_in, out_h)
+    hsum = (mx @ plane.astype(np.int64).T).T        # h_in x out_w
+    v = my @ hsum                                    # out_h x out_w
+    return np.clip((v + (1 << 27)) // (1 << 28), 0, (1 << depth) - 1)
+
+
+# ---------------------------------------------------------------------------
+# The C reference through resample_cli
+# ---------------------------------------------------------------------------
+
+CLI = os.path.join(os.environ.get("top_builddir", "."), "tests", "unit", "resample_cli")
+
+
+def resample_c(plane, scaler, out_w, out_h, depth, directory):
+    import numpy as np
+    h_in, w_in = plane.shape
+    src = os.path.join(directory, "in.raw")
+    dst = os.path.join(directory, "out.raw")
+    plane.astype("<u2").tofile(src)
+    subprocess.run([CLI, scaler, str(depth), str(w_in), str(h_in), str(out_w), str(out_h),
+                    src, dst], check=True, stderr=subprocess.PIPE)
+    return np.fromfile(dst, "<u2").reshape(out_h, out_w).astype(np.int64)
+
+
+# ---------------------------------------------------------------------------
+# 1. exactness
+# ---------------------------------------------------------------------------
+
+def check_identity_formula(tap):
+    """The general formula, unchanged sizes: one weight of 16384 at i = x."""
+    good = True
+    for scaler in SCALERS:
+        for n in (1, 2, 5, 17, 64, 360):
+            for x in range(n):
+                taps = [(i, q) for i, q in output_weights(scaler, n, n, x) if q]
+                good &= taps == [(x, ONE)]
+    tap.ok(good, "numpy: in == out gives exactly one tap of 16384 at i = x, every scaler")
+
+
+def planes_for(w, h, depth, seed):
+    """(label, plane) pairs of w x h content at depth bits: natural luma,
+    natural 4:2:0 chroma at this size, degraded luma, full-range noise."""
+    import numpy as np
+    fmt = {8: "yuv444p", 10: "yuv444p10", 16: "yuv444p16"}[depth]
+    images = ("astronaut", "coffee", "chelsea", "rocket")
+    nat = ft.natural_frames(w, h, 1, fmt, image=images[seed % 4], seed=seed)
+    deg = ft.degrade(nat, fmt, blur=1.0, noise=4.0, seed=seed + 1, block=4)
+    rng = np.random.default_rng(seed)
+    return [("natural", nat[0][0]), ("chroma", nat[0][1]), ("degraded", deg[0][0]),
+            ("noise", rng.integers(0, 1 << depth, (h, w)))]
+
+
+def check_exact(tap):
+    import numpy as np
+    d = ft.workdir("peer_resample")
+    # (in_w, in_h, out_w, out_h, what)
+    pairs = [
+        (128, 72, 384, 216, "640x360->1920x1080 at 1/5"),
+        (256, 144, 384, 216, "1280x720->1920x1080 at 1/5"),
+        (192, 108, 384, 216, "960x540->1920x1080 at 1/5"),
+        (64, 36, 192, 108, "4:2:0 chroma of 640x360->1920x1080 at 1/5"),
+        (128, 72, 192, 108, "4:2:0 chroma of 1280x720->1920x1080 at 1/5"),
+        (96, 54, 192, 108, "4:2:0 chroma of 960x540->1920x1080 at 1/5"),
+        (171, 96, 384, 216, "854x480->1920x1080 at 1/5 (odd width)"),
+        (17, 9, 33, 21, "odd up"),
+        (33, 21, 17, 9, "odd down"),
+        (9, 5, 17, 11, "4:2:0 chroma of 17x9 -> 33x21"),
+        (17, 11, 9, 5, "4:2:0 chroma of 33x21 -> 17x9"),
+        (384, 216, 256, 144, "rendition larger than the reference (1.5x down)"),
+        (384, 216, 128, 72, "rendition 3x larger"),
+        (300, 170, 301, 169, "near-identity"),
+        (48, 16, 8, 3, "6x / 5.3x down (ties in the weights)"),
+        (128, 3, 1, 2, "128x down (bilinear: every 16384 w an exact half)"),
+        (37, 23, 37, 23, "identity"),
+        (37, 23, 37, 40, "identity across, up down"),
+        (1, 1, 5, 3, "1x1 up"),
+        (1, 9, 4, 1, "1-pixel wide plane"),
+        (7, 1, 1, 1, "1-pixel tall plane to 1x1"),
+        (1, 20, 3, 9, "1-pixel wide, down vertically"),
+    ]
+    seed = 0
+    for depth in (8, 10, 16):
+        for w_in, h_in, w_out, h_out, what in pairs:
+            seed += 1
+            bad = []
+            n = 0
+            for label, plane in planes_for(w_in, h_in, depth, seed):
+                for scaler in SCALERS:
+                    got = resample_c(plane, scaler, w_out, h_out, depth, d)
+                    want = resample_numpy(plane, scaler, w_out, h_out, depth)
+                    n += got.size
+                    if not np.array_equal(got, want):
+                        k = int(np.argmax(got != want))
+                        y, x = divmod(k, w_out)
+                        bad.append("%s %s: %d samples differ, first (%d, %d): C %d numpy %d" % (
+                            scaler, label, int((got != want).sum()), x, y, got[y, x], want[y, x]))
+            tap.ok(not bad, "%d-bit %dx%d -> %dx%d (%s): C equals numpy on every sample, "
+                   "3 scalers x natural/chroma/degraded/noise (%d samples)"
+                   % (depth, w_in, h_in, w_out, h_out, what, n), "\n".join(bad))
+
+
+# ---------------------------------------------------------------------------
+# 2. FFmpeg's scale filter
+# ---------------------------------------------------------------------------
+
+def ffmpeg_scale(plane_frames, fmt, w_in, h_in, w_out, h_out, flags, directory):
+    """Luma of FFmpeg's scale=W:H:flags=FLAGS of one frame."""
+    src = os.path.join(directory, "ff_in.raw")
+    dst = os.path.join(directory, "ff_out.raw")
+    ft.write_raw(src, plane_frames, fmt)
+    ft.ffmpeg("-v", "error", "-f", "rawvideo", "-pix_fmt", fmt.name, "-video_size",
+              "%dx%d" % (w_in, h_in), "-i", src,
+              "-vf", "scale=%d:%d:flags=%s" % (w_out, h_out, flags),
+              "-f", "rawvideo", "-pix_fmt", fmt.name, dst)
+    return ft.read_raw(dst, w_out, h_out, fmt)[0][0]
+
+
+def float_ssim(a, b, L):
+    from skimage.metrics import structural_similarity
+    return float(structural_similarity(a.astype(float), b.astype(float), gaussian_weights=True,
+                                       sigma=1.5, use_sample_covariance=False, data_range=L))
+
+
+def check_ffmpeg(tap):
+    import numpy as np
+    d = ft.workdir("peer_resample")
+    cases = [
+        # fmt, in size, out size, image
+        ("gray", 640, 360, 1280, 720, "astronaut"),
+        ("yuv420p", 480, 270, 1280, 720, "coffee"),
+        ("gray10", 640, 360, 1280, 720, "chelsea"),
+    ]
+    for fmt_name, w_in, h_in, w_out, h_out, image in cases:
+        fmt = ft.pix_fmt(fmt_name)
+        L = fmt.maxval
+        low = ft.natural_frames(w_in, h_in, 1, fmt, image=image, noise=0)
+        ref = ft.natural_frames(w_out, h_out, 1, fmt, image=image, noise=0)[0][0]
+        ours = resample_c(low[0][0], "bicubic", w_out, h_out, fmt.depth, d)
+        s_ours = float_ssim(ref, ours, L)
+        name = "%s luma %dx%d -> %dx%d" % (fmt.name, w_in, h_in, w_out, h_out)
+        for flags in ("bicubic+accurate_rnd", "bicubic"):
+            try:
+                theirs = ffmpeg_scale(low, fmt, w_in, h_in, w_out, h_out, flags, d).astype(np.int64)
+            except RuntimeError as e:
+                tap.ok(False, "%s: ffmpeg scale (%s) runs" % (name, flags), e)
+                continue
+            diff = ours - theirs
+            mean, mad = float(diff.mean()), float(np.abs(diff).mean())
+            s_theirs = float_ssim(ref, theirs, L)
+            inner = diff[8:-8, 8:-8]
+            tap.diag("%s, flags=%s: ours - ffmpeg: mean %+.4f LSB, mean |d| %.4f LSB, "
+                     "max |d| %d, %.2f%% of samples equal; away from the 8-sample border: "
+                     "mean %+.4f, max |d| %d" % (
+                         name, flags, mean, mad, int(np.abs(diff).max()),
+                         100.0 * float((diff == 0).mean()), float(inner.mean()),
+                         int(np.abs(inner).max())))
+            tap.diag("%s, flags=%s: SSIM vs the %dx%d reference: ours %.6f, ffmpeg %.6f "
+                     "(diff %+.2e)" % (name, flags, w_out, h_out, s_ours, s_theirs,
+                                       s_ours - s_theirs))
+            tap.ok(abs(mean) < 0.1, "%s, flags=%s: mean signed difference from FFmpeg's scale "
+                   "%+.4f LSB, |.| < 0.1" % (name, flags, mean))
+            tap.ok(abs(s_ours - s_theirs) <= 1e-3, "%s, flags=%s: SSIM against the reference "
+                   "within 1e-3 of FFmpeg's (%.6f vs %.6f)" % (name, flags, s_ours, s_theirs))
+
+
+def main():
+    tap = ft.Tap()
+    if not os.access(CLI, os.X_OK):
+        tap.bail("%s not built (make check builds it)" % CLI)
+    check_identity_formula(tap)
+    check_exact(tap)
+    check_ffmpeg(tap)
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()
