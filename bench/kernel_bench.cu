@@ -136,9 +136,9 @@ static const char *algo_name(int a)
 {
     static char buf[32];
     buf[0] = 0;
-    if (a & FSSIM_ALGO_FLOAT_BIT) strcat(buf, "float+");
-    if (a & FSSIM_ALGO_INT_BIT)   strcat(buf, "int+");
-    if (a & FSSIM_ALGO_BLOCK_BIT) strcat(buf, "block+");
+    if (a & FSSIM_BIT(FSSIM_ALGO_FLOAT)) strcat(buf, "float+");
+    if (a & FSSIM_BIT(FSSIM_ALGO_INT))   strcat(buf, "int+");
+    if (a & FSSIM_BIT(FSSIM_ALGO_BLOCK)) strcat(buf, "block+");
     buf[strlen(buf) - 1] = 0;
     return buf;
 }
@@ -148,18 +148,18 @@ static void run(const Module &m, int w, int h, int depth, int iters, bool check)
     const int bytes = depth > 8 ? 2 : 1;
     Plane pl[3] = { { w, h, bytes }, { (w + 1) / 2, (h + 1) / 2, bytes },
                     { (w + 1) / 2, (h + 1) / 2, bytes } };
-    const int combos[] = { FSSIM_ALGO_FLOAT_BIT | FSSIM_ALGO_INT_BIT, FSSIM_ALGO_INT_BIT,
-                           FSSIM_ALGO_FLOAT_BIT, FSSIM_ALGO_BLOCK_BIT,
-                           FSSIM_ALGO_FLOAT_BIT | FSSIM_ALGO_INT_BIT | FSSIM_ALGO_BLOCK_BIT };
+    const int combos[] = { FSSIM_BIT(FSSIM_ALGO_FLOAT) | FSSIM_BIT(FSSIM_ALGO_INT), FSSIM_BIT(FSSIM_ALGO_INT),
+                           FSSIM_BIT(FSSIM_ALGO_FLOAT), FSSIM_BIT(FSSIM_ALGO_BLOCK),
+                           FSSIM_BIT(FSSIM_ALGO_FLOAT) | FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_BLOCK) };
     CUdeviceptr partials, out;
-    double host_out[3 * FSSIM_NB_PARTS];
+    double host_out[3 * FSSIM_NB_FUSED_PARTS];
     int total = 0, grid[3][2];
 
     for (int i = 0; i < 3; i++) {
         fill(pl[i], depth, 17 + i);
         total += fssim_cuda_nb_blocks(pl[i].w, pl[i].h, &grid[i][0], &grid[i][1]);
     }
-    CK(cuMemAlloc(&partials, (size_t)total * FSSIM_NB_PARTS * sizeof(double)));
+    CK(cuMemAlloc(&partials, (size_t)total * FSSIM_NB_FUSED_PARTS * sizeof(double)));
     CK(cuMemAlloc(&out, sizeof(host_out)));
 
     for (int algos : combos) {
@@ -208,7 +208,7 @@ static void run(const Module &m, int w, int h, int depth, int iters, bool check)
         printf("%dx%d %2d-bit %-17s smem %6d B  median %8.1f us  min %8.1f us\n", w, h, depth,
                algo_name(algos), l.total, 1000.0 * ms[ms.size() / 2], 1000.0 * ms[0]);
 
-        if (check && algos == (FSSIM_ALGO_FLOAT_BIT | FSSIM_ALGO_INT_BIT | FSSIM_ALGO_BLOCK_BIT)) {
+        if (check && algos == (FSSIM_BIT(FSSIM_ALGO_FLOAT) | FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_BLOCK))) {
             for (int i = 0; i < 3; i++) {
                 FSSIMRefPlane a = { pl[i].host[0].data(), (ptrdiff_t)pl[i].w * bytes, pl[i].w, pl[i].h, bytes, 1, 0 };
                 FSSIMRefPlane b = { pl[i].host[1].data(), (ptrdiff_t)pl[i].w * bytes, pl[i].w, pl[i].h, bytes, 1, 0 };
@@ -216,7 +216,7 @@ static void run(const Module &m, int w, int h, int depth, int iters, bool check)
                 int ow, oh, nx, ny;
                 fssim_ref_float_out_size(pl[i].w, pl[i].h, &fp, &ow, &oh);
                 fssim_ref_block_windows(pl[i].w, pl[i].h, &nx, &ny);
-                const double *v = host_out + i * FSSIM_NB_PARTS;
+                const double *v = host_out + i * FSSIM_NB_FUSED_PARTS;
                 const double gi = v[FSSIM_PART_INT] / (double)fssim_cuda_int_weight_sum(pl[i].w, pl[i].h);
                 const double gf = v[FSSIM_PART_FLOAT] / ((double)ow * oh);
                 const double gb = v[FSSIM_PART_BLOCK] / ((double)nx * ny);

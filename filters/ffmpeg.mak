@@ -4,17 +4,21 @@
 FSSIM_REF    = fssim/ref_plane.o fssim/ref_int.o fssim/ref_float.o \
                fssim/ref_block.o fssim/ref_3d.o \
                fssim/ref_psnr.o fssim/ref_msssim.o fssim/ref_resample.o
-FSSIM_COMMON = fssim/fssim_common.o framesync.o $(FSSIM_REF)
+FSSIM_COMMON = fssim/fssim_common.o fssim/fssim_output.o fssim/fssim_engine.o \
+               fssim/fssim_be_cpu.o framesync.o $(FSSIM_REF)
+# The CUDA backend serves fssim_cuda and fssim3d: both sets of kernels.
+FSSIM_CUDA   = fssim/fssim_be_cuda.o fssim/fssim_cuda_common.o fssim/fssim_cuda_params.o \
+               fssim/fssim3d_cuda_params.o \
+               fssim/fssim_8.ptx.o fssim/fssim_12.ptx.o fssim/fssim_16.ptx.o \
+               fssim/fssim_8_any.ptx.o fssim/fssim_12_any.ptx.o fssim/fssim_16_any.ptx.o \
+               fssim/fssim3d.ptx.o fssim/fssim3d_any.ptx.o cuda/load_helper.o
 
-OBJS-$(CONFIG_FSSIM_FILTER)        += fssim/vf_fssim.o $(FSSIM_COMMON)
+OBJS-$(CONFIG_FSSIM_FILTER)        += fssim/vf_fssim.o fssim/fssim_filter.o $(FSSIM_COMMON)
 OBJS-$(CONFIG_FSSIM3D_FILTER)      += fssim/vf_fssim3d.o $(FSSIM_COMMON)
-OBJS-$(CONFIG_FSSIM_CUDA_FILTER)   += fssim/vf_fssim_cuda.o fssim/fssim_cuda_params.o \
-                                      fssim/fssim_8.ptx.o fssim/fssim_12.ptx.o fssim/fssim_16.ptx.o \
-                                      fssim/fssim_8_any.ptx.o fssim/fssim_12_any.ptx.o \
-                                      fssim/fssim_16_any.ptx.o \
-                                      fssim/fssim_cuda_common.o cuda/load_helper.o \
-                                      $(FSSIM_COMMON)
-OBJS-$(CONFIG_FSSIM_VULKAN_FILTER) += fssim/vf_fssim_vulkan.o fssim/fssim.comp.spv.o \
+OBJS-$(CONFIG_FSSIM_CUDA_FILTER)   += fssim/vf_fssim_cuda.o fssim/fssim_filter.o \
+                                      $(FSSIM_CUDA) $(FSSIM_COMMON)
+OBJS-$(CONFIG_FSSIM_VULKAN_FILTER) += fssim/vf_fssim_vulkan.o fssim/fssim_filter.o \
+                                      fssim/fssim_be_vulkan.o fssim/fssim.comp.spv.o \
                                       fssim/fssim_f32.comp.spv.o \
                                       vulkan.o vulkan_filter.o $(FSSIM_COMMON)
 
@@ -22,9 +26,7 @@ OBJS-$(CONFIG_FSSIM_VULKAN_FILTER) += fssim/vf_fssim_vulkan.o fssim/fssim.comp.s
 ifdef CONFIG_FSSIM3D_FILTER
 ifdef CONFIG_FFNVCODEC
 ifneq ($(CONFIG_CUDA_NVCC)$(CONFIG_CUDA_LLVM),)
-OBJS-yes += fssim/fssim3d_cuda.o fssim/fssim3d_cuda_params.o \
-            fssim/fssim3d.ptx.o fssim/fssim3d_any.ptx.o \
-            fssim/fssim_cuda_common.o cuda/load_helper.o
+OBJS-yes += $(FSSIM_CUDA)
 endif
 endif
 endif

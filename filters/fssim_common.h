@@ -19,9 +19,10 @@
  */
 
 /*
- * fssim: what the four filters share — options, input checks, the plane
- * layout of every supported format, and the outputs (frame metadata,
- * stats_file, JSON/CSV logs, pooling, the summary line).
+ * fssim: what the four filters share -- options, the plane layout of every
+ * supported format, input and option checks, the output link, and the
+ * outputs (frame metadata, stats_file, JSON/CSV logs, pooling, the
+ * summary line).  The scoring itself sits behind fssim_engine.h.
  */
 #ifndef AVFILTER_FSSIM_COMMON_H
 #define AVFILTER_FSSIM_COMMON_H
@@ -34,27 +35,29 @@
 #include "libavutil/rational.h"
 #include "libavfilter/avfilter.h"
 
+#include "fssim_consts.h"
 #include "fssim_ref.h"
 
-enum FSSIMAlgo {
-    FSSIM_FLOAT,
-    FSSIM_INT,
-    FSSIM_BLOCK,
-    FSSIM_NB_ALGOS
-};
-#define FSSIM_FLAG(algo) (1 << (algo))
+/* A ladder: one reference and up to FSSIM_MAX_DIST renditions. */
+#define FSSIM_MAX_DIST   16
+#define FSSIM_MAX_INPUTS (FSSIM_MAX_DIST + 1)
 
 enum FSSIMLogFormat { FSSIM_LOG_JSON, FSSIM_LOG_CSV };
 
-/* Options of the algorithms and of the outputs, embedded in each filter's
- * context and filled by the option tables below. */
+enum FSSIMScale { FSSIM_SCALE_NONE, FSSIM_SCALE_AUTO };
+
+/* Options of the algorithms, the inputs and the outputs, embedded in each
+ * filter's context and filled by the option tables below. */
 typedef struct FSSIMOptions {
-    int    algos;          /* FSSIM_FLAG() set */
+    int    algos;          /* FSSIM_BIT() set */
     int    window;
     double sigma;
     int    padding;        /* enum FSSIMRefPadding */
+    int    nb_inputs;      /* 2: main and reference; more: a ladder */
+    int    scale;          /* enum FSSIMScale */
+    int    scaler;         /* enum FSSIMRefScaler */
     char  *stats_file_str;
-    int    stats_algo;     /* enum FSSIMAlgo, or -1: the first computed */
+    int    stats_algo;     /* FSSIM_ALGO_*, or -1: the first computed */
     char  *log_path;
     int    log_fmt;        /* enum FSSIMLogFormat */
 } FSSIMOptions;
@@ -63,10 +66,10 @@ typedef struct FSSIMOptions {
 
 #define FSSIM_WINDOW_OPTIONS(type, field)                                               \
     { "window",  "Gaussian window size (odd)", offsetof(type, field.window),            \
-      AV_OPT_TYPE_INT, { .i64 = 11 }, FSSIM_REF_MIN_WINDOW, FSSIM_REF_MAX_WINDOW,       \
-      FSSIM_OPT_FLAGS },                                                                 \
+      AV_OPT_TYPE_INT, { .i64 = FSSIM_DEFAULT_WINDOW }, FSSIM_MIN_WINDOW,               \
+      FSSIM_MAX_WINDOW, FSSIM_OPT_FLAGS },                                               \
     { "sigma",   "Gaussian sigma", offsetof(type, field.sigma),                         \
-      AV_OPT_TYPE_DOUBLE, { .dbl = 1.5 }, 0.1, 10.0, FSSIM_OPT_FLAGS },                 \
+      AV_OPT_TYPE_DOUBLE, { .dbl = FSSIM_DEFAULT_SIGMA }, 0.1, 10.0, FSSIM_OPT_FLAGS }, \
     { "padding", "spatial border handling", offsetof(type, field.padding),              \
       AV_OPT_TYPE_INT, { .i64 = FSSIM_REF_PAD_VALID }, 0, 1, FSSIM_OPT_FLAGS,           \
       .unit = "padding" },                                                               \
@@ -79,26 +82,52 @@ typedef struct FSSIMOptions {
 
 #define FSSIM_ALGO_OPTIONS(type, field)                                                 \
     { "algo", "algorithms to compute", offsetof(type, field.algos), AV_OPT_TYPE_FLAGS,  \
-      { .i64 = FSSIM_FLAG(FSSIM_FLOAT) | FSSIM_FLAG(FSSIM_INT) }, 1,                    \
-      (1 << FSSIM_NB_ALGOS) - 1, FSSIM_OPT_FLAGS, .unit = "algo" },                    \
+      { .i64 = FSSIM_BIT(FSSIM_ALGO_FLOAT) | FSSIM_BIT(FSSIM_ALGO_INT) }, 1,            \
+      FSSIM_ALGOS_MASK, FSSIM_OPT_FLAGS, .unit = "algo" },                               \
     { "float", "Gaussian SSIM (Wang et al.)", 0, AV_OPT_TYPE_CONST,                     \
-      { .i64 = FSSIM_FLAG(FSSIM_FLOAT) }, 0, 0, FSSIM_OPT_FLAGS, .unit = "algo" },      \
+      { .i64 = FSSIM_BIT(FSSIM_ALGO_FLOAT) }, 0, 0, FSSIM_OPT_FLAGS, .unit = "algo" },  \
     { "int",   "integer SSIM (libvmaf integer_ssim)", 0, AV_OPT_TYPE_CONST,             \
-      { .i64 = FSSIM_FLAG(FSSIM_INT) }, 0, 0, FSSIM_OPT_FLAGS, .unit = "algo" },        \
+      { .i64 = FSSIM_BIT(FSSIM_ALGO_INT) }, 0, 0, FSSIM_OPT_FLAGS, .unit = "algo" },    \
     { "block", "FFmpeg ssim filter algorithm", 0, AV_OPT_TYPE_CONST,                    \
-      { .i64 = FSSIM_FLAG(FSSIM_BLOCK) }, 0, 0, FSSIM_OPT_FLAGS, .unit = "algo" },      \
+      { .i64 = FSSIM_BIT(FSSIM_ALGO_BLOCK) }, 0, 0, FSSIM_OPT_FLAGS, .unit = "algo" },  \
     FSSIM_WINDOW_OPTIONS(type, field),                                                   \
     { "stats_algo", "algorithm written to stats_file", offsetof(type, field.stats_algo),\
       AV_OPT_TYPE_INT, { .i64 = -1 }, -1, FSSIM_NB_ALGOS - 1, FSSIM_OPT_FLAGS,          \
       .unit = "stats_algo" },                                                            \
     { "auto",  "the first computed", 0, AV_OPT_TYPE_CONST, { .i64 = -1 }, 0, 0,         \
       FSSIM_OPT_FLAGS, .unit = "stats_algo" },                                           \
-    { "float", "Gaussian SSIM", 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_FLOAT }, 0, 0,     \
+    { "float", "Gaussian SSIM", 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_ALGO_FLOAT }, 0, 0,\
       FSSIM_OPT_FLAGS, .unit = "stats_algo" },                                           \
-    { "int",   "integer SSIM", 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_INT }, 0, 0,        \
+    { "int",   "integer SSIM", 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_ALGO_INT }, 0, 0,   \
       FSSIM_OPT_FLAGS, .unit = "stats_algo" },                                           \
-    { "block", "FFmpeg ssim", 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_BLOCK }, 0, 0,       \
+    { "block", "FFmpeg ssim", 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_ALGO_BLOCK }, 0, 0,  \
       FSSIM_OPT_FLAGS, .unit = "stats_algo" }
+
+/* The algorithms the filters compute (the option's range). */
+#define FSSIM_ALGOS_MASK (FSSIM_BIT(FSSIM_ALGO_FLOAT) | FSSIM_BIT(FSSIM_ALGO_INT) | \
+                          FSSIM_BIT(FSSIM_ALGO_BLOCK))
+
+/* The ladder's options: how many inputs, and how renditions of another
+ * size than the reference are brought to its size. */
+#define FSSIM_INPUT_OPTIONS(type, field)                                                \
+    { "inputs", "number of inputs: the renditions, then the reference",                 \
+      offsetof(type, field.nb_inputs), AV_OPT_TYPE_INT, { .i64 = 2 }, 2,                \
+      FSSIM_MAX_INPUTS, FSSIM_OPT_FLAGS },                                               \
+    { "scale", "renditions of another size than the reference",                        \
+      offsetof(type, field.scale), AV_OPT_TYPE_INT, { .i64 = FSSIM_SCALE_AUTO }, 0, 1,  \
+      FSSIM_OPT_FLAGS, .unit = "scale" },                                                \
+    { "auto", "resample them to the reference's size", 0, AV_OPT_TYPE_CONST,            \
+      { .i64 = FSSIM_SCALE_AUTO }, 0, 0, FSSIM_OPT_FLAGS, .unit = "scale" },            \
+    { "none", "fail", 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_SCALE_NONE }, 0, 0,           \
+      FSSIM_OPT_FLAGS, .unit = "scale" },                                                \
+    { "scaler", "resampling kernel", offsetof(type, field.scaler), AV_OPT_TYPE_INT,     \
+      { .i64 = FSSIM_REF_SCALER_BICUBIC }, 0, 2, FSSIM_OPT_FLAGS, .unit = "scaler" },   \
+    { "bicubic", "Keys, a = -0.6 (FFmpeg scale's bicubic)", 0, AV_OPT_TYPE_CONST,       \
+      { .i64 = FSSIM_REF_SCALER_BICUBIC }, 0, 0, FSSIM_OPT_FLAGS, .unit = "scaler" },   \
+    { "bilinear", "triangle", 0, AV_OPT_TYPE_CONST,                                     \
+      { .i64 = FSSIM_REF_SCALER_BILINEAR }, 0, 0, FSSIM_OPT_FLAGS, .unit = "scaler" },  \
+    { "lanczos", "Lanczos, 3 lobes", 0, AV_OPT_TYPE_CONST,                              \
+      { .i64 = FSSIM_REF_SCALER_LANCZOS }, 0, 0, FSSIM_OPT_FLAGS, .unit = "scaler" }
 
 #define FSSIM_OUTPUT_OPTIONS(type, field)                                               \
     { "stats_file", "write per-frame lines in the ssim filter's format (- for stdout)", \
@@ -139,18 +168,35 @@ typedef struct FSSIMFormat {
 /* The software formats of doc/formats.md, AV_PIX_FMT_NONE terminated. */
 extern const enum AVPixelFormat ff_fssim_sw_pix_fmts[];
 
+/** Name of an algorithm ("float", ...) as in the options, keys and logs. */
+const char *ff_fssim_algo_name(int algo);
+
 /**
  * Formats of the filters' links: the software formats, plus hw_format for
- * the GPU filters (AV_PIX_FMT_NONE for fssim).  The reference input gets
- * its own list, so that a reference in another format than the main input
- * reaches the filter and fails with a message naming both (doc/formats.md) instead
- * of being converted silently; software frames reach a GPU filter and get a
- * clear error instead of a failed negotiation.  The output is main's format.
+ * the GPU filters (AV_PIX_FMT_NONE for fssim).  Each input gets its own
+ * list, so that an input in another format than the others reaches the
+ * filter and fails with a message naming both (doc/formats.md) instead of
+ * being converted silently; software frames reach a GPU filter and get a
+ * clear error instead of a failed negotiation.  The output shares the list
+ * of the input whose frames it carries (out_pad).
  */
 int ff_fssim_query_formats(const AVFilterContext *ctx,
                            struct AVFilterFormatsConfig **cfg_in,
                            struct AVFilterFormatsConfig **cfg_out,
-                           enum AVPixelFormat hw_format);
+                           enum AVPixelFormat hw_format, int out_pad);
+
+/**
+ * The inputs of a filter with opts->nb_inputs inputs: "main" and
+ * "reference" for two, else "dist1" .. "dist<N-1>" and "reference".
+ * Called from init; the filter is flagged AVFILTER_FLAG_DYNAMIC_INPUTS.
+ */
+int ff_fssim_append_inputs(AVFilterContext *ctx, const FSSIMOptions *opts);
+
+/** The index of the pad whose frames go out: main, or a ladder's reference. */
+static inline int ff_fssim_out_pad(const AVFilterContext *ctx)
+{
+    return ctx->nb_inputs > 2 ? (int)ctx->nb_inputs - 1 : 0;
+}
 
 /** Describe the components of sw_format at width x height.  Fails with a
  *  message naming the format if it is not one of ff_fssim_sw_pix_fmts. */
@@ -162,37 +208,49 @@ FSSIMRefPlane ff_fssim_ref_plane(const FSSIMFormat *f, int c,
                                  uint8_t *const data[], const int linesize[]);
 
 /**
- * doc/formats.md: both inputs have the same size and format.  main_fmt/ref_fmt are
- * the software formats (the sw_format of hardware frames).  fix names the
- * filter that makes them match, e.g. "scale_cuda".
+ * doc/formats.md: every input has the software format of the reference
+ * (the last input) and, unless scale (a ladder with scale=auto resamples;
+ * two inputs always need one size), its size.
+ * fmt[i]: input i's software format (the sw_format of hardware frames);
+ * fix names the filter that makes them match, e.g. "scale_cuda".
  */
-int ff_fssim_check_inputs(AVFilterContext *ctx, int mw, int mh, enum AVPixelFormat main_fmt,
-                          int rw, int rh, enum AVPixelFormat ref_fmt, const char *fix);
+int ff_fssim_check_inputs(AVFilterContext *ctx, const enum AVPixelFormat *fmt, int scale,
+                          const char *fix);
 
 struct FFFrameSync;
 
 struct FSSIMOutput;
 
 /**
- * The output link of a two-input fssim filter: framesync on both inputs,
- * the main input's size, rates and (for hardware frames) frames context,
- * framesync's time base.  The filter's frames go out untouched.  The time
- * base is also kept in out, so that frames scored at uninit, when the
- * output link may already be freed, are logged with it.  Warns, as FFmpeg's
- * ssim does, when the inputs' time bases or colour ranges differ.
+ * The output link: framesync on every input (two inputs: main leads, as
+ * in FFmpeg's ssim; a ladder: the reference leads), the size, rates and
+ * (for hardware frames) frames context of the input whose frames go out,
+ * framesync's time base.  The time base is also kept in out, so that
+ * frames scored at uninit, when the output link may already be freed, are
+ * logged with it.  Warns, as FFmpeg's ssim does, when the inputs' time
+ * bases differ.
  */
 int ff_fssim_config_output(AVFilterLink *outlink, struct FFFrameSync *fs,
                            struct FSSIMOutput *out);
 
 /**
- * Before a frame pair is scored: fail, naming both, if a frame's size or
+ * The frames of one framesync event: out (the frame that goes out, owned
+ * by the caller), ref and dist[] (NULL where an input has none: the timeline
+ * disabled it, or eof_action=pass after its end).  Returns the number of
+ * renditions with a frame, or an error.
+ */
+int ff_fssim_get_frames(struct FFFrameSync *fs, AVFrame **out, AVFrame **ref,
+                        AVFrame **dist);
+
+/**
+ * Before a frame set is scored: fail, naming the pad, if a frame's size or
  * (software) format is not the configured one (changed inside the graph,
  * where FFmpeg does not rebuild it); warn, once per filter, as FFmpeg's
  * ssim does, when the colour ranges differ (the samples are scored as
  * they are).
  */
 int ff_fssim_check_frames(AVFilterContext *ctx, struct FSSIMOutput *out,
-                          const AVFrame *main, const AVFrame *ref);
+                          const AVFrame *ref, AVFrame *const *dist, int nb_dist);
 
 /** Check the options against each other and against the plane sizes. */
 int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o,
@@ -204,13 +262,21 @@ typedef struct FSSIMPool {
     double sum, inv_sum, min, max;
 } FSSIMPool;
 
+/** Per-frame scores: score[rendition][algo][component]. */
+typedef struct FSSIMScores {
+    double score[FSSIM_MAX_DIST][FSSIM_NB_ALGOS][4];
+    uint8_t scored[FSSIM_MAX_DIST];  /* the rendition had a frame */
+} FSSIMScores;
+
 typedef struct FSSIMOutput {
     const char *key_prefix;   /* "lavfi.fssim." or "lavfi.fssim3d." */
-    int         algos;        /* FSSIM_FLAG() set; 0: one unnamed score (fssim3d) */
+    int         algos;        /* FSSIM_BIT() set; 0: one unnamed score (fssim3d) */
     int         stats_algo;
-    FSSIMFormat fmt;
+    int         nb_dist;      /* 1, or a ladder's renditions */
+    FSSIMFormat fmt;          /* the reference's */
+    FSSIMFormat dist_fmt[FSSIM_MAX_DIST];  /* the renditions', as they arrive */
     AVRational  time_base;    /* of the frames scored: the output link's */
-    FILE       *stats_file;
+    FILE       *stats_file[FSSIM_MAX_DIST];
     FILE       *log;
     const FSSIMOptions *opts; /* the paths, for messages and the parked list */
     int         log_fmt;
@@ -223,17 +289,15 @@ typedef struct FSSIMOutput {
     uint64_t    nb_frames;
     uint64_t    first_n;      /* number of the first scored frame: fssim3d with
                                  tpadding=valid scores from frame depth/2 on */
-    FSSIMPool   pool[FSSIM_NB_ALGOS][5];   /* per component, then All */
+    uint64_t    nb_scored[FSSIM_MAX_DIST];  /* frames scored per rendition */
+    FSSIMPool   pool[FSSIM_MAX_DIST][FSSIM_NB_ALGOS][5];  /* per component, then All */
 } FSSIMOutput;
 
-/** Per-frame scores: score[algo][component]. */
-typedef struct FSSIMScores {
-    double score[FSSIM_NB_ALGOS][4];
-} FSSIMScores;
-
 /**
- * Open the stats file and the log (at init, so a bad path fails before any
+ * Open the stats files and the log (at init, so a bad path fails before any
  * frame is decoded).  algos == 0 makes the single-score fssim3d layout.
+ * nb_dist > 1 (a ladder) needs a stats_file with %d, replaced by the
+ * rendition's number.
  *
  * When FFmpeg rebuilds a graph mid-stream (a size or format change), the
  * new instance continues the logs of the one torn down: ff_fssim_output_close
@@ -243,14 +307,16 @@ typedef struct FSSIMScores {
  * live filters writing one path is an error.
  */
 int ff_fssim_output_open(AVFilterContext *ctx, FSSIMOutput *out, const FSSIMOptions *o,
-                         const char *key_prefix, int algos);
+                         const char *key_prefix, int algos, int nb_dist);
 
-/** Record the input format and write the log header (at config time).
- *  A resumed log keeps its header: the new format must have the same
- *  components.  Fails, naming the path, if the header cannot be written. */
-int ff_fssim_output_config(AVFilterContext *ctx, FSSIMOutput *out, const FSSIMFormat *f);
+/** Record the formats (the reference's, then each rendition's) and write
+ *  the log header (at config time).  A resumed log keeps its header: the
+ *  new format must have the same components.  Fails, naming the path, if
+ *  the header cannot be written. */
+int ff_fssim_output_config(AVFilterContext *ctx, FSSIMOutput *out, const FSSIMFormat *f,
+                           const FSSIMFormat *dist);
 
-/** Attach a frame's scores as metadata, write them to the stats file and
+/** Attach a frame's scores as metadata, write them to the stats files and
  *  log, and pool them.  A write error fails (naming the path and the error);
  *  the frame's scores are then not published. */
 int ff_fssim_output_frame(AVFilterContext *ctx, FSSIMOutput *out, AVFrame *frame,

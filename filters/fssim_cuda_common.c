@@ -19,7 +19,7 @@
  */
 
 /*
- * fssim: what the CUDA filters share.
+ * fssim: the CUDA plumbing of the CUDA backend.
  */
 #if defined(_WIN32)
 #include <windows.h>
@@ -71,31 +71,33 @@ static AVHWFramesContext *input_frames(AVFilterContext *ctx, int i)
 
 int ff_fssim_cuda_check_inputs(AVFilterContext *ctx, enum AVPixelFormat *sw_format)
 {
-    static const char *const pad[2] = { "main", "reference" };
-    AVHWFramesContext *fr[2];
-    AVCUDADeviceContext *dev[2];
+    AVCUDADeviceContext *dev0 = NULL;
 
-    for (int i = 0; i < 2; i++) {
-        fr[i] = input_frames(ctx, i);
-        if (!fr[i] || fr[i]->format != AV_PIX_FMT_CUDA) {
+    for (int i = 0; i < ctx->nb_inputs; i++) {
+        AVHWFramesContext *fr = input_frames(ctx, i);
+        AVCUDADeviceContext *dev;
+
+        if (!fr || fr->format != AV_PIX_FMT_CUDA) {
             av_log(ctx, AV_LOG_ERROR, "The %s input carries no CUDA frames. Decode with "
                    "-hwaccel cuda -hwaccel_output_format cuda, or add hwupload_cuda before "
-                   "%s; for software frames use the fssim filter.\n", pad[i], ctx->filter->name);
+                   "%s; for software frames use the fssim filter.\n",
+                   ctx->input_pads[i].name, ctx->filter->name);
             return AVERROR(EINVAL);
         }
-        dev[i] = fr[i]->device_ctx->hwctx;
+        dev = fr->device_ctx->hwctx;
+        if (dev0 && dev->cuda_ctx != dev0->cuda_ctx) {
+            av_log(ctx, AV_LOG_ERROR, "The %s and %s inputs are on different CUDA "
+                   "devices or contexts. Put every input on one device: -hwaccel cuda on all "
+                   "inputs shares one by default; for uploads use hwupload with "
+                   "-init_hw_device cuda=gpu -filter_hw_device gpu (each hwupload_cuda "
+                   "creates a context of its own).\n", ctx->input_pads[0].name,
+                   ctx->input_pads[i].name);
+            return AVERROR(EINVAL);
+        }
+        dev0 = dev;
+        sw_format[i] = fr->sw_format;
     }
-    if (dev[0]->cuda_ctx != dev[1]->cuda_ctx) {
-        av_log(ctx, AV_LOG_ERROR, "The main and reference inputs are on different CUDA "
-               "devices or contexts. Put both on one device: -hwaccel cuda on both inputs "
-               "shares one by default; for uploads use hwupload with -init_hw_device cuda=gpu "
-               "-filter_hw_device gpu (each hwupload_cuda creates a context of its own).\n");
-        return AVERROR(EINVAL);
-    }
-    *sw_format = fr[0]->sw_format;
-    return ff_fssim_check_inputs(ctx, ctx->inputs[0]->w, ctx->inputs[0]->h, fr[0]->sw_format,
-                                 ctx->inputs[1]->w, ctx->inputs[1]->h, fr[1]->sw_format,
-                                 "scale_cuda");
+    return 0;
 }
 
 static void *load_symbol(void *lib, const char *name)
@@ -189,31 +191,30 @@ int ff_fssim_cuda_set_smem(AVFilterContext *ctx, FSSIMCuda *c, CUfunction f, int
                           CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES_, bytes));
 }
 
-int ff_fssim_cuda_queue_init(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q,
-                             int depth, size_t slot_bytes)
+int ff_fssim_cuda_slots_init(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaSlots *q,
+                             int nb_slots, size_t slot_bytes)
 {
     CudaFunctions *cu = c->cu;
     CUcontext dummy;
     int ret;
 
-    q->depth      = depth;
-    q->nb_slots   = depth + 1;
+    q->nb_slots   = nb_slots;
     q->slot_bytes = slot_bytes;
-    q->fifo  = av_fifo_alloc2(depth + 2, sizeof(FSSIMCudaPending), AV_FIFO_FLAG_AUTO_GROW);
-    q->ready = av_calloc(q->nb_slots, sizeof(*q->ready));
-    q->start = av_calloc(q->nb_slots, sizeof(*q->start));
-    q->done  = av_calloc(q->nb_slots, sizeof(*q->done));
-    if (!q->fifo || !q->ready || !q->start || !q->done)
+    q->ready = av_calloc(nb_slots, sizeof(*q->ready));
+    q->start = av_calloc(nb_slots, sizeof(*q->start));
+    q->done  = av_calloc(nb_slots, sizeof(*q->done));
+    q->held  = av_calloc(nb_slots * FSSIM_MAX_INPUTS, sizeof(*q->held));
+    if (!q->ready || !q->start || !q->done || !q->held)
         return AVERROR(ENOMEM);
 
     ret = FSSIM_CHECK_CU(c, ctx, cu->cuCtxPushCurrent(c->cu_ctx));
     if (ret < 0)
         return ret;
-    ret = FSSIM_CHECK_CU(c, ctx, cu->cuMemAlloc(&q->dev, q->nb_slots * slot_bytes));
+    ret = FSSIM_CHECK_CU(c, ctx, cu->cuMemAlloc(&q->dev, nb_slots * slot_bytes));
     if (ret >= 0)
         ret = FSSIM_CHECK_CU(c, ctx, c->ext.cuMemAllocHost((void **)&q->host,
-                                                           q->nb_slots * slot_bytes));
-    for (int i = 0; i < q->nb_slots && ret >= 0; i++) {
+                                                           nb_slots * slot_bytes));
+    for (int i = 0; i < nb_slots && ret >= 0; i++) {
         ret = FSSIM_CHECK_CU(c, ctx, cu->cuEventCreate(&q->ready[i], CU_EVENT_DISABLE_TIMING));
         if (ret >= 0)
             ret = FSSIM_CHECK_CU(c, ctx, cu->cuEventCreate(&q->start[i], CU_EVENT_DEFAULT));
@@ -224,16 +225,16 @@ int ff_fssim_cuda_queue_init(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue 
     return ret;
 }
 
-void ff_fssim_cuda_queue_uninit(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q)
+static void release_frames(FSSIMCudaSlots *q, int slot)
 {
-    FSSIMCudaPending p;
+    for (int i = 0; i < FSSIM_MAX_INPUTS; i++)
+        av_frame_free(&q->held[slot * FSSIM_MAX_INPUTS + i]);
+}
+
+void ff_fssim_cuda_slots_uninit(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaSlots *q)
+{
     CUcontext dummy;
 
-    while (q->fifo && av_fifo_read(q->fifo, &p, 1) >= 0) {
-        av_frame_free(&p.frame);
-        av_frame_free(&p.held);
-    }
-    av_fifo_freep2(&q->fifo);
     if (c->cu && (q->dev || q->host || q->start)) {
         CudaFunctions *cu = c->cu;
         FSSIM_FREE_CU(c, ctx, cu->cuCtxPushCurrent(c->cu_ctx));
@@ -254,6 +255,9 @@ void ff_fssim_cuda_queue_uninit(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQue
             FSSIM_FREE_CU(c, ctx, c->ext.cuMemFreeHost(q->host));
         FSSIM_FREE_CU(c, ctx, cu->cuCtxPopCurrent(&dummy));
     }
+    for (int i = 0; q->held && i < q->nb_slots; i++)
+        release_frames(q, i);
+    av_freep(&q->held);
     av_freep(&q->ready);
     av_freep(&q->start);
     av_freep(&q->done);
@@ -261,78 +265,58 @@ void ff_fssim_cuda_queue_uninit(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQue
     q->host = NULL;
 }
 
-int ff_fssim_cuda_queue_begin(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q,
-                              CUdeviceptr *results)
+int ff_fssim_cuda_slot_begin(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaSlots *q,
+                             int slot, const AVFrame *const *frames, int nb_frames)
 {
-    const int slot = q->next_slot;
+    AVFrame **held = &q->held[slot * FSSIM_MAX_INPUTS];
     int ret;
 
-    /* pop() keeps at most depth frames waiting, so this slot is free */
-    q->next_slot = (q->next_slot + 1) % q->nb_slots;
-    *results = q->dev + slot * q->slot_bytes;
+    /* the engine's queue collected this slot's previous job */
+    release_frames(q, slot);
+    for (int i = 0; i < nb_frames; i++)
+        if (frames[i] && !(held[i] = av_frame_clone(frames[i])))
+            return AVERROR(ENOMEM);
     ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuEventRecord(q->ready[slot], c->frames_stream));
     if (ret >= 0)
         ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuStreamWaitEvent(c->stream, q->ready[slot], 0));
     if (ret >= 0)
         ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuEventRecord(q->start[slot], c->stream));
-    return ret < 0 ? ret : slot;
+    return ret;
 }
 
-int ff_fssim_cuda_queue_push(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q,
-                             AVFrame *frame, AVFrame *held, int slot)
+int ff_fssim_cuda_slot_end(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaSlots *q, int slot)
 {
-    FSSIMCudaPending p = { frame, held, slot };
-    int ret;
-
-    if (slot >= 0) {
-        CUcontext dummy;
-        ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPushCurrent(c->cu_ctx));
-        if (ret < 0)
-            return ret;
-        ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuMemcpyDtoHAsync(q->host + slot * q->slot_bytes,
+    int ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuMemcpyDtoHAsync(q->host + slot * q->slot_bytes,
                                                               q->dev + slot * q->slot_bytes,
                                                               q->slot_bytes, c->stream));
-        if (ret >= 0)
-            ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuEventRecord(q->done[slot], c->stream));
-        FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPopCurrent(&dummy));
-        if (ret < 0)
-            return ret;
-    }
-    return av_fifo_write(q->fifo, &p, 1);
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuEventRecord(q->done[slot], c->stream));
+    return ret;
 }
 
-int ff_fssim_cuda_queue_pop(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q,
-                            int wait, FSSIMCudaPending *p, const void **results)
+int ff_fssim_cuda_slot_collect(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaSlots *q,
+                               int slot, int wait, const void **results)
 {
-    CudaFunctions *cu = c->cu;
     CUcontext dummy;
-    int ret = 0;
+    float ms;
+    int ret;
 
-    if (av_fifo_peek(q->fifo, p, 1, 0) < 0)
-        return 0;
-    if (p->slot >= 0) {
-        const int full = av_fifo_can_read(q->fifo) > (size_t)q->depth;
-        /* after a failure the slot's results may never have arrived, or be
-         * a previous frame's: a retry that succeeds proves nothing */
-        if (c->failed)
-            return c->failed;
-        ret = FSSIM_CHECK_CU(c, ctx, cu->cuCtxPushCurrent(c->cu_ctx));
-        if (ret < 0)
-            return ret;
-        ret = ff_fssim_cuda_event_done(ctx, c, q->done[p->slot], wait || full);
-        if (ret == 0) {
-            float ms;
-            if (c->ext.cuEventElapsedTime(&ms, q->start[p->slot], q->done[p->slot]) == CUDA_SUCCESS) {
-                q->gpu_ms += ms;
-                q->nb_timed++;
-            }
-        }
-        FSSIM_CHECK_CU(c, ctx, cu->cuCtxPopCurrent(&dummy));
-        if (ret != 0)
-            return ret < 0 ? ret : 0;
+    /* after a failure the slot's results may never have arrived, or be
+     * a previous frame's: a retry that succeeds proves nothing */
+    if (c->failed)
+        return c->failed;
+    ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPushCurrent(c->cu_ctx));
+    if (ret < 0)
+        return ret;
+    ret = ff_fssim_cuda_event_done(ctx, c, q->done[slot], wait);
+    if (ret == 0 && c->ext.cuEventElapsedTime(&ms, q->start[slot], q->done[slot]) == CUDA_SUCCESS) {
+        q->gpu_ms += ms;
+        q->nb_timed++;
     }
-    av_fifo_drain2(q->fifo, 1);
-    av_frame_free(&p->held);
-    *results = p->slot >= 0 ? q->host + p->slot * q->slot_bytes : NULL;
+    FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPopCurrent(&dummy));
+    if (ret != 0)
+        return ret < 0 ? ret : 0;
+    release_frames(q, slot);
+    *results = q->host + slot * q->slot_bytes;
     return 1;
 }

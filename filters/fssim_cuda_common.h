@@ -19,10 +19,10 @@
  */
 
 /*
- * fssim: what the CUDA filters (fssim_cuda, fssim3d on CUDA frames) share —
- * input checks on CUDA frames, the CUDA device and module, the driver
- * entry points FFmpeg's loader does not provide, and the pipelined readback
- * of scores.
+ * fssim: the CUDA plumbing of the CUDA backend (fssim_be_cuda.c,
+ * fssim_be_cuda3d.c) -- the device and module, the driver entry points
+ * FFmpeg's loader does not provide, error tracking, and the per-slot
+ * readback of results.
  */
 #ifndef AVFILTER_FSSIM_CUDA_COMMON_H
 #define AVFILTER_FSSIM_CUDA_COMMON_H
@@ -76,9 +76,8 @@ int ff_fssim_cuda_checked(AVFilterContext *ctx, FSSIMCuda *c, int ret);
     ((c)->failed ? (void)(x) : (void)((c)->failed = FF_CUDA_CHECK_DL(ctx, (c)->cu, x)))
 
 /**
- * Check the two CUDA inputs of a filter (doc/formats.md, doc/errors.md): both carry CUDA frames
- * of the same device context, size and software format, a supported one.
- * On success *sw_format is the common software format.
+ * Check every input of a filter (doc/errors.md): CUDA frames, all of one
+ * device context.  sw_format[i]: input i's software format.
  */
 int ff_fssim_cuda_check_inputs(AVFilterContext *ctx, enum AVPixelFormat *sw_format);
 
@@ -100,58 +99,44 @@ int ff_fssim_cuda_event_done(AVFilterContext *ctx, FSSIMCuda *c, CUevent ev, int
 int ff_fssim_cuda_set_smem(AVFilterContext *ctx, FSSIMCuda *c, CUfunction f, int bytes);
 
 /*
- * Pipelined readback.  Each scored frame gets a slot: its kernels, on the
- * filter's stream after an event on the frames' stream, write slot_bytes of
- * results to device memory, copied asynchronously to pinned host memory,
- * followed by an event.  Frames wait in a FIFO and leave it, in order, once
- * their event has completed — or when more than `depth` frames are waiting
- * — so the CPU never waits on the frame it just queued.  A reference to
- * every frame the kernels read is held until then: nothing can reuse or
- * overwrite a frame buffer while the GPU still reads it.
+ * Result slots.  Each job gets a slot: its kernels, on the filter's stream
+ * after an event on the frames' stream, write slot_bytes of results to
+ * device memory, copied asynchronously to pinned host memory, followed by
+ * an event.  A reference to every frame the kernels read is held until
+ * then: nothing can reuse or overwrite a frame buffer while the GPU still
+ * reads it.
  */
-typedef struct FSSIMCudaPending {
-    AVFrame *frame;  /* sent on once scored */
-    AVFrame *held;   /* another frame the kernels read, or NULL */
-    int      slot;   /* -1: frame passes through unscored */
-} FSSIMCudaPending;
-
-typedef struct FSSIMCudaQueue {
-    int          depth;
+typedef struct FSSIMCudaSlots {
     int          nb_slots;
     size_t       slot_bytes;
     CUdeviceptr  dev;          /* nb_slots * slot_bytes */
     uint8_t     *host;         /* pinned, nb_slots * slot_bytes */
     CUevent     *ready;        /* per slot, on the frames' stream */
     CUevent     *start, *done; /* per slot, on the filter's stream */
-    int          next_slot;
-    AVFifo      *fifo;         /* FSSIMCudaPending */
+    AVFrame    **held;         /* per slot, FSSIM_MAX_INPUTS frames */
     double       gpu_ms;       /* sum of start..done over read slots */
     uint64_t     nb_timed;
-} FSSIMCudaQueue;
+} FSSIMCudaSlots;
 
-int  ff_fssim_cuda_queue_init(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q,
-                              int depth, size_t slot_bytes);
-void ff_fssim_cuda_queue_uninit(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q);
+int  ff_fssim_cuda_slots_init(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaSlots *q,
+                              int nb_slots, size_t slot_bytes);
+void ff_fssim_cuda_slots_uninit(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaSlots *q);
 
-/** The next free slot and its device result pointer; makes the filter's
- *  stream wait for the frames' stream.  Call with the CUDA context pushed. */
-int ff_fssim_cuda_queue_begin(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q,
-                              CUdeviceptr *results);
+/** Start slot's job: hold the frames (NULLs skipped), make the filter's
+ *  stream wait for the frames' stream.  Call with the context pushed. */
+int  ff_fssim_cuda_slot_begin(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaSlots *q,
+                              int slot, const AVFrame *const *frames, int nb_frames);
 
-/** Queue the slot's readback and the frame (slot from _begin, or -1);
- *  held (may be NULL) is freed with the frame's entry. */
-int ff_fssim_cuda_queue_push(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q,
-                             AVFrame *frame, AVFrame *held, int slot);
+/** Queue the slot's readback after its kernels.  Call with the context pushed. */
+int  ff_fssim_cuda_slot_end(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaSlots *q, int slot);
 
 /**
- * Take the oldest frame out if its results are ready (or, with wait, once
- * they are; or when more than depth frames wait).  Returns 1 with *p and
- * *results (NULL for an unscored frame) set, 0 if none can leave now.
- * Once a CUDA call has failed (here or anywhere else in the filter), a
- * scored frame never leaves: AVERROR_EXTERNAL, so that no score is read
- * from GPU work that may not have completed.
+ * The slot's results: 1 with *results pointing at them (pinned memory),
+ * 0 if not there yet (only without wait), or AVERROR_EXTERNAL once any
+ * CUDA call of the filter has failed: no result is read from GPU work that
+ * may not have completed.  Releases the slot's frames.
  */
-int ff_fssim_cuda_queue_pop(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaQueue *q,
-                            int wait, FSSIMCudaPending *p, const void **results);
+int  ff_fssim_cuda_slot_collect(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaSlots *q,
+                                int slot, int wait, const void **results);
 
 #endif /* AVFILTER_FSSIM_CUDA_COMMON_H */

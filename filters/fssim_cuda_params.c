@@ -33,7 +33,7 @@ void fssim_cuda_fill_params(FSSIMCudaParams *p, int depth, int width, int height
 {
     const int max = (1 << depth) - 1;
     const double L = (double)max;
-    double g[FSSIM_REF_MAX_WINDOW];
+    double g[FSSIM_MAX_WINDOW];
 
     memset(p, 0, sizeof(*p));
     p->width  = width;
@@ -45,12 +45,12 @@ void fssim_cuda_fill_params(FSSIMCudaParams *p, int depth, int width, int height
     p->same_padding = same_padding;
 
     /* the CPU reference's constants, computed the same way */
-    p->c1base = L * L * (0.01 * 0.01);
-    p->c2base = L * L * (0.03 * 0.03);
-    p->float_c1 = (float)((0.01 * L) * (0.01 * L));
-    p->float_c2 = (float)((0.03 * L) * (0.03 * L));
-    p->block_c1 = (long long)(.01 * .01 * max * max * 64 + .5);
-    p->block_c2 = (long long)(.03 * .03 * max * max * 64 * 63 + .5);
+    p->c1base = FSSIM_INT_C1BASE(L);
+    p->c2base = FSSIM_INT_C2BASE(L);
+    p->float_c1 = (float)FSSIM_FLOAT_C1(L);
+    p->float_c2 = (float)FSSIM_FLOAT_C2(L);
+    p->block_c1 = (long long)FSSIM_BLOCK_C1(max);
+    p->block_c2 = (long long)FSSIM_BLOCK_C2(max);
     fssim_ref_block_windows(width, height, &p->block_nx, &p->block_ny);
 
     fssim_ref_gauss_weights(window, sigma, g);
@@ -64,9 +64,9 @@ static unsigned long long weight_sum_1d(int size)
 {
     unsigned long long sum = 0;
     for (int x = 0; x < size; x++)
-        for (int j = -FSSIM_REF_INT_RADIUS; j <= FSSIM_REF_INT_RADIUS; j++)
+        for (int j = -FSSIM_INT_RADIUS; j <= FSSIM_INT_RADIUS; j++)
             if (x + j >= 0 && x + j < size)
-                sum += fssim_ref_int_taps[j + FSSIM_REF_INT_RADIUS];
+                sum += fssim_ref_int_taps[j + FSSIM_INT_RADIUS];
     return sum;
 }
 

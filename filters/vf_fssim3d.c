@@ -19,20 +19,23 @@
  */
 
 /*
- * fssim3d: spatio-temporal SSIM between two video streams (doc/algorithms.md#fssim3d): the
- * Gaussian SSIM of doc/algorithms.md#float with a separable (x, y, t) window.
+ * fssim3d: spatio-temporal SSIM between two video streams
+ * (doc/algorithms.md#fssim3d): the Gaussian SSIM of doc/algorithms.md#float
+ * with a separable (x, y, t) window.
  *
- * Each frame pair's spatial moments are computed once into a ring of depth
- * moment sets; frame t is scored from the ring once frame t + depth/2 has
- * arrived, so the output is delayed by depth/2 frames and the held frames
- * are flushed, with truncated temporal windows, at EOF.  The ring, the
- * delay line and the flush are backend independent (see fssim3d.h); this
- * file also holds the software backend, in double with the CPU reference.
+ * The 3-D window is separable, so the 3-D local moments of frame t are the
+ * temporally weighted sum of the 2-D (spatial) moments of the depth frames
+ * around it.  Each frame pair's spatial moments go once into a ring of
+ * depth moment sets held by the backend (CPU, CUDA); frame t is scored
+ * from the ring once frame t + depth/2 has arrived, its score job queued
+ * like any other, so the output is delayed by depth/2 frames (plus the
+ * queue's depth on the GPU) and the held frames are flushed, with
+ * truncated temporal windows, at EOF.  This file is the temporal layer:
+ * the delay line, the temporal weights and the flush.
  */
 #include <inttypes.h>
 
 #include "config.h"
-#include "libavutil/buffer.h"
 #include "libavutil/mem.h"
 #include "libavutil/opt.h"
 #include "libavutil/pixdesc.h"
@@ -42,9 +45,37 @@
 #include "libavfilter/framesync.h"
 #include "libavfilter/video.h"
 
-#include "fssim3d.h"
 #include "fssim_common.h"
-#include "fssim_ref.h"
+#include "fssim_engine.h"
+
+/* The CUDA backend scores CUDA frames when FFmpeg compiles CUDA kernels. */
+#define FSSIM3D_CUDA (CONFIG_FFNVCODEC && (CONFIG_CUDA_NVCC || CONFIG_CUDA_LLVM))
+
+typedef struct FSSIM3DContext {
+    const AVClass *class;
+    FFFrameSync fs;
+
+    /* options */
+    FSSIMOptions opts;      /* window, sigma, padding and the outputs */
+    int    depth;           /* temporal window, odd */
+    double tsigma;
+    int    tpadding;        /* enum FSSIMRefTPadding */
+
+    FSSIMOutput out;
+    FSSIMEngine eng;
+    FSSIMQueue  queue;
+
+    /* The delay line.  Frame n (counted from the first frame that has a
+     * reference) has its moments in ring slot n % depth and, until its
+     * score job is queued, its main frame in held[n % depth].  Frames
+     * nb_out..nb_in-1 are held; frame t is scored once frame t + depth/2
+     * has arrived or the sequence has ended. */
+    AVFrame *held[FSSIM3D_MAX_DEPTH];
+    int64_t  nb_in;         /* frame pairs whose moments went into the ring */
+    int64_t  nb_out;        /* frames of the sequence queued */
+    int      ended;         /* the sequence is over; nb_in is its length */
+    int      warned_late_ref;
+} FSSIM3DContext;
 
 #define OFFSET(x) offsetof(FSSIM3DContext, x)
 
@@ -69,222 +100,36 @@ static const AVOption fssim3d_options[] = {
 
 FRAMESYNC_DEFINE_CLASS(fssim3d, FSSIM3DContext, fs);
 
-/* ---- software backend ------------------------------------------------- */
-
-/* Scored rows per slice job.  Fixed, not derived from the thread count, so
- * that the per-job partial sums, added in job order, give the same value
- * whatever the number of threads. */
-#define BAND_ROWS 16
-
-typedef struct CPUJob {
-    int    comp;
-    int    y0, y1;   /* scored rows */
-    double sum;      /* score: sum of the 3-D SSIM over the band */
-    int    err;
-} CPUJob;
-
-typedef struct CPUBackend {
-    /* ring[slot][comp]: the five moment planes of a component, in double */
-    FSSIMRefMoments ring[FSSIM3D_MAX_DEPTH][4];
-    CPUJob *jobs;
-    int     nb_jobs;
-} CPUBackend;
-
-typedef struct CPUThreadData {
-    const AVFrame *main, *ref;   /* moments */
-    int slot;
-    const FSSIM3DWindow *win;    /* score */
-} CPUThreadData;
-
-/* By uninit the filter has left its graph and slice threading with it,
- * but held frames are still scored then: run the same jobs in order. */
-static void run_jobs(AVFilterContext *ctx, avfilter_action_func *fn, void *arg, int nb_jobs)
-{
-    if (ctx->graph) {
-        ff_filter_execute(ctx, fn, arg, NULL, nb_jobs);
-        return;
-    }
-    for (int j = 0; j < nb_jobs; j++)
-        fn(ctx, arg, j, nb_jobs);
-}
-
-static FSSIMRefFloatParams float_params(const FSSIM3DContext *s)
-{
-    return (FSSIMRefFloatParams) { s->opts.window, s->opts.sigma, s->opts.padding };
-}
-
-static int cpu_check_inputs(AVFilterContext *ctx, enum AVPixelFormat *sw_format)
-{
-    const AVFilterLink *m = ctx->inputs[0], *r = ctx->inputs[1];
-
-    *sw_format = r->format;
-    return ff_fssim_check_inputs(ctx, m->w, m->h, m->format, r->w, r->h, r->format, "scale");
-}
-
-static int cpu_init(AVFilterContext *ctx, size_t *bytes)
-{
-    FSSIM3DContext *s = ctx->priv;
-    const FSSIMRefFloatParams fp = float_params(s);
-    CPUBackend *b;
-    int n = 0, ret;
-
-    b = s->backend_priv = av_mallocz(sizeof(*b));
-    if (!b)
-        return AVERROR(ENOMEM);
-
-    *bytes = 0;
-    for (int c = 0; c < s->fmt.nb_comps; c++) {
-        const FSSIMPlane *p = &s->fmt.comp[c];
-        int ow, oh;
-        /* ff_fssim_check_options() made sure every plane scores something */
-        fssim_ref_float_out_size(p->width, p->height, &fp, &ow, &oh);
-        for (int k = 0; k < s->depth; k++) {
-            ret = fssim_ref_moments_alloc(&b->ring[k][c], ow, oh);
-            if (ret < 0)
-                return AVERROR(ENOMEM);
-        }
-        *bytes += (size_t)s->depth * 5 * ow * oh * sizeof(double);
-        n += (oh + BAND_ROWS - 1) / BAND_ROWS;
-    }
-
-    b->jobs = av_calloc(n, sizeof(*b->jobs));
-    if (!b->jobs)
-        return AVERROR(ENOMEM);
-    for (int c = 0; c < s->fmt.nb_comps; c++) {
-        const int rows = b->ring[0][c].h;
-        for (int y = 0; y < rows; y += BAND_ROWS)
-            b->jobs[b->nb_jobs++] = (CPUJob) { .comp = c, .y0 = y,
-                                               .y1 = FFMIN(y + BAND_ROWS, rows) };
-    }
-    return 0;
-}
-
-static int cpu_moments_band(AVFilterContext *ctx, void *arg, int jobnr, int nb_jobs)
-{
-    FSSIM3DContext *s = ctx->priv;
-    CPUBackend *b = s->backend_priv;
-    const CPUThreadData *td = arg;
-    CPUJob *job = &b->jobs[jobnr];
-    const FSSIMRefMoments *m = &b->ring[td->slot][job->comp];
-    const FSSIMRefPlane pa = ff_fssim_ref_plane(&s->fmt, job->comp, td->main->data,
-                                                td->main->linesize);
-    const FSSIMRefPlane pb = ff_fssim_ref_plane(&s->fmt, job->comp, td->ref->data,
-                                                td->ref->linesize);
-    const FSSIMRefFloatParams fp = float_params(s);
-    /* the band's rows of the slot, so the reference writes them in place */
-    FSSIMRefMoments band = { .w = m->w, .h = job->y1 - job->y0 };
-
-    for (int i = 0; i < 5; i++)
-        band.m[i] = m->m[i] + (size_t)job->y0 * m->w;
-    job->err = fssim_ref_float_moments_rows(&pa, &pb, &fp, job->y0, job->y1, &band);
-    return 0;
-}
-
-static int cpu_moments(AVFilterContext *ctx, int slot, const AVFrame *main,
-                       const AVFrame *ref)
-{
-    FSSIM3DContext *s = ctx->priv;
-    CPUBackend *b = s->backend_priv;
-    CPUThreadData td = { .main = main, .ref = ref, .slot = slot };
-
-    run_jobs(ctx, cpu_moments_band, &td, b->nb_jobs);
-    for (int j = 0; j < b->nb_jobs; j++)
-        if (b->jobs[j].err < 0)
-            return b->jobs[j].err;
-    return 0;
-}
-
-static int cpu_score_band(AVFilterContext *ctx, void *arg, int jobnr, int nb_jobs)
-{
-    FSSIM3DContext *s = ctx->priv;
-    CPUBackend *b = s->backend_priv;
-    const CPUThreadData *td = arg;
-    const FSSIM3DWindow *win = td->win;
-    CPUJob *job = &b->jobs[jobnr];
-    const double L  = (double)((1 << s->fmt.depth) - 1);
-    const double c1 = (0.01 * L) * (0.01 * L);
-    const double c2 = (0.03 * L) * (0.03 * L);
-    const FSSIMRefMoments *mom[FSSIM3D_MAX_DEPTH];
-
-    for (int k = 0; k < win->depth; k++)
-        mom[k] = win->slot[k] >= 0 ? &b->ring[win->slot[k]][job->comp] : NULL;
-    job->sum = fssim_ref_3d_rows(mom, win->wt, win->depth, c1, c2, job->y0, job->y1);
-    return 0;
-}
-
-static int cpu_score(AVFilterContext *ctx, const FSSIM3DWindow *win, FSSIMScores *sc)
-{
-    FSSIM3DContext *s = ctx->priv;
-    CPUBackend *b = s->backend_priv;
-    CPUThreadData td = { .win = win };
-    double sum[4] = { 0 };
-
-    run_jobs(ctx, cpu_score_band, &td, b->nb_jobs);
-    /* in job order, so the value does not depend on the thread count */
-    for (int j = 0; j < b->nb_jobs; j++)
-        sum[b->jobs[j].comp] += b->jobs[j].sum;
-    for (int c = 0; c < s->fmt.nb_comps; c++) {
-        const FSSIMRefMoments *m = &b->ring[0][c];
-        sc->score[0][c] = sum[c] / ((double)m->w * m->h);
-    }
-    return 0;
-}
-
-static void cpu_uninit(AVFilterContext *ctx)
-{
-    FSSIM3DContext *s = ctx->priv;
-    CPUBackend *b = s->backend_priv;
-
-    if (!b)
-        return;
-    for (int k = 0; k < FSSIM3D_MAX_DEPTH; k++)
-        for (int c = 0; c < 4; c++)
-            fssim_ref_moments_free(&b->ring[k][c]);
-    av_freep(&b->jobs);
-    av_freep(&s->backend_priv);
-}
-
-static const FSSIM3DBackend cpu_backend = {
-    .name         = "software",
-    .storage      = "5 double planes per component",
-    .check_inputs = cpu_check_inputs,
-    .init         = cpu_init,
-    .moments      = cpu_moments,
-    .score        = cpu_score,
-    .uninit       = cpu_uninit,
-};
-
-/* ---- ring, delay line, flush (backend independent) --------------------- */
-
 /**
- * Score frame t of the sequence, if it gets a score, onto its frame.
+ * Queue frame t of the sequence, with a score job if it gets a score.
  * nb_frames: the length of the sequence, or -1 while it is not known (then
- * frame t + depth/2 must have arrived).  Returns 1 if scored, 0 if not
- * (tpadding=valid near the ends), or a negative error.
+ * frame t + depth/2 must have arrived).
  */
-static int score_frame(AVFilterContext *ctx, int64_t t, int64_t nb_frames, AVFrame *frame)
+static int queue_frame(AVFilterContext *ctx, int64_t t, int64_t nb_frames, AVFrame *frame)
 {
     FSSIM3DContext *s = ctx->priv;
+    FSSIMEngine *e = &s->eng;
     const int r = s->depth / 2;
     FSSIM3DWindow win = { .depth = s->depth };
-    FSSIMScores sc = { { { 0 } } };
-    int ret;
+    int slot = -1, ret;
 
-    if (!fssim_ref_temporal_weights(s->depth, s->tsigma, s->tpadding, t, nb_frames, win.wt))
-        return 0;
-    for (int k = 0; k < s->depth; k++)
-        win.slot[k] = win.wt[k] != 0.0 ? (int)((t - r + k) % s->depth) : -1;
-
-    ret = s->backend->score(ctx, &win, &sc);
-    if (ret < 0)
-        return ret;
-    ret = ff_fssim_output_frame(ctx, &s->out, frame, &sc);
-    return ret < 0 ? ret : 1;
+    if (fssim_ref_temporal_weights(s->depth, s->tsigma, s->tpadding, t, nb_frames, win.wt)) {
+        for (int k = 0; k < s->depth; k++)
+            win.slot[k] = win.wt[k] != 0.0 ? (int)((t - r + k) % s->depth) : -1;
+        slot = ff_fssim_queue_slot(&s->queue, e);
+        ret = e->backend->submit3d(e, slot, &win);
+        if (ret < 0) {
+            av_frame_free(&frame);
+            return ret;
+        }
+    }
+    return ff_fssim_queue_push(&s->queue, frame, slot, 1);
 }
 
-/* Send on every held frame whose temporal window is complete: all of them
- * once the sequence has ended.  Returns the number of frames sent. */
-static int send_ready(AVFilterContext *ctx)
+/* Queue every held frame whose temporal window is complete (all of them
+ * once the sequence has ended), then send on what is scored.  Returns the
+ * number of frames sent. */
+static int queue_ready(AVFilterContext *ctx, int flush, int send)
 {
     FSSIM3DContext *s = ctx->priv;
     const int r = s->depth / 2;
@@ -296,17 +141,16 @@ static int send_ready(AVFilterContext *ctx)
 
         s->held[t % s->depth] = NULL;
         s->nb_out++;
-        ret = score_frame(ctx, t, s->ended ? s->nb_in : -1, frame);
-        if (ret < 0) {
-            av_frame_free(&frame);
-            return ret;
-        }
-        ret = ff_filter_frame(ctx->outputs[0], frame);
+        ret = queue_frame(ctx, t, s->ended ? s->nb_in : -1, frame);
         if (ret < 0)
             return ret;
-        sent++;
+        ret = ff_fssim_queue_drain(&s->queue, &s->eng, &s->out, flush, send);
+        if (ret < 0)
+            return ret;
+        sent += ret;
     }
-    return sent;
+    ret = ff_fssim_queue_drain(&s->queue, &s->eng, &s->out, flush, send);
+    return ret < 0 ? ret : sent + ret;
 }
 
 /* The sequence is over (EOF, or the reference ended under eof_action=pass):
@@ -319,7 +163,7 @@ static int end_sequence(AVFilterContext *ctx)
     if (s->ended)
         return 0;
     s->ended = 1;
-    ret = send_ready(ctx);
+    ret = queue_ready(ctx, 1, 1);
     if (ret < 0)
         return ret;
     /* doc/errors.md: asking for full-window scores of a sequence too short to have
@@ -342,6 +186,7 @@ static int do_fssim3d(FFFrameSync *fs)
 {
     AVFilterContext *ctx = fs->parent;
     FSSIM3DContext *s = ctx->priv;
+    FSSIMEngine *e = &s->eng;
     AVFrame *master, *ref;
     int slot, ret;
 
@@ -360,13 +205,16 @@ static int do_fssim3d(FFFrameSync *fs)
             av_frame_free(&master);
             return ret;
         }
-        return ff_filter_frame(ctx->outputs[0], master);
+        ret = ff_fssim_queue_push(&s->queue, master, -1, 0);
+        if (ret >= 0)
+            ret = ff_fssim_queue_drain(&s->queue, e, &s->out, 0, 1);
+        return FFMIN(ret, 0);
     }
 
     slot = s->nb_in % s->depth;
-    ret = ff_fssim_check_frames(ctx, &s->out, master, ref);
+    ret = ff_fssim_check_frames(ctx, &s->out, ref, &master, 1);
     if (ret >= 0)
-        ret = s->backend->moments(ctx, slot, master, ref);
+        ret = e->backend->moments(e, slot, ref, master);
     if (ret < 0) {
         av_frame_free(&master);
         return ret;
@@ -374,7 +222,7 @@ static int do_fssim3d(FFFrameSync *fs)
     s->held[slot] = master;
     s->nb_in++;
 
-    ret = send_ready(ctx);
+    ret = queue_ready(ctx, 0, 1);
     if (ret < 0)
         return ret;
     /* Nothing went out while the delay line fills: the output still wants
@@ -396,9 +244,12 @@ static av_cold int init(AVFilterContext *ctx)
     }
     /* the float algorithm's checks (odd window, planes at least one
      * window under padding=valid) apply as they are */
-    s->opts.algos = FSSIM_FLAG(FSSIM_FLOAT);
+    s->opts.algos = FSSIM_BIT(FSSIM_ALGO_FLOAT);
+    s->opts.nb_inputs = 2;
     s->fs.on_event = do_fssim3d;
-    return ff_fssim_output_open(ctx, &s->out, &s->opts, "lavfi.fssim3d.", 0);
+    s->eng.ctx = ctx;
+    s->eng.nb_dist = 1;
+    return ff_fssim_output_open(ctx, &s->out, &s->opts, "lavfi.fssim3d.", 0, 1);
 }
 
 /* Each input negotiates its own format, so that inputs of different
@@ -408,44 +259,60 @@ static int query_formats(const AVFilterContext *ctx, AVFilterFormatsConfig **cfg
                          AVFilterFormatsConfig **cfg_out)
 {
 #if FSSIM3D_CUDA
-    return ff_fssim_query_formats(ctx, cfg_in, cfg_out, AV_PIX_FMT_CUDA);
+    return ff_fssim_query_formats(ctx, cfg_in, cfg_out, AV_PIX_FMT_CUDA, 0);
 #else
-    return ff_fssim_query_formats(ctx, cfg_in, cfg_out, AV_PIX_FMT_NONE);
+    return ff_fssim_query_formats(ctx, cfg_in, cfg_out, AV_PIX_FMT_NONE, 0);
 #endif
 }
 
 /* The backend for the frames the inputs carry, chosen by their hardware
  * format (the frames' sw_format then describes the planes).  One CUDA
  * input is enough to pick CUDA: its check reports the other. */
-static const FSSIM3DBackend *pick_backend(const AVFilterContext *ctx)
+static const FSSIMBackend *pick_backend(const AVFilterContext *ctx)
 {
 #if FSSIM3D_CUDA
     if (ctx->inputs[0]->format == AV_PIX_FMT_CUDA || ctx->inputs[1]->format == AV_PIX_FMT_CUDA)
-        return &ff_fssim3d_cuda_backend;
+        return &ff_fssim_cuda_backend;
 #endif
-    return &cpu_backend;
+    return &ff_fssim_cpu_backend;
+}
+
+static const char *fix_filter(const FSSIMBackend *be)
+{
+#if FSSIM3D_CUDA
+    if (be == &ff_fssim_cuda_backend)
+        return "scale_cuda";
+#endif
+    return "scale";
 }
 
 static int config_input_ref(AVFilterLink *inlink)
 {
     AVFilterContext *ctx = inlink->dst;
     FSSIM3DContext *s = ctx->priv;
-    enum AVPixelFormat sw_format;
+    FSSIMEngine *e = &s->eng;
+    enum AVPixelFormat sw_format[2];
     size_t bytes = 0;
     int ret;
 
-    s->backend = pick_backend(ctx);
-    ret = s->backend->check_inputs(ctx, &sw_format);
+    e->backend = pick_backend(ctx);
+    e->algos   = s->opts.algos;
+    e->window  = s->opts.window;
+    e->sigma   = s->opts.sigma;
+    e->padding = s->opts.padding;
+    e->depth   = s->depth;
+    ret = e->backend->check_inputs(e, sw_format);
+    if (ret >= 0)
+        ret = ff_fssim_check_inputs(ctx, sw_format, 0, fix_filter(e->backend));
+    if (ret >= 0)
+        ret = ff_fssim_format_init(ctx, &e->fmt, sw_format[1], inlink->w, inlink->h);
+    if (ret >= 0)
+        ret = ff_fssim_check_options(ctx, &s->opts, &e->fmt);
     if (ret < 0)
         return ret;
-    ret = ff_fssim_format_init(ctx, &s->fmt, sw_format, inlink->w, inlink->h);
-    if (ret < 0)
-        return ret;
-    ret = ff_fssim_check_options(ctx, &s->opts, &s->fmt);
-    if (ret < 0)
-        return ret;
+    e->dist[0] = e->fmt;
 
-    ret = s->backend->init(ctx, &bytes);
+    ret = ff_fssim_engine_init(e, &bytes);
     if (ret < 0) {
         /* other failures (a GPU backend's device or module) have said why */
         if (ret == AVERROR(ENOMEM))
@@ -454,19 +321,21 @@ static int config_input_ref(AVFilterLink *inlink)
         return ret;
     }
     av_log(ctx, AV_LOG_INFO, "fssim3d: ring of %d moment sets, %.1f MiB (%s, %s), "
-           "output delayed by %d frames\n", s->depth, bytes / 1048576.0, s->backend->name,
-           s->backend->storage, s->depth / 2);
+           "output delayed by %d frames\n", s->depth, bytes / 1048576.0, e->backend->name,
+           e->backend->storage3d, s->depth / 2);
+    ret = ff_fssim_queue_init(&s->queue, e);
+    if (ret < 0)
+        return ret;
 
     /* under tpadding=valid the first scored frame is frame depth/2 */
     s->out.first_n = s->tpadding == FSSIM_REF_TPAD_VALID ? s->depth / 2 : 0;
-    return ff_fssim_output_config(ctx, &s->out, &s->fmt);
+    return ff_fssim_output_config(ctx, &s->out, &e->fmt, NULL);
 }
 
 static int config_output(AVFilterLink *outlink)
 {
     FSSIM3DContext *s = outlink->src->priv;
-    /* hardware frames go out in main's frames context, which a GPU backend
-     * may have set already */
+    /* hardware frames go out in main's frames context */
     return ff_fssim_config_output(outlink, &s->fs, &s->out);
 }
 
@@ -482,7 +351,9 @@ static int activate(AVFilterContext *ctx)
      * now are still delivered before the downstream filter sees the EOF */
     if (s->fs.eof && !s->ended)
         return end_sequence(ctx);
-    return 0;
+    if (s->fs.eof)
+        ret = ff_fssim_queue_drain(&s->queue, &s->eng, &s->out, 1, 1);
+    return FFMIN(ret, 0);
 }
 
 /* The run stopped early (error, or the output closed before EOF): the
@@ -492,26 +363,25 @@ static void drain_held(AVFilterContext *ctx)
 {
     FSSIM3DContext *s = ctx->priv;
 
-    for (; s->nb_out < s->nb_in; s->nb_out++) {
-        AVFrame **frame = &s->held[s->nb_out % s->depth];
-        if (*frame && s->backend_priv)
-            score_frame(ctx, s->nb_out, s->nb_in, *frame);
-        av_frame_free(frame);
+    if (s->eng.priv && s->queue.fifo && !s->ended) {
+        s->ended = 1;
+        queue_ready(ctx, 1, 0);
     }
+    for (int k = 0; k < FSSIM3D_MAX_DEPTH; k++)
+        av_frame_free(&s->held[k]);
 }
 
 static av_cold void uninit(AVFilterContext *ctx)
 {
     FSSIM3DContext *s = ctx->priv;
+    const int ended = s->ended;
 
-    if (s->backend)
-        drain_held(ctx);
-    ff_fssim_output_close(ctx, &s->out, s->ended);
+    drain_held(ctx);
+    ff_fssim_queue_drain(&s->queue, &s->eng, &s->out, 1, 0);
+    ff_fssim_output_close(ctx, &s->out, ended);
+    ff_fssim_queue_uninit(&s->queue);
+    ff_fssim_engine_uninit(&s->eng);
     ff_framesync_uninit(&s->fs);
-    if (s->backend)
-        s->backend->uninit(ctx);
-    for (int k = 0; k < FSSIM3D_MAX_DEPTH; k++)
-        av_frame_free(&s->held[k]);
 }
 
 static const AVFilterPad fssim3d_inputs[] = {

@@ -26,28 +26,20 @@
 #ifndef FSSIM_CUDA_H
 #define FSSIM_CUDA_H
 
+#include "fssim_consts.h"
+
 /* An output tile is FSSIM_TILE x FSSIM_TILE pixels, FSSIM_THREADS threads. */
-#define FSSIM_TILE        32
-#define FSSIM_THREADS     256
-#define FSSIM_MAX_RADIUS  7          /* window 15 */
-#define FSSIM_INT_RADIUS  4
-#define FSSIM_DEFAULT_RADIUS 5        /* window 11: modules built for it */
-
-/* Per-tile partial sums written by fssim_plane_*, one set per thread block. */
-enum { FSSIM_PART_INT, FSSIM_PART_FLOAT, FSSIM_PART_BLOCK, FSSIM_NB_PARTS };
-
-#define FSSIM_ALGO_FLOAT_BIT 1
-#define FSSIM_ALGO_INT_BIT   2
-#define FSSIM_ALGO_BLOCK_BIT 4
+#define FSSIM_TILE        FSSIM_CUDA_TILE
+#define FSSIM_THREADS     FSSIM_CUDA_THREADS
 
 typedef struct FSSIMCudaParams {
-    /* int: L*L*(0.01*0.01) and L*L*(0.03*0.03), computed on the host in
-     * double exactly as the CPU reference does */
+    /* int: FSSIM_INT_C1BASE(L), FSSIM_INT_C2BASE(L), computed on the host
+     * in double exactly as the CPU reference does */
     double c1base, c2base;
     /* block, deeper than 8 bits: vf_ssim.c's 64-bit constants */
     long long block_c1, block_c2;
     unsigned long long main_ptr, ref_ptr;   /* first sample of the component */
-    unsigned long long partials;            /* double [FSSIM_NB_PARTS] per block */
+    unsigned long long partials;            /* double [FSSIM_NB_FUSED_PARTS] per block */
     /* float: (0.01 L)^2, (0.03 L)^2 in raw sample units */
     float float_c1, float_c2;
     /* normalised Gaussian weights g[0..2*radius] */
@@ -56,7 +48,7 @@ typedef struct FSSIMCudaParams {
     int width, height;                      /* samples */
     int step;                               /* containers between samples */
     int shift;                              /* right shift to the value */
-    int algos;                              /* FSSIM_ALGO_*_BIT */
+    int algos;                              /* FSSIM_BIT() set */
     int radius;                             /* float window radius */
     int same_padding;                       /* float: zeros outside, score all */
     int block_nx, block_ny;                 /* block: windows per row, rows */
@@ -64,8 +56,8 @@ typedef struct FSSIMCudaParams {
 } FSSIMCudaParams;
 
 typedef struct FSSIMCudaReduceParams {
-    unsigned long long partials;   /* double [FSSIM_NB_PARTS] per block */
-    unsigned long long out;        /* double [FSSIM_NB_PARTS] per component */
+    unsigned long long partials;   /* double [FSSIM_NB_FUSED_PARTS] per block */
+    unsigned long long out;        /* double [FSSIM_NB_FUSED_PARTS] per component */
     int offset[4], count[4];       /* each component's blocks in partials */
 } FSSIMCudaReduceParams;
 
@@ -118,23 +110,23 @@ FSSIM_HD FSSIMSmemLayout fssim_smem_layout(int radius, int algos, int kind)
     l.s   = off; off = fssim_align8(off + 4 * l.region * l.region);
     l.d   = off; off = fssim_align8(off + 4 * l.region * l.region);
     l.hi  = off;
-    if (algos & FSSIM_ALGO_INT_BIT)
+    if (algos & FSSIM_BIT(FSSIM_ALGO_INT))
         off += 5 * (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) * FSSIM_TILE * wide;
     l.hf  = off;
-    if (algos & FSSIM_ALGO_FLOAT_BIT)
+    if (algos & FSSIM_BIT(FSSIM_ALGO_FLOAT))
         off += 4 * l.region * FSSIM_TILE * 4;
     l.bs  = off;
-    if (algos & FSSIM_ALGO_BLOCK_BIT)
+    if (algos & FSSIM_BIT(FSSIM_ALGO_BLOCK))
         off += 4 * 81 * wide;
     l.red = off = fssim_align8(off);
-    off  += 8 * FSSIM_NB_PARTS * (FSSIM_THREADS + FSSIM_WARPS);
+    off  += 8 * FSSIM_NB_FUSED_PARTS * (FSSIM_THREADS + FSSIM_WARPS);
     l.total = off;
     return l;
 }
 
 /**
  * Fill the parameters of one component, except the sample pointers,
- * pitches and part_offset, which change per frame.  algos: FSSIM_ALGO_*_BIT.
+ * pitches and part_offset, which change per frame.  algos: a FSSIM_BIT() set.
  * Host code with no FFmpeg dependency (filters/fssim_cuda_params.c).
  */
 void fssim_cuda_fill_params(FSSIMCudaParams *p, int depth, int width, int height,

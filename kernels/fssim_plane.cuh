@@ -41,8 +41,8 @@
 
 #include "fssim_cuda_device.cuh"
 
-static __device__ const int int_taps[9]     = { 2, 9, 28, 55, 68, 55, 28, 9, 2 };
-static __device__ const int int_tap_sums[10] = { 0, 2, 11, 39, 94, 162, 217, 245, 254, 256 };
+static __device__ const int int_taps[9]     = { FSSIM_INT_TAPS };
+static __device__ const int int_tap_sums[10] = { FSSIM_INT_TAP_SUMS };
 
 /* Sum of the int taps that fall inside [0, size) around position x. */
 static __device__ __forceinline__ int int_weight(int x, int size)
@@ -123,11 +123,10 @@ static __device__ float float_ssim(float ma, float mb, float q, float pr, float 
                                  rn_add_f32(vsum, c2)));
 }
 
-/* vf_ssim.c ssim_end1(): 32-bit integers, 8-bit constants, float end. */
-static __device__ float block_end_8bit(int s1, int s2, int ss, int s12)
+/* vf_ssim.c ssim_end1(): 32-bit integers, 8-bit constants (c1, c2 from the
+ * host, FSSIM_BLOCK_C1/C2(255)), float end. */
+static __device__ float block_end_8bit(int s1, int s2, int ss, int s12, int c1, int c2)
 {
-    const int c1    = 416;     /* (int)(.01*.01*255*255*64 + .5) */
-    const int c2    = 235963;  /* (int)(.03*.03*255*255*64*63 + .5) */
     const int vars  = ss * 64 - s1 * s1 - s2 * s2;
     const int covar = s12 * 64 - s1 * s2;
     return rn_div_f32(rn_mul_f32((float)(2 * s1 * s2 + c1), (float)(2 * covar + c2)),
@@ -145,20 +144,20 @@ static __device__ float block_end_deep(long long s1, long long s2, long long ss,
 }
 
 /*
- * Sum FSSIM_NB_PARTS values over the thread block in a fixed order (each
+ * Sum FSSIM_NB_FUSED_PARTS values over the thread block in a fixed order (each
  * warp's 32 values in lane order, then the warps in order), so the result
  * does not depend on scheduling.  Thread 0 writes them to out.
  */
 static __device__ __forceinline__ void block_sums(double *red, const double *v, double *out)
 {
     const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
-    double *warp = red + FSSIM_NB_PARTS * FSSIM_THREADS;
+    double *warp = red + FSSIM_NB_FUSED_PARTS * FSSIM_THREADS;
 
 #pragma unroll
-    for (int k = 0; k < FSSIM_NB_PARTS; k++)
+    for (int k = 0; k < FSSIM_NB_FUSED_PARTS; k++)
         red[k * FSSIM_THREADS + tid] = v[k];
     __syncthreads();
-    if (tid < FSSIM_NB_PARTS * FSSIM_WARPS) {
+    if (tid < FSSIM_NB_FUSED_PARTS * FSSIM_WARPS) {
         const double *in = red + tid / FSSIM_WARPS * FSSIM_THREADS + tid % FSSIM_WARPS * 32;
         double sum = 0.0;
         for (int i = 0; i < 32; i++)
@@ -166,7 +165,7 @@ static __device__ __forceinline__ void block_sums(double *red, const double *v, 
         warp[tid] = sum;
     }
     __syncthreads();
-    if (tid < FSSIM_NB_PARTS) {
+    if (tid < FSSIM_NB_FUSED_PARTS) {
         double sum = 0.0;
         for (int i = 0; i < FSSIM_WARPS; i++)
             sum += warp[tid * FSSIM_WARPS + i];
@@ -477,7 +476,8 @@ static __device__ __forceinline__ double block_pass(const FSSIMCudaParams &p, co
                 v[k] = B[k * 81 + i] + B[k * 81 + i + 1] + B[k * 81 + i + 9] + B[k * 81 + i + 10];
             sum = deep ? (double)block_end_deep((long long)v[0], (long long)v[1], (long long)v[2],
                                                 (long long)v[3], p.block_c1, p.block_c2)
-                       : (double)block_end_8bit((int)v[0], (int)v[1], (int)v[2], (int)v[3]);
+                       : (double)block_end_8bit((int)v[0], (int)v[1], (int)v[2], (int)v[3],
+                                                (int)p.block_c1, (int)p.block_c2);
         }
     }
     return sum;
@@ -501,12 +501,12 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
                           y0 + FSSIM_TILE + R <= p.height;
     const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
     const int vc  = tid % FSSIM_TILE, vr0 = tid / FSSIM_TILE * VROWS;
-    const int n_int = p.algos & FSSIM_ALGO_INT_BIT ?
+    const int n_int = p.algos & FSSIM_BIT(FSSIM_ALGO_INT) ?
                       (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) * HGROUPS : 0;
-    const int n_flt = p.algos & FSSIM_ALGO_FLOAT_BIT ? (FSSIM_TILE + 2 * rf) * HGROUPS : 0;
-    double part[FSSIM_NB_PARTS] = { 0.0, 0.0, 0.0 };
+    const int n_flt = p.algos & FSSIM_BIT(FSSIM_ALGO_FLOAT) ? (FSSIM_TILE + 2 * rf) * HGROUPS : 0;
+    double part[FSSIM_NB_FUSED_PARTS] = { 0.0, 0.0, 0.0 };
     double *out = (double *)p.partials +
-                  (p.part_offset + blockIdx.y * gridDim.x + blockIdx.x) * FSSIM_NB_PARTS;
+                  (p.part_offset + blockIdx.y * gridDim.x + blockIdx.x) * FSSIM_NB_FUSED_PARTS;
     float cs, cd;
 
     load_tile<T>(p, l, smem, x0, y0);
@@ -528,12 +528,12 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
     }
     __syncthreads();
 
-    if (p.algos & FSSIM_ALGO_INT_BIT)
+    if (p.algos & FSSIM_BIT(FSSIM_ALGO_INT))
         part[FSSIM_PART_INT] = vpass_int<TI>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0, interior);
-    if (p.algos & FSSIM_ALGO_FLOAT_BIT)
+    if (p.algos & FSSIM_BIT(FSSIM_ALGO_FLOAT))
         part[FSSIM_PART_FLOAT] = vpass_float<RF>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0,
                                                  interior, cs, cd);
-    if (p.algos & FSSIM_ALGO_BLOCK_BIT)
+    if (p.algos & FSSIM_BIT(FSSIM_ALGO_BLOCK))
         part[FSSIM_PART_BLOCK] = block_pass<TB>(p, l, smem, x0, y0, KIND != FSSIM_KIND_8);
 
     block_sums((double *)(smem + l.red), part, out);
@@ -543,16 +543,16 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
  * fixed order. */
 static __device__ __forceinline__ void fssim_reduce_impl(const FSSIMCudaReduceParams &p)
 {
-    __shared__ double red[FSSIM_NB_PARTS * (FSSIM_THREADS + FSSIM_WARPS)];
+    __shared__ double red[FSSIM_NB_FUSED_PARTS * (FSSIM_THREADS + FSSIM_WARPS)];
     const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
-    const double *in = (const double *)p.partials + p.offset[blockIdx.x] * FSSIM_NB_PARTS;
-    double v[FSSIM_NB_PARTS] = { 0.0, 0.0, 0.0 };
+    const double *in = (const double *)p.partials + p.offset[blockIdx.x] * FSSIM_NB_FUSED_PARTS;
+    double v[FSSIM_NB_FUSED_PARTS] = { 0.0, 0.0, 0.0 };
 
     for (int i = tid; i < p.count[blockIdx.x]; i += FSSIM_THREADS)
 #pragma unroll
-        for (int k = 0; k < FSSIM_NB_PARTS; k++)
-            v[k] += in[i * FSSIM_NB_PARTS + k];
-    block_sums(red, v, (double *)p.out + blockIdx.x * FSSIM_NB_PARTS);
+        for (int k = 0; k < FSSIM_NB_FUSED_PARTS; k++)
+            v[k] += in[i * FSSIM_NB_FUSED_PARTS + k];
+    block_sums(red, v, (double *)p.out + blockIdx.x * FSSIM_NB_FUSED_PARTS);
 }
 
 /* Thread blocks per SM that registers must allow when shared memory allows

@@ -24,7 +24,10 @@
  * Plain C11, no FFmpeg dependency.  Written for exactness and clarity first:
  * each algorithm follows doc/algorithms.md literally.  Functions work on row
  * bands so that a caller can slice-thread them; summing band results in band
- * order gives the same value whatever the number of threads.
+ * order gives the same value whatever the number of threads.  The row-band
+ * functions allocate nothing: the caller sizes their scratch once (the
+ * *_scratch_size() functions) and passes it in, so that scoring a frame
+ * never allocates.  The whole-plane functions are conveniences that do.
  */
 #ifndef FSSIM_REF_H
 #define FSSIM_REF_H
@@ -32,13 +35,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FSSIM_REF_INT_RADIUS     4
-#define FSSIM_REF_MIN_WINDOW     3
-#define FSSIM_REF_MAX_WINDOW     15
-#define FSSIM_REF_BLOCK_MIN_SIZE 8
+#include "fssim_consts.h"
 
 /* Taps of the integer algorithm (doc/algorithms.md#int), sum 256. */
-extern const int fssim_ref_int_taps[2 * FSSIM_REF_INT_RADIUS + 1];
+extern const int fssim_ref_int_taps[2 * FSSIM_INT_RADIUS + 1];
 
 /**
  * One plane of samples as it lies in memory.  Covers planar planes
@@ -78,12 +78,15 @@ typedef struct FSSIMRefIntSums {
 double fssim_ref_int_term(int64_t mux, int64_t muy, int64_t x2, int64_t xy,
                           int64_t y2, int64_t w, double c1base, double c2base);
 
-/** Add the terms and weights of rows [y0, y1) of the plane pair to *sums.
- *  Returns 0, or a negative errno on allocation failure. */
-int fssim_ref_int_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
-                       int y0, int y1, FSSIMRefIntSums *sums);
+/** Bytes of scratch fssim_ref_int_rows() needs for bands of up to rows
+ *  rows of a plane width samples wide. */
+size_t fssim_ref_int_scratch_size(int width, int rows);
 
-/** Whole-plane score: sum of terms / sum of weights. */
+/** Add the terms and weights of rows [y0, y1) of the plane pair to *sums. */
+void fssim_ref_int_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
+                        int y0, int y1, void *scratch, FSSIMRefIntSums *sums);
+
+/** Whole-plane score: sum of terms / sum of weights; -1 if out of memory. */
 double fssim_ref_int(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth);
 
 /* ---- float: Gaussian SSIM (doc/algorithms.md#float) -------------------- */
@@ -94,7 +97,7 @@ enum FSSIMRefPadding {
 };
 
 typedef struct FSSIMRefFloatParams {
-    int    window;  /* odd, FSSIM_REF_MIN_WINDOW..FSSIM_REF_MAX_WINDOW */
+    int    window;  /* odd, FSSIM_MIN_WINDOW..FSSIM_MAX_WINDOW */
     double sigma;
     int    padding; /* enum FSSIMRefPadding */
 } FSSIMRefFloatParams;
@@ -123,20 +126,28 @@ enum { FSSIM_MU_A, FSSIM_MU_B, FSSIM_AA, FSSIM_BB, FSSIM_AB };
 int  fssim_ref_moments_alloc(FSSIMRefMoments *m, int w, int h);
 void fssim_ref_moments_free(FSSIMRefMoments *m);
 
+/** Bytes of scratch fssim_ref_float_moments_rows() needs for bands of up
+ *  to rows scored rows of a plane whose scored width is out_w. */
+size_t fssim_ref_float_moments_scratch_size(int out_w, int rows, const FSSIMRefFloatParams *p);
+
 /** Compute scored rows [oy0, oy1) into rows 0 .. oy1-oy0-1 of *m (whose
  *  w is the scored width and whose rows hold at least oy1-oy0 rows). */
-int fssim_ref_float_moments_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b,
-                                 const FSSIMRefFloatParams *p, int oy0, int oy1,
-                                 FSSIMRefMoments *m);
+void fssim_ref_float_moments_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b,
+                                  const FSSIMRefFloatParams *p, int oy0, int oy1,
+                                  void *scratch, FSSIMRefMoments *m);
 
 /** SSIM of one position from its five moments; c1 = (0.01 L)^2, c2 = (0.03 L)^2. */
 double fssim_ref_ssim_from_moments(double mu_a, double mu_b, double aa, double bb,
                                    double ab, double c1, double c2);
 
-/** Add the SSIM of the scored positions of output rows [oy0, oy1) to *sum.
- *  Returns 0, or a negative errno. */
-int fssim_ref_float_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
-                         const FSSIMRefFloatParams *p, int oy0, int oy1, double *sum);
+/** Bytes of scratch fssim_ref_float_rows() needs for bands of up to rows
+ *  scored rows of a plane whose scored width is out_w. */
+size_t fssim_ref_float_scratch_size(int out_w, int rows, const FSSIMRefFloatParams *p);
+
+/** Add the SSIM of the scored positions of output rows [oy0, oy1) to *sum. */
+void fssim_ref_float_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
+                          const FSSIMRefFloatParams *p, int oy0, int oy1, void *scratch,
+                          double *sum);
 
 /** Whole-plane score (mean over scored positions); NaN if none is scored. */
 double fssim_ref_float(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
@@ -147,10 +158,13 @@ double fssim_ref_float(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth
 /** Number of 8x8 windows (at stride 4) of a width x height plane. */
 int fssim_ref_block_windows(int width, int height, int *nx, int *ny);
 
+/** Bytes of scratch fssim_ref_block_rows() needs for a plane width wide. */
+size_t fssim_ref_block_scratch_size(int width);
+
 /** Add the per-row SSIM sums of window rows [wy0, wy1) to *sum, summing
  *  each row as FFmpeg does (double for 8-bit, float for deeper samples). */
-int fssim_ref_block_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
-                         int wy0, int wy1, double *sum);
+void fssim_ref_block_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
+                          int wy0, int wy1, void *scratch, double *sum);
 
 /** Whole-plane score; NaN if the plane has no 8x8 window. */
 double fssim_ref_block(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth);

@@ -27,7 +27,6 @@
  * float for deeper samples) are those of libavfilter/vf_ssim.c, so that the
  * values equal FFmpeg's.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -70,8 +69,8 @@ static void block_row(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int by,
 /* vf_ssim.c ssim_end1(): 32-bit integers and 8-bit constants. */
 static float end1_8bit(int s1, int s2, int ss, int s12)
 {
-    const int c1 = (int)(.01 * .01 * 255 * 255 * 64 + .5);
-    const int c2 = (int)(.03 * .03 * 255 * 255 * 64 * 63 + .5);
+    const int c1 = (int)FSSIM_BLOCK_C1(255);
+    const int c2 = (int)FSSIM_BLOCK_C2(255);
     const int vars  = ss * 64 - s1 * s1 - s2 * s2;
     const int covar = s12 * 64 - s1 * s2;
 
@@ -82,8 +81,8 @@ static float end1_8bit(int s1, int s2, int ss, int s12)
 /* vf_ssim.c ssim_end1x(): 64-bit integers, constants from the bit depth. */
 static float end1_deep(int64_t s1, int64_t s2, int64_t ss, int64_t s12, int max)
 {
-    const int64_t c1 = (int64_t)(.01 * .01 * max * max * 64 + .5);
-    const int64_t c2 = (int64_t)(.03 * .03 * max * max * 64 * 63 + .5);
+    const int64_t c1 = (int64_t)FSSIM_BLOCK_C1(max);
+    const int64_t c2 = (int64_t)FSSIM_BLOCK_C2(max);
     const int64_t vars  = ss * 64 - s1 * s1 - s2 * s2;
     const int64_t covar = s12 * 64 - s1 * s2;
 
@@ -91,22 +90,23 @@ static float end1_deep(int64_t s1, int64_t s2, int64_t ss, int64_t s12, int max)
            ((float)(s1 * s1 + s2 * s2 + c1) * (float)(vars + c2));
 }
 
-int fssim_ref_block_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
-                         int wy0, int wy1, double *sum)
+size_t fssim_ref_block_scratch_size(int width)
+{
+    /* the 4x4 block sums of two block rows */
+    return 2 * sizeof(BlockSums) * (size_t)((width >> 2) > 0 ? width >> 2 : 1);
+}
+
+void fssim_ref_block_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
+                          int wy0, int wy1, void *scratch, double *sum)
 {
     const int max = (1 << depth) - 1;
     int nx, ny;
     BlockSums *top, *bot;
 
     if (fssim_ref_block_windows(a->width, a->height, &nx, &ny) < 0 || wy0 >= wy1)
-        return 0;
-    top = malloc(sizeof(*top) * (nx + 1));
-    bot = malloc(sizeof(*bot) * (nx + 1));
-    if (!top || !bot) {
-        free(top);
-        free(bot);
-        return -ENOMEM;
-    }
+        return;
+    top = scratch;
+    bot = top + nx + 1;
 
     /* window row wy covers block rows wy and wy + 1 */
     block_row(a, b, wy0, nx + 1, bot);
@@ -135,19 +135,19 @@ int fssim_ref_block_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int dep
             *sum += row;
         }
     }
-    free(top);
-    free(bot);
-    return 0;
 }
 
 double fssim_ref_block(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth)
 {
     double sum = 0.0;
+    void *scratch;
     int nx, ny;
 
     if (fssim_ref_block_windows(a->width, a->height, &nx, &ny) < 0)
         return NAN;
-    if (fssim_ref_block_rows(a, b, depth, 0, ny, &sum) < 0)
+    if (!(scratch = malloc(fssim_ref_block_scratch_size(a->width))))
         return NAN;
+    fssim_ref_block_rows(a, b, depth, 0, ny, scratch, &sum);
+    free(scratch);
     return sum / ((double)nx * ny);
 }

@@ -25,33 +25,42 @@
  * padding=same treats the outside as zeros and scores every pixel
  * (fused-ssim).
  */
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "fssim_ref.h"
 
-int fssim_ref_float_moments_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b,
-                                 const FSSIMRefFloatParams *p, int oy0, int oy1,
-                                 FSSIMRefMoments *m)
+size_t fssim_ref_float_moments_scratch_size(int out_w, int rows, const FSSIMRefFloatParams *p)
+{
+    /* the horizontal pass of every plane row a band's windows touch */
+    return sizeof(double) * 5 * (size_t)out_w * (rows + p->window - 1);
+}
+
+size_t fssim_ref_float_scratch_size(int out_w, int rows, const FSSIMRefFloatParams *p)
+{
+    /* the band's moments, then the horizontal pass */
+    return sizeof(double) * 5 * (size_t)out_w * rows +
+           fssim_ref_float_moments_scratch_size(out_w, rows, p);
+}
+
+void fssim_ref_float_moments_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b,
+                                  const FSSIMRefFloatParams *p, int oy0, int oy1,
+                                  void *scratch, FSSIMRefMoments *m)
 {
     const int r = p->window / 2;
     const int off = p->padding == FSSIM_REF_PAD_VALID ? r : 0;
     const int w = a->width, h = a->height, ow = m->w;
-    double g[FSSIM_REF_MAX_WINDOW];
+    double g[FSSIM_MAX_WINDOW];
+    double *hs = scratch;
     int hy0, hy1;
-    double *hs;
 
     if (oy0 >= oy1)
-        return 0;
+        return;
     fssim_ref_gauss_weights(p->window, p->sigma, g);
 
     /* horizontal pass over every plane row the band's windows touch */
     hy0 = oy0 + off - r < 0 ? 0 : oy0 + off - r;
     hy1 = oy1 + off + r > h ? h : oy1 + off + r;
-    hs = malloc(sizeof(*hs) * 5 * (size_t)ow * (hy1 - hy0));
-    if (!hs)
-        return -ENOMEM;
     for (int y = hy0; y < hy1; y++) {
         for (int ox = 0; ox < ow; ox++) {
             const int x = ox + off;
@@ -88,44 +97,43 @@ int fssim_ref_float_moments_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b,
                 m->m[i][(size_t)(oy - oy0) * ow + ox] = s[i];
         }
     }
-    free(hs);
-    return 0;
 }
 
-int fssim_ref_float_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
-                         const FSSIMRefFloatParams *p, int oy0, int oy1, double *sum)
+void fssim_ref_float_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
+                          const FSSIMRefFloatParams *p, int oy0, int oy1, void *scratch,
+                          double *sum)
 {
     const double L  = (double)((1 << depth) - 1);
-    const double c1 = (0.01 * L) * (0.01 * L);
-    const double c2 = (0.03 * L) * (0.03 * L);
+    const double c1 = FSSIM_FLOAT_C1(L);
+    const double c2 = FSSIM_FLOAT_C2(L);
     FSSIMRefMoments m;
-    int ow, oh, ret;
+    int ow, oh;
 
     if (fssim_ref_float_out_size(a->width, a->height, p, &ow, &oh) < 0 || oy0 >= oy1)
-        return 0;
-    ret = fssim_ref_moments_alloc(&m, ow, oy1 - oy0);
-    if (ret < 0)
-        return ret;
-    ret = fssim_ref_float_moments_rows(a, b, p, oy0, oy1, &m);
-    if (ret >= 0) {
-        for (size_t i = 0; i < (size_t)ow * (oy1 - oy0); i++)
-            *sum += fssim_ref_ssim_from_moments(m.m[FSSIM_MU_A][i], m.m[FSSIM_MU_B][i],
-                                                m.m[FSSIM_AA][i], m.m[FSSIM_BB][i],
-                                                m.m[FSSIM_AB][i], c1, c2);
-    }
-    fssim_ref_moments_free(&m);
-    return ret;
+        return;
+    m.w = ow;
+    m.h = oy1 - oy0;
+    for (int i = 0; i < 5; i++)
+        m.m[i] = (double *)scratch + (size_t)i * ow * m.h;
+    fssim_ref_float_moments_rows(a, b, p, oy0, oy1, m.m[4] + (size_t)ow * m.h, &m);
+    for (size_t i = 0; i < (size_t)ow * m.h; i++)
+        *sum += fssim_ref_ssim_from_moments(m.m[FSSIM_MU_A][i], m.m[FSSIM_MU_B][i],
+                                            m.m[FSSIM_AA][i], m.m[FSSIM_BB][i],
+                                            m.m[FSSIM_AB][i], c1, c2);
 }
 
 double fssim_ref_float(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
                        const FSSIMRefFloatParams *p)
 {
     double sum = 0.0;
+    void *scratch;
     int ow, oh;
 
     if (fssim_ref_float_out_size(a->width, a->height, p, &ow, &oh) < 0)
         return NAN;
-    if (fssim_ref_float_rows(a, b, depth, p, 0, oh, &sum) < 0)
+    if (!(scratch = malloc(fssim_ref_float_scratch_size(ow, oh, p))))
         return NAN;
+    fssim_ref_float_rows(a, b, depth, p, 0, oh, scratch, &sum);
+    free(scratch);
     return sum / ((double)ow * oh);
 }

@@ -23,12 +23,11 @@
  * integer_ssim algorithm.  Taps outside the plane are skipped, so every
  * pixel is scored and border pixels simply carry less weight.
  */
-#include <errno.h>
 #include <stdlib.h>
 
 #include "fssim_ref.h"
 
-#define R FSSIM_REF_INT_RADIUS
+#define R FSSIM_INT_RADIUS
 
 /* The six running sums of one filter pass. */
 typedef struct IntSums {
@@ -74,23 +73,25 @@ static void int_row(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int y, IntSu
     }
 }
 
-int fssim_ref_int_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
-                       int y0, int y1, FSSIMRefIntSums *sums)
+size_t fssim_ref_int_scratch_size(int width, int rows)
+{
+    /* the horizontal sums of every input row a band's windows touch */
+    return sizeof(IntSums) * (size_t)width * (rows + 2 * R);
+}
+
+void fssim_ref_int_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
+                        int y0, int y1, void *scratch, FSSIMRefIntSums *sums)
 {
     const int w = a->width, h = a->height;
     const double L = (double)((1 << depth) - 1);
-    const double c1base = L * L * (0.01 * 0.01);
-    const double c2base = L * L * (0.03 * 0.03);
+    const double c1base = FSSIM_INT_C1BASE(L);
+    const double c2base = FSSIM_INT_C2BASE(L);
     const int hy0 = y0 - R < 0 ? 0 : y0 - R;
     const int hy1 = y1 + R > h ? h : y1 + R;
-    IntSums *hs;
+    IntSums *hs = scratch;
 
     if (y0 >= y1)
-        return 0;
-    /* horizontal sums of every input row the band's windows touch */
-    hs = malloc(sizeof(*hs) * (size_t)w * (hy1 - hy0));
-    if (!hs)
-        return -ENOMEM;
+        return;
     for (int y = hy0; y < hy1; y++)
         int_row(a, b, y, hs + (size_t)(y - hy0) * w);
 
@@ -115,15 +116,16 @@ int fssim_ref_int_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth
             sums->w += (uint64_t)s.w;
         }
     }
-    free(hs);
-    return 0;
 }
 
 double fssim_ref_int(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth)
 {
     FSSIMRefIntSums s = { 0 };
+    void *scratch = malloc(fssim_ref_int_scratch_size(a->width, a->height));
 
-    if (fssim_ref_int_rows(a, b, depth, 0, a->height, &s) < 0)
+    if (!scratch)
         return -1.0;
+    fssim_ref_int_rows(a, b, depth, 0, a->height, scratch, &s);
+    free(scratch);
     return s.t / (double)s.w;
 }

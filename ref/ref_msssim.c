@@ -157,14 +157,14 @@ int fssim_ref_msssim_scales(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int 
                             double cs[FSSIM_REF_MSSSIM_SCALES])
 {
     const double L  = (double)((1u << depth) - 1);
-    const double c1 = (0.01 * L) * (0.01 * L);
-    const double c2 = (0.03 * L) * (0.03 * L);
+    const double c1 = FSSIM_FLOAT_C1(L);
+    const double c2 = FSSIM_FLOAT_C2(L);
     const int side = a->width < a->height ? a->width : a->height;
-    double g[FSSIM_REF_MAX_WINDOW];
+    double g[FSSIM_MAX_WINDOW];
     double *pa = work, *row;
     int sw = a->width, sh = a->height;
 
-    if (window < FSSIM_REF_MIN_WINDOW || window > FSSIM_REF_MAX_WINDOW || !(window & 1) ||
+    if (window < FSSIM_MIN_WINDOW || window > FSSIM_MAX_WINDOW || !(window & 1) ||
         a->width != b->width || a->height != b->height ||
         side < fssim_ref_msssim_min_side(window))
         return -EINVAL;

@@ -27,9 +27,7 @@
 
 #include "fssim_ref.h"
 
-const int fssim_ref_int_taps[2 * FSSIM_REF_INT_RADIUS + 1] = {
-    2, 9, 28, 55, 68, 55, 28, 9, 2
-};
+const int fssim_ref_int_taps[2 * FSSIM_INT_RADIUS + 1] = { FSSIM_INT_TAPS };
 
 void fssim_ref_gauss_weights(int size, double sigma, double *g)
 {

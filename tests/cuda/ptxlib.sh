@@ -15,12 +15,12 @@ clang=$(sed -n 's/^NVCC=//p' "$FFMPEG_TREE/ffbuild/config.mak" 2>/dev/null)
 # would give that compiler; the PTX goes to WORK.
 other_compiler() {
     if [ "$FSSIM_CUDA" = llvm ] && [ -n "$nvcc" ]; then
-        "$nvcc" -gencode arch=compute_75,code=sm_75 -O2 -std=c++11 -m64 -ptx \
+        "$nvcc" -gencode arch=compute_75,code=sm_75 -O2 -std=c++11 -m64 -ptx -I"$top_srcdir/ref" \
             "$top_srcdir/kernels/$1.cu" -o "$2/$1.nvcc.ptx" > "$2/$1.log" 2>&1
         ok $? "$1.cu compiles to PTX with nvcc too"
     elif [ "$FSSIM_CUDA" = nvcc ] && [ -n "$clang" ]; then
         "$clang" --cuda-gpu-arch=sm_30 -O2 -std=c++11 -m64 -S -nocudalib -nocudainc \
-            --cuda-device-only -Wno-c++11-narrowing \
+            --cuda-device-only -Wno-c++11-narrowing -I"$top_srcdir/ref" \
             -include "$FFMPEG_TREE/compat/cuda/cuda_runtime.h" \
             "$top_srcdir/kernels/$1.cu" -o "$2/$1.clang.ptx" > "$2/$1.log" 2>&1
         ok $? "$1.cu compiles to PTX with clang too"

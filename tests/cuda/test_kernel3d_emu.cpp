@@ -50,6 +50,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <vector>
 
 /* what CUDA's headers give device code */
 struct alignas(16) float4 { float x, y, z, w; };
@@ -249,9 +250,10 @@ static Stats run_case(const Case &c)
         pack(c, pb, mb[f]);
         for (int i = 0; i < c.comps; i++) {
             fssim_ref_float_out_size(pa.w[i], pa.h[i], &fp, &ow[i], &oh[i]);
+            std::vector<char> scr(fssim_ref_float_moments_scratch_size(ow[i], oh[i], &fp));
             fssim_ref_moments_alloc(&ref[f][i], ow[i], oh[i]);
             fssim_ref_float_moments_rows(&ma[f].plane[i], &mb[f].plane[i], &fp, 0, oh[i],
-                                         &ref[f][i]);
+                                         scr.data(), &ref[f][i]);
         }
     }
 

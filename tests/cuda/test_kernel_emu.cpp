@@ -118,8 +118,8 @@ static void run_case(const Case &c)
                            c.window, c.sigma, c.same);
     int gx, gy;
     const int nblocks = fssim_cuda_nb_blocks(c.w, c.h, &gx, &gy);
-    std::vector<double> partials((size_t)nblocks * FSSIM_NB_PARTS, NAN);
-    double out[2][FSSIM_NB_PARTS];
+    std::vector<double> partials((size_t)nblocks * FSSIM_NB_FUSED_PARTS, NAN);
+    double out[2][FSSIM_NB_FUSED_PARTS];
 
     p.main_ptr    = (unsigned long long)(uintptr_t)a.data();
     p.ref_ptr     = (unsigned long long)(uintptr_t)b.data();
@@ -153,14 +153,14 @@ static void run_case(const Case &c)
 
     tap_ok(!memcmp(out[0], out[1], sizeof(out[0])), "%s: two runs bitwise identical", name);
 
-    if (c.algos & FSSIM_ALGO_INT_BIT) {
+    if (c.algos & FSSIM_BIT(FSSIM_ALGO_INT)) {
         const double ref = fssim_ref_int(&ra, &rb, c.depth);
         const double got = out[0][FSSIM_PART_INT] / (double)fssim_cuda_int_weight_sum(c.w, c.h);
         tap_ok(fabs(got - ref) <= 1e-12, "%s: int %.17g vs reference %.17g (diff %.3g)", name, got, ref, fabs(got - ref));
         if (c.content == SAME && c.depth <= 10)
             tap_ok(got == 1.0, "%s: int of identical planes is exactly 1", name);
     }
-    if (c.algos & FSSIM_ALGO_FLOAT_BIT) {
+    if (c.algos & FSSIM_BIT(FSSIM_ALGO_FLOAT)) {
         const FSSIMRefFloatParams fp = { c.window, c.sigma, c.same };
         int ow, oh;
         const double ref = fssim_ref_float(&ra, &rb, c.depth, &fp);
@@ -170,7 +170,7 @@ static void run_case(const Case &c)
         if (c.content == SAME)
             tap_ok(got == 1.0, "%s: float of identical planes is exactly 1", name);
     }
-    if (c.algos & FSSIM_ALGO_BLOCK_BIT) {
+    if (c.algos & FSSIM_BIT(FSSIM_ALGO_BLOCK)) {
         int nx, ny;
         const double ref = fssim_ref_block(&ra, &rb, c.depth);
         fssim_ref_block_windows(c.w, c.h, &nx, &ny);
@@ -183,7 +183,7 @@ static void run_case(const Case &c)
 
 int main(void)
 {
-    const int ALL = FSSIM_ALGO_INT_BIT | FSSIM_ALGO_FLOAT_BIT | FSSIM_ALGO_BLOCK_BIT;
+    const int ALL = FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_FLOAT) | FSSIM_BIT(FSSIM_ALGO_BLOCK);
     const Case cases[] = {
         /*  w    h  dep by st sh  algos window sigma same content */
         {  70,  45,  8, 1, 1, 0, ALL, 11, 1.5, 0, NOISE  },
@@ -197,8 +197,8 @@ int main(void)
         {  67,  41, 10, 2, 2, 6, ALL,  7, 1.0, 1, SAME   },
         {  35,  19,  8, 1, 1, 0, ALL, 11, 1.5, 0, NOISE  },
         {  35,  19, 10, 2, 1, 0, ALL, 11, 1.5, 1, NOISE  },
-        {   7,   5,  8, 1, 1, 0, FSSIM_ALGO_INT_BIT | FSSIM_ALGO_FLOAT_BIT, 11, 1.5, 1, NOISE },
-        {   1,   1,  8, 1, 1, 0, FSSIM_ALGO_INT_BIT, 11, 1.5, 0, NOISE },
+        {   7,   5,  8, 1, 1, 0, FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_FLOAT), 11, 1.5, 1, NOISE },
+        {   1,   1,  8, 1, 1, 0, FSSIM_BIT(FSSIM_ALGO_INT), 11, 1.5, 0, NOISE },
         {  99,  70, 10, 2, 1, 0, ALL, 11, 1.5, 0, EDGES  },
         {  99,  70, 10, 2, 2, 6, ALL, 11, 1.5, 0, SMOOTH },   /* P010 chroma */
         {  51,  37,  8, 1, 2, 0, ALL, 11, 1.5, 1, NOISE  },   /* NV12 chroma */
@@ -209,8 +209,8 @@ int main(void)
         {  80,  48, 16, 2, 1, 0, ALL,  3, 0.8, 1, EDGES  },
         {  80,  48, 16, 2, 1, 0, ALL,  7, 1.0, 0, FLAT   },
         {  66,  66,  8, 1, 1, 0, ALL,  5, 1.2, 0, EDGES  },
-        { 130,  97,  8, 1, 1, 0, FSSIM_ALGO_FLOAT_BIT, 13, 3.0, 1, SMOOTH },
-        { 130,  97, 10, 2, 1, 0, FSSIM_ALGO_BLOCK_BIT, 11, 1.5, 0, NOISE },
+        { 130,  97,  8, 1, 1, 0, FSSIM_BIT(FSSIM_ALGO_FLOAT), 13, 3.0, 1, SMOOTH },
+        { 130,  97, 10, 2, 1, 0, FSSIM_BIT(FSSIM_ALGO_BLOCK), 11, 1.5, 0, NOISE },
     };
     for (const Case &c : cases)
         run_case(c);

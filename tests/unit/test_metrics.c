@@ -239,7 +239,7 @@ static void naive_ssim(const DImg *a, const DImg *b, int window, double sigma, d
                        double *s, double *cs)
 {
     const double c1 = (0.01 * L) * (0.01 * L), c2 = (0.03 * L) * (0.03 * L);
-    double g[FSSIM_REF_MAX_WINDOW], gs = 0.0, ssum = 0.0, cssum = 0.0;
+    double g[FSSIM_MAX_WINDOW], gs = 0.0, ssum = 0.0, cssum = 0.0;
     const int ow = a->w - window + 1, oh = a->h - window + 1;
 
     for (int i = 0; i < window; i++) {

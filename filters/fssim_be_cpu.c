@@ -1,0 +1,341 @@
+/*
+ * Copyright (c) 2026 the fssim developers
+ *
+ * This file is part of fssim, built into FFmpeg.
+ *
+ * fssim is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * fssim is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with fssim; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
+ * fssim: the CPU backend, on software frames, with the reference
+ * implementation of every algorithm (ref/).  Work is cut into fixed units
+ * (rendition x algorithm x component x band of rows) whose partial sums are
+ * added in unit order, so that a score does not depend on the number of
+ * threads; each thread takes every nb_threads-th unit and owns one scratch
+ * area, sized at configuration: scoring a frame allocates nothing.
+ * Synchronous: a job's sums are there when submit returns.
+ */
+#include "libavutil/mem.h"
+#include "libavfilter/filters.h"
+
+#include "fssim_engine.h"
+
+/* Rows per unit.  Fixed, not derived from the thread count (see above). */
+#define BAND_ROWS 16
+
+typedef struct CPUUnit {
+    int    dist, algo, comp;
+    int    y0, y1;           /* rows (int), scored rows (float), window rows (block) */
+    FSSIMRefIntSums isum;    /* int */
+    double sum;              /* float, block, 3-D */
+} CPUUnit;
+
+typedef struct CPUList {
+    CPUUnit *units;
+    int      nb_units;
+} CPUList;
+
+typedef struct CPUBackend {
+    CPUList  score;             /* 2-D scoring; 3-D: the temporal pass */
+    CPUList  moments;           /* 3-D: the spatial moments */
+    int      nb_threads;
+    size_t   scratch_size;      /* per thread */
+    uint8_t *scratch;
+    FSSIMSums *results;         /* per slot */
+    /* 3-D: ring[slot][comp], the five moment planes of a component */
+    FSSIMRefMoments ring[FSSIM3D_MAX_DEPTH][4];
+} CPUBackend;
+
+/* What one run of the units reads. */
+typedef struct CPUTask {
+    const CPUList *list;
+    const AVFrame *ref;
+    AVFrame *const *dist;
+    int ring_slot;               /* 3-D moments */
+    const FSSIM3DWindow *win;    /* 3-D score */
+} CPUTask;
+
+static FSSIMRefFloatParams float_params(const FSSIMEngine *e)
+{
+    return (FSSIMRefFloatParams) { e->window, e->sigma, e->padding };
+}
+
+static int cpu_check_inputs(FSSIMEngine *e, enum AVPixelFormat *sw_format)
+{
+    for (int i = 0; i < e->ctx->nb_inputs; i++)
+        sw_format[i] = e->ctx->inputs[i]->format;
+    return 0;
+}
+
+/* Rows the algorithm iterates over in component c, and the scratch a band
+ * of them needs. */
+static int algo_rows(const FSSIMEngine *e, int algo, int c, size_t *scratch)
+{
+    const FSSIMPlane *p = &e->fmt.comp[c];
+    const FSSIMRefFloatParams fp = float_params(e);
+    int w, h;
+
+    switch (algo) {
+    case FSSIM_ALGO_INT:
+        *scratch = fssim_ref_int_scratch_size(p->width, BAND_ROWS);
+        return p->height;
+    case FSSIM_ALGO_FLOAT:
+        if (fssim_ref_float_out_size(p->width, p->height, &fp, &w, &h) < 0)
+            return 0;
+        *scratch = fssim_ref_float_scratch_size(w, BAND_ROWS, &fp);
+        return h;
+    case FSSIM_ALGO_BLOCK:
+        *scratch = fssim_ref_block_scratch_size(p->width);
+        return fssim_ref_block_windows(p->width, p->height, &w, &h) < 0 ? 0 : h;
+    }
+    return 0;
+}
+
+/* Cut every (rendition, algorithm, component) into bands.  algos: the
+ * FSSIM_BIT() set of what the list computes. */
+static int make_units(CPUBackend *b, CPUList *l, const FSSIMEngine *e, int nb_dist, int algos)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        int n = 0;
+        for (int k = 0; k < nb_dist; k++) {
+            for (int a = 0; a < FSSIM_NB_ALGOS; a++) {
+                if (!(algos & FSSIM_BIT(a)))
+                    continue;
+                for (int c = 0; c < e->fmt.nb_comps; c++) {
+                    size_t scratch = 0;
+                    const int rows = algo_rows(e, a, c, &scratch);
+                    for (int y = 0; y < rows; y += BAND_ROWS, n++)
+                        if (pass)
+                            l->units[n] = (CPUUnit) { .dist = k, .algo = a, .comp = c, .y0 = y,
+                                                      .y1 = FFMIN(y + BAND_ROWS, rows) };
+                    b->scratch_size = FFMAX(b->scratch_size, scratch);
+                }
+            }
+        }
+        if (!pass && !(l->units = av_calloc(FFMAX(n, 1), sizeof(*l->units))))
+            return AVERROR(ENOMEM);
+        l->nb_units = n;
+    }
+    return 0;
+}
+
+/* 3-D: the moment ring, depth sets of five double planes per component. */
+static int init_ring(FSSIMEngine *e, CPUBackend *b, size_t *bytes)
+{
+    const FSSIMRefFloatParams fp = float_params(e);
+
+    *bytes = 0;
+    for (int c = 0; c < e->fmt.nb_comps; c++) {
+        const FSSIMPlane *p = &e->fmt.comp[c];
+        int ow, oh;
+        /* ff_fssim_check_options() made sure every plane scores something */
+        fssim_ref_float_out_size(p->width, p->height, &fp, &ow, &oh);
+        for (int k = 0; k < e->depth; k++)
+            if (fssim_ref_moments_alloc(&b->ring[k][c], ow, oh) < 0)
+                return AVERROR(ENOMEM);
+        *bytes += (size_t)e->depth * 5 * ow * oh * sizeof(double);
+        b->scratch_size = FFMAX(b->scratch_size,
+                                fssim_ref_float_moments_scratch_size(ow, BAND_ROWS, &fp));
+    }
+    return 0;
+}
+
+static int cpu_init(FSSIMEngine *e, size_t *ring_bytes)
+{
+    CPUBackend *b = e->priv;
+    int ret;
+
+    if (e->depth) {
+        ret = init_ring(e, b, ring_bytes);
+        if (ret >= 0)
+            ret = make_units(b, &b->moments, e, 1, FSSIM_BIT(FSSIM_ALGO_FLOAT));
+        if (ret >= 0)
+            ret = make_units(b, &b->score, e, 1, FSSIM_BIT(FSSIM_ALGO_FLOAT));
+    } else {
+        ret = make_units(b, &b->score, e, e->nb_dist, e->algos);
+    }
+    if (ret < 0)
+        return ret;
+    for (int k = 0; k < e->nb_dist; k++) {
+        if (e->resample[k]) {
+            av_log(e->ctx, AV_LOG_ERROR, "%s is %dx%d, the reference %dx%d: the CPU backend "
+                   "cannot resample yet; scale it first.\n", e->ctx->input_pads[k].name,
+                   e->dist[k].width, e->dist[k].height, e->fmt.width, e->fmt.height);
+            return AVERROR(ENOSYS);
+        }
+    }
+
+    b->nb_threads = FFMAX(1, ff_filter_get_nb_threads(e->ctx));
+    b->scratch = av_malloc(FFMAX(b->scratch_size, 1) * b->nb_threads);
+    b->results = av_calloc(e->nb_slots, sizeof(*b->results));
+    if (!b->scratch || !b->results)
+        return AVERROR(ENOMEM);
+    return 0;
+}
+
+static void run_unit(FSSIMEngine *e, const CPUTask *t, CPUUnit *u, void *scratch)
+{
+    CPUBackend *b = e->priv;
+    const FSSIMRefFloatParams fp = float_params(e);
+    const int depth = e->fmt.depth;
+
+    u->isum = (FSSIMRefIntSums) { 0 };
+    u->sum  = 0.0;
+    if (t->win) {
+        const double L = (double)((1 << depth) - 1);
+        const FSSIMRefMoments *mom[FSSIM3D_MAX_DEPTH];
+        for (int k = 0; k < t->win->depth; k++)
+            mom[k] = t->win->slot[k] >= 0 ? &b->ring[t->win->slot[k]][u->comp] : NULL;
+        u->sum = fssim_ref_3d_rows(mom, t->win->wt, t->win->depth, FSSIM_FLOAT_C1(L),
+                                   FSSIM_FLOAT_C2(L), u->y0, u->y1);
+        return;
+    }
+    {
+        const AVFrame *d = t->dist[u->dist];
+        const FSSIMRefPlane pa = ff_fssim_ref_plane(&e->dist[u->dist], u->comp, d->data,
+                                                    d->linesize);
+        const FSSIMRefPlane pb = ff_fssim_ref_plane(&e->fmt, u->comp, t->ref->data,
+                                                    t->ref->linesize);
+        if (t->list == &b->moments) {
+            /* the band's rows of the ring slot, so the reference writes them in place */
+            const FSSIMRefMoments *m = &b->ring[t->ring_slot][u->comp];
+            FSSIMRefMoments band = { .w = m->w, .h = u->y1 - u->y0 };
+            for (int i = 0; i < 5; i++)
+                band.m[i] = m->m[i] + (size_t)u->y0 * m->w;
+            fssim_ref_float_moments_rows(&pa, &pb, &fp, u->y0, u->y1, scratch, &band);
+            return;
+        }
+        switch (u->algo) {
+        case FSSIM_ALGO_INT:
+            fssim_ref_int_rows(&pa, &pb, depth, u->y0, u->y1, scratch, &u->isum);
+            break;
+        case FSSIM_ALGO_FLOAT:
+            fssim_ref_float_rows(&pa, &pb, depth, &fp, u->y0, u->y1, scratch, &u->sum);
+            break;
+        case FSSIM_ALGO_BLOCK:
+            fssim_ref_block_rows(&pa, &pb, depth, u->y0, u->y1, scratch, &u->sum);
+            break;
+        }
+    }
+}
+
+/* One thread's share: every nb_jobs-th unit, in its own scratch area. */
+static int run_units(AVFilterContext *ctx, void *arg, int jobnr, int nb_jobs)
+{
+    FSSIMEngine *e = ((FSSIMEngine **)arg)[0];
+    const CPUTask *t = ((const CPUTask **)arg)[1];
+    CPUBackend *b = e->priv;
+    void *scratch = b->scratch + (size_t)jobnr * b->scratch_size;
+
+    for (int i = jobnr; i < t->list->nb_units; i += nb_jobs)
+        if (t->dist == NULL || t->win || t->dist[t->list->units[i].dist])
+            run_unit(e, t, &t->list->units[i], scratch);
+    return 0;
+}
+
+/* By uninit the filter has left its graph and slice threading with it,
+ * but held frames are still scored then (fssim3d): the same units, on one
+ * thread. */
+static void run(FSSIMEngine *e, const CPUTask *t)
+{
+    CPUBackend *b = e->priv;
+    const void *arg[2] = { e, t };
+    const int nb_jobs = e->ctx->graph ? FFMIN(b->nb_threads, FFMAX(t->list->nb_units, 1)) : 1;
+
+    if (nb_jobs > 1)
+        ff_filter_execute(e->ctx, run_units, (void *)arg, NULL, nb_jobs);
+    else
+        run_units(e->ctx, (void *)arg, 0, 1);
+}
+
+/* The units' partials into a slot, added in unit order. */
+static void gather(const CPUList *l, AVFrame *const *dist, FSSIMSums *s)
+{
+    memset(s, 0, sizeof(*s));
+    for (int i = 0; i < l->nb_units; i++) {
+        const CPUUnit *u = &l->units[i];
+        FSSIMSum *v = s->v[u->dist][u->comp];
+        if (dist && !dist[u->dist])
+            continue;
+        if (u->algo == FSSIM_ALGO_INT)
+            v[FSSIM_PART_INT].d += u->isum.t;
+        else
+            v[u->algo].d += u->sum;
+    }
+}
+
+static int cpu_submit(FSSIMEngine *e, int slot, const AVFrame *ref, AVFrame *const *dist)
+{
+    CPUBackend *b = e->priv;
+    const CPUTask t = { .list = &b->score, .ref = ref, .dist = dist };
+
+    run(e, &t);
+    gather(&b->score, dist, &b->results[slot]);
+    return 0;
+}
+
+static int cpu_collect(FSSIMEngine *e, int slot, int wait, FSSIMSums *sums)
+{
+    CPUBackend *b = e->priv;
+    *sums = b->results[slot];
+    return 1;
+}
+
+static int cpu_moments(FSSIMEngine *e, int ring_slot, const AVFrame *ref, const AVFrame *dist)
+{
+    CPUBackend *b = e->priv;
+    AVFrame *const d[1] = { (AVFrame *)dist };
+    const CPUTask t = { .list = &b->moments, .ref = ref, .dist = d, .ring_slot = ring_slot };
+
+    run(e, &t);
+    return 0;
+}
+
+static int cpu_submit3d(FSSIMEngine *e, int slot, const FSSIM3DWindow *win)
+{
+    CPUBackend *b = e->priv;
+    const CPUTask t = { .list = &b->score, .win = win };
+
+    run(e, &t);
+    gather(&b->score, NULL, &b->results[slot]);
+    return 0;
+}
+
+static void cpu_uninit(FSSIMEngine *e)
+{
+    CPUBackend *b = e->priv;
+
+    for (int k = 0; k < FSSIM3D_MAX_DEPTH; k++)
+        for (int c = 0; c < 4; c++)
+            fssim_ref_moments_free(&b->ring[k][c]);
+    av_freep(&b->score.units);
+    av_freep(&b->moments.units);
+    av_freep(&b->scratch);
+    av_freep(&b->results);
+}
+
+const FSSIMBackend ff_fssim_cpu_backend = {
+    .name         = "software",
+    .priv_size    = sizeof(CPUBackend),
+    .queue_depth  = 1,
+    .check_inputs = cpu_check_inputs,
+    .init         = cpu_init,
+    .submit       = cpu_submit,
+    .collect      = cpu_collect,
+    .moments      = cpu_moments,
+    .submit3d     = cpu_submit3d,
+    .uninit       = cpu_uninit,
+    .storage3d    = "5 double planes per component",
+};

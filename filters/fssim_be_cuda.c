@@ -1,0 +1,603 @@
+/*
+ * Copyright (c) 2026 the fssim developers
+ *
+ * This file is part of fssim, built into FFmpeg.
+ *
+ * fssim is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * fssim is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with fssim; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
+ * fssim: the CUDA backend, on AV_PIX_FMT_CUDA frames as NVDEC,
+ * hwupload_cuda or scale_cuda left them.  Frame data never leaves the GPU:
+ * only per-plane sums come back, asynchronously, through result slots.
+ *
+ * 2-D (fssim_cuda): per rendition, one fused kernel per plane
+ * (fssim_plane, kernels/fssim_plane.cuh) computes every requested algorithm
+ * from one read of each sample into per-tile partial sums, and
+ * fssim_reduce adds them per plane in a fixed order into the job's slot.
+ *
+ * 3-D (fssim3d): per frame pair, fssim3d_moments computes the spatial
+ * moments into the frame's slot of a ring in device memory (the one
+ * full-size intermediate doc/algorithms.md#fssim3d allows: 4 floats per
+ * scored position -- mu_a, mu_b, var_a + var_b, cov); per scored frame,
+ * fssim3d_score combines the ring slots of its temporal window in double
+ * and fssim3d_sum adds the partials per plane into the job's slot.
+ *
+ * Everything runs on the backend's own non-blocking stream, ordered after
+ * the frames' stream (often the legacy default stream, which would
+ * otherwise serialise the kernels with the decoder) by an event.
+ */
+#include <inttypes.h>
+#include <stddef.h>
+
+#include "libavutil/avassert.h"
+#include "libavutil/mem.h"
+#include "libavutil/pixdesc.h"
+#include "libavfilter/filters.h"
+
+#include "fssim_cuda.h"
+#include "fssim3d_cuda.h"
+#include "fssim_cuda_common.h"
+#include "fssim_engine.h"
+
+#define OFFSET_ALIGN 256
+
+/* 3-D: what one scored frame sends to the GPU, per result slot. */
+typedef struct CUDAWindows {
+    FSSIM3DCudaWindow   *host;       /* pinned, nb_slots */
+    CUdeviceptr          dev;        /* nb_slots */
+} CUDAWindows;
+
+typedef struct CUDABackend {
+    FSSIMCuda      cuda;
+    FSSIMCudaSlots slots;
+    int            smem_bytes;
+
+    /* 2-D */
+    CUfunction plane_func, reduce_func;
+    CUdeviceptr partials;               /* per rendition, per tile sums: O(tiles) */
+    int nb_tiles;                       /* of one rendition, all planes */
+    FSSIMCudaParams params[4];          /* per component */
+    int grid[4][2];
+    FSSIMCudaReduceParams reduce;
+
+    /* 3-D */
+    CUfunction moments_func, score_func, sum_func;
+    FSSIM3DCudaMomentParams mp[4];
+    FSSIM3DCudaScoreParams  sp[4];
+    FSSIM3DCudaSumParams    sum;
+    int    grid3d[4][2];
+    int    score_blocks[4];
+    size_t comp_offset[4];              /* component records in a ring slot, bytes */
+    size_t ring_slot_bytes;
+    CUdeviceptr ring;                   /* depth * ring_slot_bytes */
+    CUDAWindows win;
+    CUevent  mready;                    /* on the frames' stream */
+    /* per ring slot: its moments kernels' start and end, and the frames
+     * they read, held until the end event has completed */
+    CUevent  mstart[FSSIM3D_MAX_DEPTH], mdone[FSSIM3D_MAX_DEPTH];
+    AVFrame *mframes[FSSIM3D_MAX_DEPTH][2];
+    double   moments_ms;
+    uint64_t nb_moments;
+} CUDABackend;
+
+static int push(FSSIMEngine *e, FSSIMCuda *c)
+{
+    return FSSIM_CHECK_CU(c, e->ctx, c->cu->cuCtxPushCurrent(c->cu_ctx));
+}
+
+static void pop(FSSIMEngine *e, FSSIMCuda *c)
+{
+    CUcontext dummy;
+    FSSIM_FREE_CU(c, e->ctx, c->cu->cuCtxPopCurrent(&dummy));
+}
+
+static int cuda_check_inputs(FSSIMEngine *e, enum AVPixelFormat *sw_format)
+{
+    AVFilterContext *ctx = e->ctx;
+    int cuda = 0;
+
+    /* fssim3d takes software frames too: a mixed pair gets its own message */
+    for (int i = 0; i < ctx->nb_inputs; i++)
+        cuda += ctx->inputs[i]->format == AV_PIX_FMT_CUDA;
+    if (e->depth && cuda == 1) {
+        const int sw = ctx->inputs[0]->format == AV_PIX_FMT_CUDA;
+        av_log(ctx, AV_LOG_ERROR, "The %s input carries CUDA frames but the %s input "
+               "software frames (%s): fssim3d scores both on the GPU or both on the CPU. "
+               "Put the %s input on the same CUDA device (-hwaccel cuda "
+               "-hwaccel_output_format cuda, or hwupload with -init_hw_device cuda=gpu "
+               "-filter_hw_device gpu), or bring both to system memory (hwdownload,format=...).\n",
+               ctx->input_pads[!sw].name, ctx->input_pads[sw].name,
+               av_get_pix_fmt_name(ctx->inputs[sw]->format), ctx->input_pads[sw].name);
+        return AVERROR(EINVAL);
+    }
+    return ff_fssim_cuda_check_inputs(ctx, sw_format);
+}
+
+/* ---- 2-D ------------------------------------------------------------------ */
+
+/* Kernel parameters, tiles and buffers: everything that does not change
+ * from frame to frame is set up once here. */
+static int init_2d(FSSIMEngine *e, CUDABackend *b)
+{
+#define PTX(name) extern const unsigned char ff_##name##_ptx_data[]; \
+                  extern const unsigned int ff_##name##_ptx_len;
+    PTX(fssim_8) PTX(fssim_12) PTX(fssim_16) PTX(fssim_8_any) PTX(fssim_12_any) PTX(fssim_16_any)
+#undef PTX
+    /* per sample class: built for the default window, and for any window */
+    const unsigned char *const ptx[2][3] = {
+        { ff_fssim_8_ptx_data, ff_fssim_12_ptx_data, ff_fssim_16_ptx_data },
+        { ff_fssim_8_any_ptx_data, ff_fssim_12_any_ptx_data, ff_fssim_16_any_ptx_data },
+    };
+    const unsigned int ptx_len[2][3] = {
+        { ff_fssim_8_ptx_len, ff_fssim_12_ptx_len, ff_fssim_16_ptx_len },
+        { ff_fssim_8_any_ptx_len, ff_fssim_12_any_ptx_len, ff_fssim_16_any_ptx_len },
+    };
+    AVFilterContext *ctx = e->ctx;
+    FSSIMCuda *c = &b->cuda;
+    const int kind = fssim_cuda_kind(e->fmt.depth);
+    const int any = e->window != FSSIM_DEFAULT_WINDOW;
+    const FSSIMSmemLayout l = fssim_smem_layout(e->window / 2, e->algos, kind);
+    const size_t part_bytes = FSSIM_NB_FUSED_PARTS * sizeof(double);
+    int ret;
+
+    /* only the module needed: the driver compiles PTX slowly */
+    ret = ff_fssim_cuda_init(ctx, c, ptx[any][kind], ptx_len[any][kind]);
+    if (ret < 0)
+        return ret;
+
+    for (int i = 0; i < e->fmt.nb_comps; i++) {
+        const FSSIMPlane *p = &e->fmt.comp[i];
+        FSSIMCudaParams *kp = &b->params[i];
+        fssim_cuda_fill_params(kp, e->fmt.depth, p->width, p->height, p->bytes, p->step,
+                               p->shift, e->algos, e->window, e->sigma,
+                               e->padding == FSSIM_REF_PAD_SAME);
+        kp->part_offset = b->nb_tiles;
+        b->reduce.offset[i] = b->nb_tiles;
+        b->reduce.count[i]  = fssim_cuda_nb_blocks(p->width, p->height,
+                                                   &b->grid[i][0], &b->grid[i][1]);
+        b->nb_tiles += b->reduce.count[i];
+    }
+    b->smem_bytes = l.total;
+
+    ret = push(e, c);
+    if (ret < 0)
+        return ret;
+    ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuModuleGetFunction(&b->plane_func, c->module,
+                                                            "fssim_plane"));
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuModuleGetFunction(&b->reduce_func, c->module,
+                                                                "fssim_reduce"));
+    if (ret >= 0)
+        ret = ff_fssim_cuda_set_smem(ctx, c, b->plane_func, b->smem_bytes);
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuMemAlloc(&b->partials, (size_t)e->nb_dist *
+                                                        b->nb_tiles * part_bytes));
+    pop(e, c);
+    if (ret < 0)
+        return ret;
+
+    av_log(ctx, AV_LOG_VERBOSE, "%d tiles of %dx%d, %d bytes of shared memory each, "
+           "%zu bytes of tile sums\n", b->nb_tiles, FSSIM_TILE, FSSIM_TILE, b->smem_bytes,
+           (size_t)e->nb_dist * b->nb_tiles * part_bytes);
+    /* only the planes the reduction writes: a copy of unwritten device
+     * memory is an uninitialised read to compute-sanitizer's initcheck */
+    return ff_fssim_cuda_slots_init(ctx, c, &b->slots, e->nb_slots,
+                                    (size_t)e->nb_dist * e->fmt.nb_comps * part_bytes);
+}
+
+/* The kernels of one rendition into its part of the slot. */
+static int launch_2d(FSSIMEngine *e, CUDABackend *b, int k, const AVFrame *ref,
+                     const AVFrame *dist, CUdeviceptr results)
+{
+    FSSIMCuda *c = &b->cuda;
+    CudaFunctions *cu = c->cu;
+    const size_t part_bytes = FSSIM_NB_FUSED_PARTS * sizeof(double);
+    const CUdeviceptr partials = b->partials + (size_t)k * b->nb_tiles * part_bytes;
+    void *args[1];
+    int ret = 0;
+
+    for (int i = 0; i < e->fmt.nb_comps && ret >= 0; i++) {
+        const FSSIMPlane *p = &e->fmt.comp[i];
+        FSSIMCudaParams *kp = &b->params[i];
+
+        kp->main_ptr   = (CUdeviceptr)dist->data[p->plane] + p->offset;
+        kp->ref_ptr    = (CUdeviceptr)ref->data[p->plane] + p->offset;
+        kp->main_pitch = dist->linesize[p->plane];
+        kp->ref_pitch  = ref->linesize[p->plane];
+        kp->partials   = partials;
+        args[0] = kp;
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuLaunchKernel(b->plane_func, b->grid[i][0],
+                                                           b->grid[i][1], 1, FSSIM_TILE,
+                                                           FSSIM_THREADS / FSSIM_TILE, 1,
+                                                           b->smem_bytes, c->stream, args, NULL));
+    }
+    if (ret < 0)
+        return ret;
+    b->reduce.partials = partials;
+    b->reduce.out = results + (size_t)k * e->fmt.nb_comps * part_bytes;
+    args[0] = &b->reduce;
+    return FSSIM_CHECK_CU(c, e->ctx, cu->cuLaunchKernel(b->reduce_func, e->fmt.nb_comps, 1, 1,
+                                                        FSSIM_TILE, FSSIM_THREADS / FSSIM_TILE,
+                                                        1, 0, c->stream, args, NULL));
+}
+
+static int cuda_submit(FSSIMEngine *e, int slot, const AVFrame *ref, AVFrame *const *dist)
+{
+    CUDABackend *b = e->priv;
+    FSSIMCuda *c = &b->cuda;
+    const AVFrame *frames[FSSIM_MAX_INPUTS];
+    const CUdeviceptr results = b->slots.dev + slot * b->slots.slot_bytes;
+    int ret;
+
+    /* a failed context runs nothing reliably any more */
+    if (c->failed)
+        return c->failed;
+    for (int k = 0; k < e->nb_dist; k++)
+        frames[k] = dist[k];
+    frames[e->nb_dist] = ref;
+
+    ret = push(e, c);
+    if (ret < 0)
+        return ret;
+    ret = ff_fssim_cuda_slot_begin(e->ctx, c, &b->slots, slot, frames, e->nb_dist + 1);
+    for (int k = 0; k < e->nb_dist && ret >= 0; k++)
+        if (dist[k])
+            ret = launch_2d(e, b, k, ref, dist[k], results);
+    if (ret >= 0)
+        ret = ff_fssim_cuda_slot_end(e->ctx, c, &b->slots, slot);
+    pop(e, c);
+    return ret;
+}
+
+static int cuda_collect(FSSIMEngine *e, int slot, int wait, FSSIMSums *sums)
+{
+    CUDABackend *b = e->priv;
+    const double *r;
+    int ret;
+
+    ret = ff_fssim_cuda_slot_collect(e->ctx, &b->cuda, &b->slots, slot, wait,
+                                     (const void **)&r);
+    if (ret <= 0)
+        return ret;
+    for (int k = 0; k < (e->depth ? 1 : e->nb_dist); k++) {
+        for (int c = 0; c < e->fmt.nb_comps; c++) {
+            FSSIMSum *v = sums->v[k][c];
+            if (e->depth) {
+                v[FSSIM_PART_FLOAT].d = r[c];
+                continue;
+            }
+            for (int p = 0; p < FSSIM_NB_FUSED_PARTS; p++)
+                v[p].d = r[(k * e->fmt.nb_comps + c) * FSSIM_NB_FUSED_PARTS + p];
+        }
+    }
+    return 1;
+}
+
+/* ---- 3-D ------------------------------------------------------------------ */
+
+/* Release the frames of ring slot k once its moments kernels are done
+ * (wait: block until they are), and account their GPU time. */
+static int release_ring_slot(FSSIMEngine *e, CUDABackend *b, int k, int wait)
+{
+    FSSIMCuda *c = &b->cuda;
+    float ms;
+    int ret;
+
+    if (!b->mframes[k][0])
+        return 0;
+    ret = ff_fssim_cuda_event_done(e->ctx, c, b->mdone[k], wait);
+    if (ret != 0)
+        return ret < 0 ? ret : 0;
+    if (c->ext.cuEventElapsedTime(&ms, b->mstart[k], b->mdone[k]) == CUDA_SUCCESS) {
+        b->moments_ms += ms;
+        b->nb_moments++;
+    }
+    av_frame_free(&b->mframes[k][0]);
+    av_frame_free(&b->mframes[k][1]);
+    return 0;
+}
+
+static int init_3d(FSSIMEngine *e, CUDABackend *b, size_t *bytes)
+{
+    extern const unsigned char ff_fssim3d_ptx_data[], ff_fssim3d_any_ptx_data[];
+    extern const unsigned int  ff_fssim3d_ptx_len, ff_fssim3d_any_ptx_len;
+    AVFilterContext *ctx = e->ctx;
+    const int r = e->window / 2;
+    const int any = e->window != FSSIM_DEFAULT_WINDOW;
+    const double L = (double)((1 << e->fmt.depth) - 1);
+    FSSIMCuda *c = &b->cuda;
+    CudaFunctions *cu;
+    int nb_blocks = 0, ret;
+
+    av_assert0(FSSIM3D_MAX_DEPTH <= FSSIM3D_CUDA_MAX_TAPS);
+    /* the ring's size first, so that it is reported even if a step fails */
+    for (int i = 0; i < e->fmt.nb_comps; i++) {
+        const FSSIMPlane *p = &e->fmt.comp[i];
+        FSSIM3DCudaMomentParams *mp = &b->mp[i];
+        int n;
+
+        fssim3d_cuda_fill_moment_params(mp, p->width, p->height, p->bytes, p->step, p->shift,
+                                        e->window, e->sigma, e->padding == FSSIM_REF_PAD_SAME);
+        /* ff_fssim_check_options() made sure every plane scores something */
+        n = mp->out_w * mp->out_h;
+        b->grid3d[i][0] = (mp->out_w + FSSIM_TILE - 1) / FSSIM_TILE;
+        b->grid3d[i][1] = (mp->out_h + FSSIM_TILE - 1) / FSSIM_TILE;
+        b->comp_offset[i] = b->ring_slot_bytes;
+        b->ring_slot_bytes += FFALIGN((size_t)n * FSSIM3D_MOMENTS * sizeof(float), OFFSET_ALIGN);
+        b->score_blocks[i] = fssim3d_score_blocks(n);
+
+        b->sp[i] = (FSSIM3DCudaScoreParams) {
+            .c1 = FSSIM_FLOAT_C1(L),
+            .c2 = FSSIM_FLOAT_C2(L),
+            .n  = n,
+            .part_offset = nb_blocks,
+        };
+        b->sum.offset[i] = nb_blocks;
+        b->sum.count[i]  = b->score_blocks[i];
+        nb_blocks += b->score_blocks[i];
+    }
+    *bytes = (size_t)e->depth * b->ring_slot_bytes;
+    b->smem_bytes = fssim3d_smem_bytes(r);
+
+    ret = ff_fssim_cuda_init(ctx, c, any ? ff_fssim3d_any_ptx_data : ff_fssim3d_ptx_data,
+                             any ? ff_fssim3d_any_ptx_len : ff_fssim3d_ptx_len);
+    if (ret < 0)
+        return ret;
+    cu = c->cu;
+
+    ret = push(e, c);
+    if (ret < 0)
+        return ret;
+    ret = FSSIM_CHECK_CU(c, ctx, cu->cuModuleGetFunction(&b->moments_func, c->module,
+                                                         "fssim3d_moments"));
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, ctx, cu->cuModuleGetFunction(&b->score_func, c->module,
+                                                             "fssim3d_score"));
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, ctx, cu->cuModuleGetFunction(&b->sum_func, c->module,
+                                                             "fssim3d_sum"));
+    if (ret >= 0)
+        ret = ff_fssim_cuda_set_smem(ctx, c, b->moments_func, b->smem_bytes);
+    /* the ring is the one large allocation: a failure there is "too
+     * little device memory" (the caller suggests a smaller depth) */
+    if (ret >= 0 && FSSIM_CHECK_CU(c, ctx, cu->cuMemAlloc(&b->ring, *bytes)) < 0)
+        ret = AVERROR(ENOMEM);
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, ctx, cu->cuMemAlloc(&b->partials,
+                                                    (size_t)nb_blocks * sizeof(double)));
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, ctx, cu->cuMemAlloc(&b->win.dev, e->nb_slots *
+                                                    sizeof(FSSIM3DCudaWindow)));
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, ctx, c->ext.cuMemAllocHost((void **)&b->win.host, e->nb_slots *
+                                                           sizeof(FSSIM3DCudaWindow)));
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, ctx, cu->cuEventCreate(&b->mready, CU_EVENT_DISABLE_TIMING));
+    for (int k = 0; k < e->depth && ret >= 0; k++) {
+        ret = FSSIM_CHECK_CU(c, ctx, cu->cuEventCreate(&b->mstart[k], CU_EVENT_DEFAULT));
+        if (ret >= 0)
+            ret = FSSIM_CHECK_CU(c, ctx, cu->cuEventCreate(&b->mdone[k], CU_EVENT_DEFAULT));
+    }
+    pop(e, c);
+    if (ret < 0)
+        return ret;
+
+    for (int i = 0; i < e->fmt.nb_comps; i++) {
+        b->sp[i].moments  = b->ring + b->comp_offset[i];
+        b->sp[i].partials = b->partials;
+    }
+    b->sum.partials = b->partials;
+
+    av_log(ctx, AV_LOG_VERBOSE, "CUDA: %s module, %d bytes of shared memory per %dx%d tile, "
+           "%d score blocks, %zu bytes a ring slot\n", any ? "any-window" : "default-window",
+           b->smem_bytes, FSSIM_TILE, FSSIM_TILE, nb_blocks, b->ring_slot_bytes);
+    return ff_fssim_cuda_slots_init(ctx, c, &b->slots, e->nb_slots,
+                                    e->fmt.nb_comps * sizeof(double));
+}
+
+static int cuda_moments(FSSIMEngine *e, int k, const AVFrame *ref, const AVFrame *dist)
+{
+    CUDABackend *b = e->priv;
+    FSSIMCuda *c = &b->cuda;
+    CudaFunctions *cu = c->cu;
+    int ret;
+
+    if (c->failed)
+        return c->failed;
+    ret = push(e, c);
+    if (ret < 0)
+        return ret;
+    /* the slot's previous kernels ran long ago (its frame was scored since);
+     * other slots' frames go back to their pools as soon as possible */
+    for (int j = 0; j < e->depth && ret >= 0; j++)
+        ret = release_ring_slot(e, b, j, j == k);
+    if (ret < 0)
+        goto end;
+
+    b->mframes[k][0] = av_frame_clone(dist);
+    b->mframes[k][1] = av_frame_clone(ref);
+    if (!b->mframes[k][0] || !b->mframes[k][1]) {
+        av_frame_free(&b->mframes[k][0]);
+        av_frame_free(&b->mframes[k][1]);
+        ret = AVERROR(ENOMEM);
+        goto end;
+    }
+
+    /* after the frames' producer (decoder, upload), without waiting for
+     * anything else on its stream */
+    ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuEventRecord(b->mready, c->frames_stream));
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuStreamWaitEvent(c->stream, b->mready, 0));
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuEventRecord(b->mstart[k], c->stream));
+    for (int i = 0; i < e->fmt.nb_comps && ret >= 0; i++) {
+        const FSSIMPlane *p = &e->fmt.comp[i];
+        FSSIM3DCudaMomentParams *mp = &b->mp[i];
+        void *args[] = { mp };
+
+        mp->main_ptr   = (CUdeviceptr)dist->data[p->plane] + p->offset;
+        mp->ref_ptr    = (CUdeviceptr)ref->data[p->plane] + p->offset;
+        mp->main_pitch = dist->linesize[p->plane];
+        mp->ref_pitch  = ref->linesize[p->plane];
+        mp->out        = b->ring + k * b->ring_slot_bytes + b->comp_offset[i];
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuLaunchKernel(b->moments_func,
+                                                           b->grid3d[i][0], b->grid3d[i][1], 1,
+                                                           FSSIM_TILE, FSSIM_THREADS / FSSIM_TILE,
+                                                           1, b->smem_bytes, c->stream, args,
+                                                           NULL));
+    }
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuEventRecord(b->mdone[k], c->stream));
+    if (ret < 0) {
+        /* nothing may read the frames any more once we let go of them */
+        FSSIM_FREE_CU(c, e->ctx, cu->cuStreamSynchronize(c->stream));
+        av_frame_free(&b->mframes[k][0]);
+        av_frame_free(&b->mframes[k][1]);
+    }
+end:
+    pop(e, c);
+    return ret;
+}
+
+static int cuda_submit3d(FSSIMEngine *e, int slot, const FSSIM3DWindow *win)
+{
+    CUDABackend *b = e->priv;
+    FSSIMCuda *c = &b->cuda;
+    CudaFunctions *cu = c->cu;
+    FSSIM3DCudaWindow *w = &b->win.host[slot];
+    const CUdeviceptr wdev = b->win.dev + slot * sizeof(*w);
+    const CUdeviceptr results = b->slots.dev + slot * b->slots.slot_bytes;
+    int nb_taps = 0, ret;
+
+    /* after a failure the ring may lack a frame's moments */
+    if (c->failed)
+        return c->failed;
+    /* the taps of non-zero weight, in window order, as the reference sums
+     * them; the slot's last copy from w completed before its sums did */
+    for (int k = 0; k < win->depth; k++) {
+        if (win->slot[k] < 0)
+            continue;
+        w->wt[nb_taps]          = win->wt[k];
+        w->slot_offset[nb_taps] = (unsigned long long)win->slot[k] * b->ring_slot_bytes;
+        nb_taps++;
+    }
+
+    ret = push(e, c);
+    if (ret < 0)
+        return ret;
+    ret = ff_fssim_cuda_slot_begin(e->ctx, c, &b->slots, slot, NULL, 0);
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuMemcpyHtoDAsync(wdev, w, sizeof(*w), c->stream));
+    for (int i = 0; i < e->fmt.nb_comps && ret >= 0; i++) {
+        void *args[] = { &b->sp[i] };
+        b->sp[i].window  = wdev;
+        b->sp[i].nb_taps = nb_taps;
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuLaunchKernel(b->score_func, b->score_blocks[i],
+                                                           1, 1, FSSIM_THREADS, 1, 1, 0,
+                                                           c->stream, args, NULL));
+    }
+    if (ret >= 0) {
+        void *args[] = { &b->sum };
+        b->sum.out = results;
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuLaunchKernel(b->sum_func, e->fmt.nb_comps, 1, 1,
+                                                           FSSIM_THREADS, 1, 1, 0, c->stream,
+                                                           args, NULL));
+    }
+    if (ret >= 0)
+        ret = ff_fssim_cuda_slot_end(e->ctx, c, &b->slots, slot);
+    pop(e, c);
+    return ret;
+}
+
+/* ---- set-up and teardown ------------------------------------------------- */
+
+static int cuda_init(FSSIMEngine *e, size_t *ring_bytes)
+{
+    CUDABackend *b = e->priv;
+
+    for (int k = 0; k < e->nb_dist; k++) {
+        if (e->resample[k]) {
+            av_log(e->ctx, AV_LOG_ERROR, "%s is %dx%d, the reference %dx%d: resampling "
+                   "renditions on CUDA frames is not built yet; use scale_cuda=%d:%d.\n",
+                   e->ctx->input_pads[k].name, e->dist[k].width, e->dist[k].height,
+                   e->fmt.width, e->fmt.height, e->fmt.width, e->fmt.height);
+            return AVERROR(ENOSYS);
+        }
+    }
+    return e->depth ? init_3d(e, b, ring_bytes) : init_2d(e, b);
+}
+
+static void cuda_uninit(FSSIMEngine *e)
+{
+    AVFilterContext *ctx = e->ctx;
+    CUDABackend *b = e->priv;
+    FSSIMCuda *c = &b->cuda;
+
+    if (e->depth && b->slots.nb_timed && b->nb_moments) {
+        const double mus = 1000.0 * b->moments_ms / b->nb_moments;
+        const double sus = 1000.0 * b->slots.gpu_ms / b->slots.nb_timed;
+        av_log(ctx, AV_LOG_VERBOSE, "GPU time per frame pair: %.1f us over %"PRIu64" frames "
+               "(spatial moments %.1f us, temporal window and score %.1f us)\n",
+               mus + sus, b->slots.nb_timed, mus, sus);
+    } else if (!e->depth && b->slots.nb_timed) {
+        av_log(ctx, AV_LOG_VERBOSE, "GPU time per frame pair: %.1f us over %"PRIu64" frames\n",
+               1000.0 * b->slots.gpu_ms / b->slots.nb_timed, b->slots.nb_timed);
+    }
+    /* waits for the stream: nothing reads the frames or writes the buffers
+     * after this */
+    ff_fssim_cuda_slots_uninit(ctx, c, &b->slots);
+    if (c->cu) {
+        CudaFunctions *cu = c->cu;
+        FSSIM_FREE_CU(c, ctx, cu->cuCtxPushCurrent(c->cu_ctx));
+        for (int k = 0; k < FSSIM3D_MAX_DEPTH; k++) {
+            if (b->mstart[k])
+                FSSIM_FREE_CU(c, ctx, cu->cuEventDestroy(b->mstart[k]));
+            if (b->mdone[k])
+                FSSIM_FREE_CU(c, ctx, cu->cuEventDestroy(b->mdone[k]));
+        }
+        if (b->mready)
+            FSSIM_FREE_CU(c, ctx, cu->cuEventDestroy(b->mready));
+        if (b->partials)
+            FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->partials));
+        if (b->ring)
+            FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->ring));
+        if (b->win.dev)
+            FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->win.dev));
+        if (b->win.host)
+            FSSIM_FREE_CU(c, ctx, c->ext.cuMemFreeHost(b->win.host));
+        FSSIM_FREE_CU(c, ctx, cu->cuCtxPopCurrent(&(CUcontext){ NULL }));
+    }
+    for (int k = 0; k < FSSIM3D_MAX_DEPTH; k++) {
+        av_frame_free(&b->mframes[k][0]);
+        av_frame_free(&b->mframes[k][1]);
+    }
+    ff_fssim_cuda_uninit(ctx, c);
+}
+
+const FSSIMBackend ff_fssim_cuda_backend = {
+    .name         = "CUDA",
+    .priv_size    = sizeof(CUDABackend),
+    /* frames whose scores may still be on their way back from the GPU */
+    .queue_depth  = 4,
+    .check_inputs = cuda_check_inputs,
+    .init         = cuda_init,
+    .submit       = cuda_submit,
+    .collect      = cuda_collect,
+    .moments      = cuda_moments,
+    .submit3d     = cuda_submit3d,
+    .uninit       = cuda_uninit,
+    .storage3d    = "device memory, 4 floats per position (mu_a, mu_b, var_a + var_b, cov)",
+};

@@ -1,0 +1,838 @@
+/*
+ * Copyright (c) 2026 the fssim developers
+ *
+ * This file is part of fssim, built into FFmpeg.
+ *
+ * fssim is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * fssim is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with fssim; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
+ * fssim: the Vulkan backend, on Vulkan frames read in place on the GPU
+ * (Vulkan Video decode, hwupload, scale_vulkan).  Per rendition one
+ * command buffer: a fused compute dispatch per plane computes every
+ * requested algorithm from one read of each sample, a reduce dispatch per
+ * plane adds the workgroups' partials in a fixed order; only the per-plane
+ * sums come back to the host, a few frames later, so the pipeline never
+ * waits on the GPU.
+ */
+#include <float.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "libavutil/intfloat.h"
+#include "libavutil/mem.h"
+#include "libavutil/pixdesc.h"
+#include "libavutil/version.h"
+#include "libavfilter/vulkan_filter.h"
+#include "libavfilter/filters.h"
+
+#include "fssim_engine.h"
+
+extern const unsigned char ff_fssim_comp_spv_data[];
+extern const unsigned int  ff_fssim_comp_spv_len;
+extern const unsigned char ff_fssim_f32_comp_spv_data[];
+extern const unsigned int  ff_fssim_f32_comp_spv_len;
+
+/* Tile and workgroup shape: fssim_consts.h, shared with fssim_core.glsl. */
+#define TILE_W      FSSIM_VK_TILE_W
+#define TILE_H      FSSIM_VK_TILE_H
+#define WG_SIZE     (TILE_W * TILE_H)
+#define MAX_PLANES  4
+/* Frames whose sums may still be on their way back. */
+#define QUEUE_DEPTH 6
+#define RES_WORDS   8           /* result words per plane, see reduce_main() */
+#define BUF_ALIGN   256         /* >= minStorageBufferOffsetAlignment anywhere */
+#define NB_TS       3           /* timestamps: start, tiles done, end */
+
+/* Descriptor bindings, as in fssim_core.glsl. */
+enum { BIND_MAIN = 0, BIND_REF = BIND_MAIN + MAX_PLANES, BIND_PART_F = BIND_REF + MAX_PLANES,
+       BIND_PART_D, BIND_WIN, BIND_RES, BIND_NB };
+
+enum { SPEC_MODE, SPEC_ALGOS, SPEC_RF, SPEC_HALO, SPEC_DEEP, SPEC_WIDE,
+       SPEC_C1F, SPEC_C2F, SPEC_G0, SPEC_C1BASE = SPEC_G0 + 15, SPEC_C2BASE,
+       SPEC_BC1, SPEC_BC2, SPEC_SG };
+
+/* Push constants, laid out as PushData in fssim_core.glsl. */
+typedef struct FSSIMVkPush {
+    int32_t  size[2];
+    int32_t  frect[4];
+    int32_t  nwin[2];
+    int32_t  plane, chan, shift, tiles_x;
+    uint32_t part_off, nb_parts, win_off, res_off;
+} FSSIMVkPush;
+
+typedef struct FSSIMVkPlane {
+    FSSIMVkPush pc;
+    int      tiles_y;
+} FSSIMVkPlane;
+
+typedef struct VKBackend {
+    FFVulkanContext vkctx;
+    int initialized;
+    int fp64;                     /* the shader with int and block */
+    uint32_t subgroup_size;       /* 0: shared-memory reductions */
+    AVVulkanDeviceQueueFamily *qf;
+    FFVkExecPool e;
+    FFVulkanShader shd_tile, shd_reduce;
+    FSSIMVkPlane planes[4];
+
+    /* Per execution context: partial sums of the workgroups, and the
+     * block window values of deep frames; results in host memory. */
+    FFVkBuffer scratch, results;
+    uint8_t *results_map;
+    size_t part_f_off, part_d_off, win_off, scratch_stride;
+    size_t part_f_size, part_d_size, win_size, res_stride;
+
+    /* each slot's execution contexts, one per rendition (NULL: none) */
+    FFVkExecContext **exec;
+    uint64_t nb_submitted;        /* frames, for messages */
+    uint64_t *slot_n;             /* per slot, the frame it scores */
+
+    /* GPU time per frame, from timestamp queries */
+    VkQueryPool ts_pool;
+    PFN_vkCmdWriteTimestamp write_ts;
+    uint64_t ts_mask;
+    double ts_period;
+    double gpu_sum, gpu_min, gpu_max, gpu_tiles;
+    uint64_t gpu_frames;
+
+    /* A submission or a fence failed: the device is not trusted for the
+     * rest of the run, and no score is read from it any more. */
+    int gpu_failed;
+} VKBackend;
+
+/* FFmpeg 8.1's descriptor helper also prints GLSL declarations (unused
+ * with SPIR-V) and returns an error code. */
+static int add_descriptor_set(FFVulkanContext *vkctx, FFVulkanShader *shd,
+                              const FFVulkanDescriptorSetBinding *desc, int nb)
+{
+#if LIBAVUTIL_VERSION_MAJOR < 61
+    return ff_vk_shader_add_descriptor_set(vkctx, shd, desc, nb, 0, 0);
+#else
+    ff_vk_shader_add_descriptor_set(vkctx, shd, desc, nb, 0);
+    return 0;
+#endif
+}
+
+static size_t align_buf(size_t size)
+{
+    return FFALIGN(FFMAX(size, 1), BUF_ALIGN);
+}
+
+
+static void setup_planes(FSSIMEngine *e)
+{
+    VKBackend *s = e->priv;
+    const FSSIMRefFloatParams fp = { e->window, e->sigma, e->padding };
+    const int r = e->window / 2;
+    const int deep_block = (e->algos & FSSIM_BIT(FSSIM_ALGO_BLOCK)) && e->fmt.depth > 8;
+    uint32_t parts = 0, wins = 0;
+
+    for (int c = 0; c < e->fmt.nb_comps; c++) {
+        const FSSIMPlane *cp = &e->fmt.comp[c];
+        FSSIMVkPlane *p = &s->planes[c];
+        FSSIMVkPush *pc = &p->pc;
+        int ow = 0, oh = 0, nx = 0, ny = 0;
+
+        memset(p, 0, sizeof(*p));
+        pc->size[0] = cp->width;
+        pc->size[1] = cp->height;
+        if ((e->algos & FSSIM_BIT(FSSIM_ALGO_FLOAT)) &&
+            fssim_ref_float_out_size(cp->width, cp->height, &fp, &ow, &oh) == 0) {
+            const int off = e->padding == FSSIM_REF_PAD_VALID ? r : 0;
+            pc->frect[0] = off;
+            pc->frect[1] = off;
+            pc->frect[2] = off + ow;
+            pc->frect[3] = off + oh;
+        }
+        if (e->algos & FSSIM_BIT(FSSIM_ALGO_BLOCK))
+            fssim_ref_block_windows(cp->width, cp->height, &nx, &ny);
+        pc->nwin[0]  = nx;
+        pc->nwin[1]  = ny;
+        pc->plane    = cp->plane;
+        pc->chan     = cp->offset / cp->bytes;
+        pc->shift    = cp->shift;
+        pc->tiles_x  = (cp->width + TILE_W - 1) / TILE_W;
+        p->tiles_y   = (cp->height + TILE_H - 1) / TILE_H;
+        pc->part_off = parts;
+        pc->nb_parts = pc->tiles_x * p->tiles_y;
+        pc->win_off  = wins;
+        pc->res_off  = c * RES_WORDS;
+        parts += pc->nb_parts;
+        if (deep_block)
+            wins += nx * ny;
+    }
+
+    s->part_f_size = align_buf(sizeof(float) * parts);
+    s->part_d_size = align_buf(s->fp64 ? 2 * sizeof(double) * parts : 0);
+    s->win_size    = align_buf(sizeof(float) * wins);
+    s->part_f_off  = 0;
+    s->part_d_off  = s->part_f_size;
+    s->win_off     = s->part_d_off + s->part_d_size;
+    s->scratch_stride = s->win_off + s->win_size;
+    s->res_stride  = align_buf(sizeof(uint32_t) * RES_WORDS * e->fmt.nb_comps);
+}
+
+/* Shared memory of a tile workgroup, as fssim_core.glsl sizes it: the
+ * samples of the tile and its halo, the horizontal sums (also the
+ * reduction's staging area), the 4x4 blocks and the taps.  The staging
+ * area (HBUF_R) holds one slot per subgroup (subgroups of >= 4, see
+ * check_device()) or per invocation, each a float pair and a double pair:
+ * 6 words. */
+static int shared_bytes(const FSSIMEngine *e, int halo)
+{
+    const VKBackend *s = e->priv;
+    const int algos = e->algos, rf = e->window / 2;
+    const int hf = algos & FSSIM_BIT(FSSIM_ALGO_FLOAT) ? 5 * (TILE_H + 2 * rf) * TILE_W : 0;
+    const int hi = algos & FSSIM_BIT(FSSIM_ALGO_INT) ?
+                   (e->fmt.depth > 12 ? 8 : 5) * (TILE_H + 2 * FSSIM_INT_RADIUS) * TILE_W : 0;
+    const int hr = 6 * (s->subgroup_size ? WG_SIZE / 4 : WG_SIZE);  /* 6 * NSLOT */
+    const int blk = algos & FSSIM_BIT(FSSIM_ALGO_BLOCK) ? (TILE_W / 4 + 1) * (TILE_H / 4 + 1) * 6 : 1;
+
+    return 4 * ((TILE_W + 2 * halo) * (TILE_H + 2 * halo) + FFMAX3(hf, hi, hr) + blk +
+                2 * FSSIM_MAX_RADIUS + 1 + 9);
+}
+
+static int tile_halo(const FSSIMEngine *e)
+{
+    int halo = 0;
+    if (e->algos & FSSIM_BIT(FSSIM_ALGO_FLOAT))
+        halo = e->window / 2;
+    if (e->algos & (FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_BLOCK)))
+        halo = FFMAX(halo, FSSIM_INT_RADIUS);
+    return halo;
+}
+
+/* doc/errors.md: name the missing feature and the way out. */
+static int check_device(FSSIMEngine *e)
+{
+    VKBackend *s = e->priv;
+    AVFilterContext *ctx = e->ctx;
+    FFVulkanContext *vkctx = &s->vkctx;
+    const char *name = vkctx->props.properties.deviceName;
+    const VkPhysicalDeviceFeatures *feats = &vkctx->hwctx->device_features.features;
+    const VkPhysicalDeviceVulkan11Properties *p11 = &vkctx->props_11;
+    const VkPhysicalDeviceSubgroupSizeControlProperties *sgp = &vkctx->subgroup_props;
+    const VkPhysicalDeviceVulkan13Features *f13 =
+        ff_vk_find_struct(vkctx->hwctx->device_features.pNext,
+                          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
+    const uint32_t shared = vkctx->props.properties.limits.maxComputeSharedMemorySize;
+    uint32_t sg;
+
+    s->fp64 = !!(e->algos & (FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_BLOCK)));
+    if (s->fp64 && (!feats->shaderFloat64 || !feats->shaderInt64)) {
+        const int both = !feats->shaderFloat64 && !feats->shaderInt64;
+        av_log(ctx, AV_LOG_ERROR, "The Vulkan device '%s' lacks %s%s%s (or it is not enabled), "
+               "which algo=int and algo=block need for their exact 64-bit arithmetic. Use "
+               "algo=float on this device.\n", name,
+               feats->shaderFloat64 ? "" : "shaderFloat64", both ? " and " : "",
+               feats->shaderInt64 ? "" : "shaderInt64");
+        return AVERROR(ENOSYS);
+    }
+    if (!(vkctx->props.properties.limits.maxComputeWorkGroupInvocations >= WG_SIZE)) {
+        av_log(ctx, AV_LOG_ERROR, "The Vulkan device '%s' runs fewer than %d invocations "
+               "per workgroup.\n", name, WG_SIZE);
+        return AVERROR(ENOSYS);
+    }
+
+    /* Reductions by subgroup shuffles need subgroups of one fixed size, all
+     * full, for a fixed summation order; otherwise shared memory is used. */
+    sg = av_clip(p11->subgroupSize, sgp->minSubgroupSize, sgp->maxSubgroupSize);
+    s->subgroup_size = 0;
+    if (f13 && f13->subgroupSizeControl && f13->computeFullSubgroups &&
+        (sgp->requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+        (p11->subgroupSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+        (p11->subgroupSupportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) &&
+        sg >= 4 && sg <= WG_SIZE && !(sg & (sg - 1)))
+        s->subgroup_size = sg;
+    if (shared < shared_bytes(e, tile_halo(e))) {
+        av_log(ctx, AV_LOG_ERROR, "The Vulkan device '%s' offers %u bytes of shared memory "
+               "per workgroup; fssim_vulkan needs %d with these options.\n", name, shared,
+               shared_bytes(e, tile_halo(e)));
+        return AVERROR(ENOSYS);
+    }
+    {
+        const AVVulkanFramesContext *vkfc = vkctx->hwfc;
+        const int nb_planes = av_pix_fmt_count_planes(e->fmt.pix_fmt);
+        const int multiplane = nb_planes > 1 && vkfc->format[1] == VK_FORMAT_UNDEFINED;
+        av_log(ctx, AV_LOG_VERBOSE, "Device '%s': %s shader, %d bytes of shared memory, "
+               "reductions %s%u; %s frames as %s.\n", name,
+               s->fp64 ? "int/block (fp64)" : "float-only", shared_bytes(e, tile_halo(e)),
+               s->subgroup_size ? "by subgroups of " : "in shared memory", s->subgroup_size,
+               av_get_pix_fmt_name(e->fmt.pix_fmt),
+               multiplane ? "one multi-plane image" : "one image per plane");
+    }
+    return 0;
+}
+
+static int init_shader(FSSIMEngine *e, FFVulkanShader *shd, int mode)
+{
+    VKBackend *s = e->priv;
+    FFVulkanContext *vkctx = &s->vkctx;
+    const int algos = e->algos;
+    const int depth = e->fmt.depth;
+    const int rf = e->window / 2;
+    const double L = (double)((1 << depth) - 1);
+    const int max = (1 << depth) - 1;
+    const int halo = tile_halo(e);
+    int err;
+    double g[FSSIM_MAX_WINDOW] = { 0 };
+
+    FFVulkanDescriptorSetBinding desc[BIND_NB];
+
+    /* one binding per plane of each frame, then the buffers */
+    for (int i = 0; i < BIND_NB; i++)
+        desc[i] = (FFVulkanDescriptorSetBinding) {
+            .type   = i < BIND_PART_F ? VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE :
+                                        VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .stages = VK_SHADER_STAGE_COMPUTE_BIT,
+        };
+    SPEC_LIST_CREATE(sl, SPEC_SG + 1, (SPEC_SG + 1) * sizeof(uint64_t))
+
+    fssim_ref_gauss_weights(e->window, e->sigma, g);
+
+    SPEC_LIST_ADD(sl, SPEC_MODE,  32, mode);
+    SPEC_LIST_ADD(sl, SPEC_ALGOS, 32, algos);
+    SPEC_LIST_ADD(sl, SPEC_RF,    32, rf);
+    SPEC_LIST_ADD(sl, SPEC_HALO,  32, halo);
+    SPEC_LIST_ADD(sl, SPEC_DEEP,  32, depth > 8);
+    SPEC_LIST_ADD(sl, SPEC_WIDE,  32, depth > 12);
+    /* doc/algorithms.md#float constants, as ref_float.c computes them */
+    SPEC_LIST_ADD(sl, SPEC_C1F,   32, av_float2int((float)FSSIM_FLOAT_C1(L)));
+    SPEC_LIST_ADD(sl, SPEC_C2F,   32, av_float2int((float)FSSIM_FLOAT_C2(L)));
+    for (int i = 0; i < 15; i++)
+        SPEC_LIST_ADD(sl, SPEC_G0 + i, 32, av_float2int((float)g[i]));
+    if (s->fp64) {
+        /* doc/algorithms.md#int and vf_ssim.c constants, bit for bit as the reference */
+        SPEC_LIST_ADD(sl, SPEC_C1BASE, 64, av_double2int(FSSIM_INT_C1BASE(L)));
+        SPEC_LIST_ADD(sl, SPEC_C2BASE, 64, av_double2int(FSSIM_INT_C2BASE(L)));
+        SPEC_LIST_ADD(sl, SPEC_BC1,    64, (int64_t)FSSIM_BLOCK_C1(max));
+        SPEC_LIST_ADD(sl, SPEC_BC2,    64, (int64_t)FSSIM_BLOCK_C2(max));
+    }
+    SPEC_LIST_ADD(sl, SPEC_SG, 32, !!s->subgroup_size);
+
+    ff_vk_shader_load(shd, VK_SHADER_STAGE_COMPUTE_BIT, sl,
+                      (uint32_t []) { WG_SIZE, 1, 1 }, 0);
+    if (s->subgroup_size)
+        shd->subgroup_info = (VkPipelineShaderStageRequiredSubgroupSizeCreateInfo) {
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO,
+            .requiredSubgroupSize = s->subgroup_size,
+        };
+    RET(add_descriptor_set(vkctx, shd, desc, BIND_NB));
+    RET(ff_vk_shader_add_push_const(shd, 0, sizeof(FSSIMVkPush), VK_SHADER_STAGE_COMPUTE_BIT));
+    if (s->fp64)
+        RET(ff_vk_shader_link(vkctx, shd, (const char *)ff_fssim_comp_spv_data,
+                              ff_fssim_comp_spv_len, "main"));
+    else
+        RET(ff_vk_shader_link(vkctx, shd, (const char *)ff_fssim_f32_comp_spv_data,
+                              ff_fssim_f32_comp_spv_len, "main"));
+    /* the list lives on this stack frame */
+    shd->specialization_info = NULL;
+    RET(ff_vk_shader_register_exec(vkctx, &s->e, shd));
+    return 0;
+
+fail:
+    shd->specialization_info = NULL;
+    return err;
+}
+
+static int init_timestamps(FSSIMEngine *e)
+{
+    VKBackend *s = e->priv;
+    AVFilterContext *ctx = e->ctx;
+    FFVulkanContext *vkctx = &s->vkctx;
+    FFVulkanFunctions *vk = &vkctx->vkfn;
+    const uint32_t bits = vkctx->qf_props[s->qf->idx].queueFamilyProperties.timestampValidBits;
+    VkQueryPoolCreateInfo info = {
+        .sType      = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+        .queryType  = VK_QUERY_TYPE_TIMESTAMP,
+        .queryCount = NB_TS * s->e.pool_size,
+    };
+
+    /* Only for the GPU time statistics: carry on without them. */
+    s->write_ts = (PFN_vkCmdWriteTimestamp)vk->GetDeviceProcAddr(vkctx->hwctx->act_dev,
+                                                                 "vkCmdWriteTimestamp");
+    if (!bits || !s->write_ts ||
+        vk->CreateQueryPool(vkctx->hwctx->act_dev, &info, vkctx->hwctx->alloc,
+                            &s->ts_pool) != VK_SUCCESS) {
+        s->ts_pool = VK_NULL_HANDLE;
+        av_log(ctx, AV_LOG_VERBOSE, "No timestamp queries: GPU time not measured.\n");
+        return 0;
+    }
+    s->ts_mask   = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+    s->ts_period = vkctx->props.properties.limits.timestampPeriod;
+    s->gpu_min   = DBL_MAX;
+    return 0;
+}
+
+static int vk_init(FSSIMEngine *e, size_t *ring_bytes)
+{
+    VKBackend *s = e->priv;
+    AVFilterContext *ctx = e->ctx;
+    FFVulkanContext *vkctx = &s->vkctx;
+    FilterLink *ml = ff_filter_link(ctx->inputs[0]);
+    /* one command buffer per rendition and slot */
+    const int nb_exec = e->nb_slots * e->nb_dist;
+    int err;
+
+    for (int k = 0; k < e->nb_dist; k++) {
+        if (e->resample[k]) {
+            av_log(ctx, AV_LOG_ERROR, "%s is %dx%d, the reference %dx%d: resampling renditions "
+                   "on Vulkan frames is not built yet; use scale_vulkan=%d:%d.\n",
+                   ctx->input_pads[k].name, e->dist[k].width, e->dist[k].height,
+                   e->fmt.width, e->fmt.height, e->fmt.width, e->fmt.height);
+            return AVERROR(ENOSYS);
+        }
+    }
+    if (!av_vkfmt_from_pixfmt(e->fmt.pix_fmt)) {
+        av_log(ctx, AV_LOG_ERROR, "Pixel format %s has no Vulkan representation. Convert "
+               "it first, e.g. with scale_vulkan=format=nv12.\n",
+               av_get_pix_fmt_name(e->fmt.pix_fmt));
+        return AVERROR(ENOSYS);
+    }
+    s->exec   = av_calloc(nb_exec, sizeof(*s->exec));
+    s->slot_n = av_calloc(e->nb_slots, sizeof(*s->slot_n));
+    if (!s->exec || !s->slot_n)
+        return AVERROR(ENOMEM);
+
+    err = ff_vk_init(vkctx, ctx, NULL, ml->hw_frames_ctx);
+    if (err < 0)
+        return err;
+    s->initialized = 1;
+
+    RET(check_device(e));
+    s->qf = ff_vk_qf_find(vkctx, VK_QUEUE_COMPUTE_BIT, 0);
+    if (!s->qf) {
+        av_log(ctx, AV_LOG_ERROR, "The Vulkan device has no compute queue.\n");
+        return AVERROR(ENOTSUP);
+    }
+    RET(ff_vk_exec_pool_init(vkctx, s->qf, &s->e, nb_exec, 0, 0, 0, NULL));
+
+    setup_planes(e);
+    /* Allocated once: nothing is allocated on the device per frame. */
+    RET(ff_vk_create_buf(vkctx, &s->scratch, s->scratch_stride * nb_exec, NULL, NULL,
+                         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT));
+    RET(ff_vk_create_buf(vkctx, &s->results, s->res_stride * nb_exec, NULL, NULL,
+                         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                         VK_MEMORY_PROPERTY_HOST_COHERENT_BIT));
+    RET(ff_vk_map_buffer(vkctx, &s->results, &s->results_map, 0));
+
+    RET(init_shader(e, &s->shd_tile, 0));
+    RET(init_shader(e, &s->shd_reduce, 1));
+    return init_timestamps(e);
+
+fail:
+    return err;
+}
+
+/* ---- per frame -------------------------------------------------------- */
+
+static void update_descriptors(FSSIMEngine *e, FFVkExecContext *exec,
+                               FFVulkanShader *shd, const VkImageView *main_views,
+                               const VkImageView *ref_views)
+{
+    VKBackend *s = e->priv;
+    FFVulkanContext *vkctx = &s->vkctx;
+    const size_t base = exec->idx * s->scratch_stride;
+    const int nb_planes = av_pix_fmt_count_planes(e->fmt.pix_fmt);
+
+    for (int i = 0; i < MAX_PLANES; i++) {
+        const int p = FFMIN(i, nb_planes - 1);
+        ff_vk_shader_update_img(vkctx, exec, shd, 0, BIND_MAIN + i, 0, main_views[p],
+                                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_NULL_HANDLE);
+        ff_vk_shader_update_img(vkctx, exec, shd, 0, BIND_REF + i, 0, ref_views[p],
+                                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_NULL_HANDLE);
+    }
+    ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_PART_F, 0, &s->scratch,
+                                    base + s->part_f_off, s->part_f_size, VK_FORMAT_UNDEFINED);
+    ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_PART_D, 0, &s->scratch,
+                                    base + s->part_d_off, s->part_d_size, VK_FORMAT_UNDEFINED);
+    ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_WIN, 0, &s->scratch,
+                                    base + s->win_off, s->win_size, VK_FORMAT_UNDEFINED);
+    ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_RES, 0, &s->results,
+                                    exec->idx * s->res_stride, s->res_stride,
+                                    VK_FORMAT_UNDEFINED);
+}
+
+static void memory_barrier(FFVulkanFunctions *vk, FFVkExecContext *exec,
+                           VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access)
+{
+    VkMemoryBarrier2 bar = {
+        .sType         = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+        .srcStageMask  = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+        .srcAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+        .dstStageMask  = dst_stage,
+        .dstAccessMask = dst_access,
+    };
+    vk->CmdPipelineBarrier2(exec->buf, &(VkDependencyInfo) {
+        .sType              = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
+        .memoryBarrierCount = 1,
+        .pMemoryBarriers    = &bar,
+    });
+}
+
+/* A command buffer that could not be started or submitted: its fence was
+ * reset and will never signal, so ff_vk_exec_pool_free() must not wait on
+ * it (that wait has no timeout).  ff_vk_exec_submit() has logged the
+ * VkResult; say what it was for. */
+static int submit_failed(FSSIMEngine *e, FFVkExecContext *exec, int err)
+{
+    VKBackend *s = e->priv;
+    AVFilterContext *ctx = e->ctx;
+
+    exec->had_submission = 0;
+    s->gpu_failed = 1;
+    av_log(ctx, AV_LOG_ERROR, "Submitting the scoring of frame %"PRIu64" to the Vulkan "
+           "device failed: %s.\n", s->nb_submitted, av_err2str(err));
+    return err;
+}
+
+/* Record and submit the scoring of one frame pair; the sums are read back
+ * later from the returned execution context. */
+static int submit_pair(FSSIMEngine *e, const AVFrame *main, const AVFrame *ref,
+                       FFVkExecContext **out_exec)
+{
+    VKBackend *s = e->priv;
+    FFVulkanContext *vkctx = &s->vkctx;
+    FFVulkanFunctions *vk = &vkctx->vkfn;
+    VkImageView main_views[AV_NUM_DATA_POINTERS], ref_views[AV_NUM_DATA_POINTERS];
+    VkImageMemoryBarrier2 img_bar[8];
+    int nb_img_bar = 0, err;
+    /* split'ed inputs share the frame: one dependency, one barrier */
+    const int same = main->data[0] == ref->data[0];
+    FFVkExecContext *exec = ff_vk_exec_get(vkctx, &s->e);
+
+    err = ff_vk_exec_start(vkctx, exec);
+    if (err < 0)
+        return submit_failed(e, exec, err);
+
+    /* FFmpeg's helpers take the frames as writable; nothing here writes */
+    RET(ff_vk_exec_add_dep_frame(vkctx, exec, (AVFrame *)main,
+                                 VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                                 VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT));
+    RET(ff_vk_create_imageviews(vkctx, exec, main_views, (AVFrame *)main, FF_VK_REP_UINT));
+    if (!same) {
+        RET(ff_vk_exec_add_dep_frame(vkctx, exec, (AVFrame *)ref,
+                                     VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                                     VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT));
+        RET(ff_vk_create_imageviews(vkctx, exec, ref_views, (AVFrame *)ref, FF_VK_REP_UINT));
+    } else {
+        memcpy(ref_views, main_views, sizeof(ref_views));
+    }
+
+    if (s->ts_pool) {
+        vk->CmdResetQueryPool(exec->buf, s->ts_pool, NB_TS * exec->idx, NB_TS);
+        s->write_ts(exec->buf, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, s->ts_pool, NB_TS * exec->idx);
+    }
+
+    ff_vk_frame_barrier(vkctx, exec, (AVFrame *)main, img_bar, &nb_img_bar,
+                        VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                        VK_ACCESS_SHADER_READ_BIT,
+                        VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                        VK_QUEUE_FAMILY_IGNORED);
+    if (!same)
+        ff_vk_frame_barrier(vkctx, exec, (AVFrame *)ref, img_bar, &nb_img_bar,
+                            VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                            VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                            VK_ACCESS_SHADER_READ_BIT,
+                            VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                            VK_QUEUE_FAMILY_IGNORED);
+    vk->CmdPipelineBarrier2(exec->buf, &(VkDependencyInfo) {
+        .sType                   = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
+        .pImageMemoryBarriers    = img_bar,
+        .imageMemoryBarrierCount = nb_img_bar,
+    });
+
+    /* one fused dispatch per plane */
+    update_descriptors(e, exec, &s->shd_tile, main_views, ref_views);
+    ff_vk_exec_bind_shader(vkctx, exec, &s->shd_tile);
+    for (int c = 0; c < e->fmt.nb_comps; c++) {
+        FSSIMVkPlane *p = &s->planes[c];
+        ff_vk_shader_update_push_const(vkctx, exec, &s->shd_tile, VK_SHADER_STAGE_COMPUTE_BIT,
+                                       0, sizeof(p->pc), &p->pc);
+        vk->CmdDispatch(exec->buf, p->pc.tiles_x, p->tiles_y, 1);
+    }
+
+    /* fixed-order reduction of each plane's partial sums */
+    memory_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    if (s->ts_pool)
+        s->write_ts(exec->buf, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, s->ts_pool,
+                    NB_TS * exec->idx + 1);
+    update_descriptors(e, exec, &s->shd_reduce, main_views, ref_views);
+    ff_vk_exec_bind_shader(vkctx, exec, &s->shd_reduce);
+    for (int c = 0; c < e->fmt.nb_comps; c++) {
+        FSSIMVkPlane *p = &s->planes[c];
+        ff_vk_shader_update_push_const(vkctx, exec, &s->shd_reduce, VK_SHADER_STAGE_COMPUTE_BIT,
+                                       0, sizeof(p->pc), &p->pc);
+        vk->CmdDispatch(exec->buf, 1, 1, 1);
+    }
+    memory_barrier(vk, exec, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+
+    if (s->ts_pool)
+        s->write_ts(exec->buf, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, s->ts_pool,
+                    NB_TS * exec->idx + 2);
+
+    err = ff_vk_exec_submit(vkctx, exec);
+    if (err < 0)
+        return submit_failed(e, exec, err);
+    *out_exec = exec;
+    return 0;
+
+fail:
+    /* Nothing is recorded yet: submit the empty command buffer so that the
+     * context's fence signals again and later waits on it return. */
+    ff_vk_exec_discard_deps(vkctx, exec);
+    if (ff_vk_exec_submit(vkctx, exec) < 0)
+        submit_failed(e, exec, err);
+    return err;
+}
+
+/* GPU time of one command buffer, from its timestamps (us); 0 without. */
+static double read_gpu_time(VKBackend *s, FFVkExecContext *exec, double *tiles)
+{
+    FFVulkanContext *vkctx = &s->vkctx;
+    uint64_t ts[NB_TS];
+
+    if (!s->ts_pool ||
+        vkctx->vkfn.GetQueryPoolResults(vkctx->hwctx->act_dev, s->ts_pool, NB_TS * exec->idx,
+                                        NB_TS, sizeof(ts), ts, sizeof(ts[0]),
+                                        VK_QUERY_RESULT_64_BIT) != VK_SUCCESS)
+        return 0.0;
+    *tiles += ((ts[1] - ts[0]) & s->ts_mask) * s->ts_period * 1e-3;
+    return ((ts[2] - ts[0]) & s->ts_mask) * s->ts_period * 1e-3;
+}
+
+/* A fence that reports an error (VK_ERROR_DEVICE_LOST...): the sums in the
+ * result buffer are those of an older frame or garbage, never published. */
+static int fence_failed(FSSIMEngine *e, VkResult res, uint64_t n)
+{
+    VKBackend *s = e->priv;
+    AVFilterContext *ctx = e->ctx;
+
+    s->gpu_failed = 1;
+    av_log(ctx, AV_LOG_ERROR, "Vulkan error while waiting for the scores of frame %"PRIu64
+           ": %s. Its scores and those of the frames after it are not published.\n",
+           n, ff_vk_ret2str(res));
+    return AVERROR_EXTERNAL;
+}
+
+/* Whether a submission is done: 1 when it is, 0 if not yet (only without
+ * wait), or an error (the fence reports one). */
+static int exec_done(FSSIMEngine *e, FFVkExecContext *exec, int wait, uint64_t n)
+{
+    VKBackend *s = e->priv;
+    FFVulkanContext *vkctx = &s->vkctx;
+    VkResult res;
+
+    /* ff_vk_exec_wait() would ignore the result */
+    if (wait)
+        res = vkctx->vkfn.WaitForFences(vkctx->hwctx->act_dev, 1, &exec->fence, VK_TRUE,
+                                        UINT64_MAX);
+    else
+        res = vkctx->vkfn.GetFenceStatus(vkctx->hwctx->act_dev, exec->fence);
+    if (res == VK_NOT_READY && !wait)
+        return 0;
+    return res == VK_SUCCESS ? 1 : fence_failed(e, res, n);
+}
+
+/* The per-plane sums of a completed submission, into rendition k's. */
+static int read_sums(FSSIMEngine *e, FFVkExecContext *exec, FSSIMSum (*v)[FSSIM_NB_PARTS])
+{
+    VKBackend *s = e->priv;
+    FFVulkanContext *vkctx = &s->vkctx;
+    const size_t off = exec->idx * s->res_stride;
+    const uint32_t *r = (const uint32_t *)(s->results_map + off);
+    int err;
+
+    /* releases the frames and image views now rather than at reuse */
+    ff_vk_exec_discard_deps(vkctx, exec);
+    if (!(s->results.flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) {
+        err = ff_vk_flush_buffer(vkctx, &s->results, off, s->res_stride, 0);
+        if (err < 0)
+            return err;
+    }
+    for (int c = 0; c < e->fmt.nb_comps; c++) {
+        const uint32_t *w = r + c * RES_WORDS;
+        /* the float sum comes back as a float pair (sum and error) */
+        v[c][FSSIM_PART_FLOAT].d = (double)av_int2float(w[0]) + (double)av_int2float(w[1]);
+        v[c][FSSIM_PART_INT].d   = av_int2double(w[2] | (uint64_t)w[3] << 32);
+        v[c][FSSIM_PART_BLOCK].d = av_int2double(w[4] | (uint64_t)w[5] << 32);
+    }
+    return 0;
+}
+
+static int vk_check_inputs(FSSIMEngine *e, enum AVPixelFormat *sw_format)
+{
+    AVFilterContext *ctx = e->ctx;
+    AVVulkanDeviceContext *dev0 = NULL;
+
+    for (int i = 0; i < ctx->nb_inputs; i++) {
+        AVFilterLink *link = ctx->inputs[i];
+        FilterLink *l = ff_filter_link(link);
+        AVHWFramesContext *fc = l->hw_frames_ctx ? (AVHWFramesContext *)l->hw_frames_ctx->data
+                                                 : NULL;
+        AVVulkanDeviceContext *dev;
+
+        if (link->format != AV_PIX_FMT_VULKAN || !fc || fc->format != AV_PIX_FMT_VULKAN) {
+            av_log(ctx, AV_LOG_ERROR, "The %s input carries %s frames, fssim_vulkan scores "
+                   "Vulkan frames. Decode with -hwaccel vulkan -hwaccel_output_format vulkan, "
+                   "or upload with hwupload (-init_hw_device vulkan=vk -filter_hw_device vk); "
+                   "for software frames use the fssim filter.\n", ctx->input_pads[i].name,
+                   av_get_pix_fmt_name(link->format));
+            return AVERROR(EINVAL);
+        }
+        dev = fc->device_ctx->hwctx;
+        if (dev0 && dev->act_dev != dev0->act_dev) {
+            av_log(ctx, AV_LOG_ERROR, "The %s and %s inputs are on different Vulkan "
+                   "devices. Decode or upload every input with the same device: one "
+                   "-init_hw_device vulkan=vk, and -hwaccel_device vk / -filter_hw_device vk "
+                   "for all inputs.\n", ctx->input_pads[0].name, ctx->input_pads[i].name);
+            return AVERROR(EINVAL);
+        }
+        dev0 = dev;
+        sw_format[i] = fc->sw_format;
+    }
+    return 0;
+}
+
+static int vk_submit(FSSIMEngine *e, int slot, const AVFrame *ref, AVFrame *const *dist)
+{
+    VKBackend *s = e->priv;
+    FFVkExecContext **exec = &s->exec[slot * e->nb_dist];
+    int ret = 0;
+
+    if (s->gpu_failed)
+        return AVERROR_EXTERNAL;
+    s->slot_n[slot] = s->nb_submitted++;
+    for (int k = 0; k < e->nb_dist; k++) {
+        exec[k] = NULL;
+        if (dist[k] && (ret = submit_pair(e, dist[k], ref, &exec[k])) < 0)
+            break;
+    }
+    return ret;
+}
+
+static int vk_collect(FSSIMEngine *e, int slot, int wait, FSSIMSums *sums)
+{
+    VKBackend *s = e->priv;
+    FFVkExecContext **exec = &s->exec[slot * e->nb_dist];
+    double us = 0.0, tiles = 0.0;
+    int ret;
+
+    /* after a GPU error: not waited for (a fence may never signal) and
+     * not read; the error that ends the run is already out */
+    if (s->gpu_failed)
+        return AVERROR_EXTERNAL;
+    for (int k = 0; k < e->nb_dist; k++)
+        if (exec[k] && (ret = exec_done(e, exec[k], wait, s->slot_n[slot])) <= 0)
+            return ret;
+    for (int k = 0; k < e->nb_dist; k++) {
+        if (!exec[k])
+            continue;
+        us += read_gpu_time(s, exec[k], &tiles);
+        ret = read_sums(e, exec[k], sums->v[k]);
+        exec[k] = NULL;
+        if (ret < 0)
+            return ret;
+    }
+    if (s->ts_pool) {
+        s->gpu_sum   += us;
+        s->gpu_tiles += tiles;
+        s->gpu_min    = FFMIN(s->gpu_min, us);
+        s->gpu_max    = FFMAX(s->gpu_max, us);
+        s->gpu_frames++;
+    }
+    return 1;
+}
+
+/*
+ * Wait until each of our queues is done with every batch submitted so far.
+ * With emulated timeline semaphores (Mesa's common queue code, as in
+ * lavapipe) a queue thread runs the batches and, after a batch's fence and
+ * semaphores have signalled, still drops its references to the semaphores
+ * it waited on.  The frames and frames contexts this filter lets go of in
+ * uninit can be the last references to their pools, whose teardown
+ * destroys the frames' semaphores at once: a batch that waited on one of
+ * them (ours, or hwupload's or hwdownload's on the same queue) would then
+ * be retired by that thread on freed memory.  An empty batch is retired
+ * after every earlier one on its queue, so its fence covers them all.
+ */
+static void retire_queues(VKBackend *s)
+{
+    FFVulkanContext *vkctx = &s->vkctx;
+    VkFence fences[64];
+    int nb_fences = 0;
+
+    /* after a GPU error a context's fence may never signal */
+    if (!s->qf || !s->e.contexts || s->gpu_failed)
+        return;
+    /* the pool's contexts take the family's queues in turn */
+    for (int i = 0; i < FFMIN3(s->e.pool_size, s->qf->num, FF_ARRAY_ELEMS(fences)); i++) {
+        FFVkExecContext *exec = &s->e.contexts[i];
+        if (ff_vk_exec_start(vkctx, exec) < 0 || ff_vk_exec_submit(vkctx, exec) < 0) {
+            /* its fence is reset and never signals: see submit_failed() */
+            exec->had_submission = 0;
+            break;
+        }
+        fences[nb_fences++] = exec->fence;
+    }
+    if (nb_fences)
+        vkctx->vkfn.WaitForFences(vkctx->hwctx->act_dev, nb_fences, fences, VK_TRUE,
+                                  UINT64_MAX);
+}
+
+
+static void vk_uninit(FSSIMEngine *e)
+{
+    VKBackend *s = e->priv;
+    FFVulkanContext *vkctx = &s->vkctx;
+
+    retire_queues(s);
+    if (s->gpu_frames)
+        av_log(e->ctx, AV_LOG_VERBOSE, "GPU time per frame: mean %.1f us, min %.1f us, "
+               "max %.1f us (tile pass %.1f us) over %"PRIu64" frames (%s, %s).\n",
+               s->gpu_sum / s->gpu_frames, s->gpu_min, s->gpu_max,
+               s->gpu_tiles / s->gpu_frames, s->gpu_frames,
+               vkctx->props.properties.deviceName, av_get_pix_fmt_name(e->fmt.pix_fmt));
+    if (s->initialized) {
+        ff_vk_exec_pool_free(vkctx, &s->e);
+        ff_vk_shader_free(vkctx, &s->shd_tile);
+        ff_vk_shader_free(vkctx, &s->shd_reduce);
+        ff_vk_free_buf(vkctx, &s->scratch);
+        ff_vk_free_buf(vkctx, &s->results);
+        if (s->ts_pool)
+            vkctx->vkfn.DestroyQueryPool(vkctx->hwctx->act_dev, s->ts_pool,
+                                         vkctx->hwctx->alloc);
+        ff_vk_uninit(vkctx);
+        s->initialized = 0;
+    }
+    av_freep(&s->exec);
+    av_freep(&s->slot_n);
+}
+
+const FSSIMBackend ff_fssim_vulkan_backend = {
+    .name         = "Vulkan",
+    .priv_size    = sizeof(VKBackend),
+    .queue_depth  = QUEUE_DEPTH,
+    .check_inputs = vk_check_inputs,
+    .init         = vk_init,
+    .submit       = vk_submit,
+    .collect      = vk_collect,
+    .uninit       = vk_uninit,
+};

@@ -1,0 +1,192 @@
+/*
+ * Copyright (c) 2026 the fssim developers
+ *
+ * This file is part of fssim, built into FFmpeg.
+ *
+ * fssim is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * fssim is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with fssim; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
+ * fssim: the engine every filter drives -- the set-up of a backend, the
+ * one step from a backend's sums to scores, and the one queue of frames
+ * waiting for their scores.
+ */
+#include "libavutil/avassert.h"
+#include "libavutil/fifo.h"
+#include "libavutil/mem.h"
+#include "libavfilter/filters.h"
+
+#include "fssim_engine.h"
+
+/* Sum over the positions of a line of n of the int taps inside it: the
+ * int weights are separable, w(x, y) = wx(x) * wy(y). */
+static uint64_t int_line_weight(int n)
+{
+    uint64_t sum = 0;
+    for (int x = 0; x < n; x++)
+        for (int j = -FSSIM_INT_RADIUS; j <= FSSIM_INT_RADIUS; j++)
+            if (x + j >= 0 && x + j < n)
+                sum += fssim_ref_int_taps[j + FSSIM_INT_RADIUS];
+    return sum;
+}
+
+/* What each part of each component is divided by: the number of scored
+ * positions (float, block), the sum of the weights (int). */
+static void setup_divisors(FSSIMEngine *e)
+{
+    const FSSIMRefFloatParams fp = { e->window, e->sigma, e->padding };
+
+    for (int c = 0; c < e->fmt.nb_comps; c++) {
+        const FSSIMPlane *p = &e->fmt.comp[c];
+        double *den = e->den[c];
+        int w, h;
+
+        for (int i = 0; i < FSSIM_NB_PARTS; i++)
+            den[i] = NAN;
+        if (fssim_ref_float_out_size(p->width, p->height, &fp, &w, &h) == 0)
+            den[FSSIM_PART_FLOAT] = (double)w * h;
+        den[FSSIM_PART_INT] = (double)(int_line_weight(p->width) * int_line_weight(p->height));
+        if (fssim_ref_block_windows(p->width, p->height, &w, &h) == 0)
+            den[FSSIM_PART_BLOCK] = (double)w * h;
+        den[FSSIM_PART_SSE] = (double)p->width * p->height;
+    }
+}
+
+int ff_fssim_engine_init(FSSIMEngine *e, size_t *ring_bytes)
+{
+    const FSSIMBackend *be = e->backend;
+
+    setup_divisors(e);
+    e->nb_slots = be->queue_depth + 1;
+    for (int k = 0; k < e->nb_dist; k++)
+        e->resample[k] = e->dist[k].width  != e->fmt.width ||
+                         e->dist[k].height != e->fmt.height;
+    if (be->priv_size && !(e->priv = av_mallocz(be->priv_size)))
+        return AVERROR(ENOMEM);
+    return be->init(e, ring_bytes);
+}
+
+void ff_fssim_engine_uninit(FSSIMEngine *e)
+{
+    if (e->backend && e->priv)
+        e->backend->uninit(e);
+    av_freep(&e->priv);
+}
+
+void ff_fssim_scores(const FSSIMEngine *e, const FSSIMSums *sums, unsigned present,
+                     FSSIMScores *sc)
+{
+    memset(sc, 0, sizeof(*sc));
+    for (int k = 0; k < e->nb_dist; k++) {
+        if (!(present & (1u << k)))
+            continue;
+        sc->scored[k] = 1;
+        for (int c = 0; c < e->fmt.nb_comps; c++) {
+            const FSSIMSum *v = sums->v[k][c];
+            for (int a = FSSIM_ALGO_FLOAT; a <= FSSIM_ALGO_BLOCK; a++)
+                if (e->algos & FSSIM_BIT(a))
+                    sc->score[k][a][c] = v[a].d / e->den[c][a];
+        }
+    }
+}
+
+/* ---- the queue ---------------------------------------------------------- */
+
+int ff_fssim_queue_init(FSSIMQueue *q, const FSSIMEngine *e)
+{
+    q->depth = e->nb_slots - 1;
+    q->fifo  = av_fifo_alloc2(e->nb_slots + 1, sizeof(FSSIMPending), AV_FIFO_FLAG_AUTO_GROW);
+    return q->fifo ? 0 : AVERROR(ENOMEM);
+}
+
+int ff_fssim_queue_slot(FSSIMQueue *q, const FSSIMEngine *e)
+{
+    const int slot = q->next_slot;
+
+    /* drain() keeps at most depth frames waiting, so this slot's last job
+     * was collected: nb_slots jobs were started since */
+    q->next_slot = (q->next_slot + 1) % e->nb_slots;
+    return slot;
+}
+
+int ff_fssim_queue_push(FSSIMQueue *q, AVFrame *frame, int slot, unsigned present)
+{
+    FSSIMPending p = { frame, slot, present };
+    int ret = av_fifo_write(q->fifo, &p, 1);
+
+    if (ret < 0)
+        av_frame_free(&frame);
+    return ret;
+}
+
+/* Send one frame on.  A status on the output link is our own EOF when
+ * flushing (framesync set it; frames sent now still go out before it), or
+ * the output closed downstream (-frames:v reached), and then the frame is
+ * no longer wanted. */
+static int send_frame(AVFilterContext *ctx, AVFrame *frame, int flush, int send)
+{
+    AVFilterLink *outlink = ctx->outputs[0];
+
+    if (!send || (!flush && ff_outlink_get_status(outlink))) {
+        av_frame_free(&frame);
+        return 0;
+    }
+    return ff_filter_frame(outlink, frame);
+}
+
+int ff_fssim_queue_drain(FSSIMQueue *q, FSSIMEngine *e, FSSIMOutput *out, int flush,
+                         int send)
+{
+    AVFilterContext *ctx = e->ctx;
+    FSSIMPending p;
+    int sent = 0, ret;
+
+    while (q->fifo && av_fifo_peek(q->fifo, &p, 1, 0) >= 0) {
+        if (p.slot >= 0) {
+            const int full = av_fifo_can_read(q->fifo) > (size_t)q->depth;
+            FSSIMSums sums;
+            FSSIMScores sc;
+
+            ret = e->backend->collect(e, p.slot, flush || full, &sums);
+            if (!ret)
+                break;
+            av_fifo_drain2(q->fifo, 1);
+            if (ret > 0) {
+                ff_fssim_scores(e, &sums, p.present, &sc);
+                ret = ff_fssim_output_frame(ctx, out, p.frame, &sc);
+            }
+            if (ret < 0) {
+                av_frame_free(&p.frame);
+                return ret;
+            }
+        } else {
+            av_fifo_drain2(q->fifo, 1);
+        }
+        ret = send_frame(ctx, p.frame, flush, send);
+        if (ret < 0)
+            return ret;
+        sent++;
+    }
+    return sent;
+}
+
+void ff_fssim_queue_uninit(FSSIMQueue *q)
+{
+    FSSIMPending p;
+
+    while (q->fifo && av_fifo_read(q->fifo, &p, 1) >= 0)
+        av_frame_free(&p.frame);
+    av_fifo_freep2(&q->fifo);
+}

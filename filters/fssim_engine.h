@@ -1,0 +1,208 @@
+/*
+ * Copyright (c) 2026 the fssim developers
+ *
+ * This file is part of fssim, built into FFmpeg.
+ *
+ * fssim is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * fssim is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with fssim; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
+ * fssim: the one interface under every filter.  A backend (CPU, CUDA,
+ * Vulkan) scores one reference frame against N >= 1 distorted frames and
+ * returns per-plane sums, asynchronously; one queue sends the frames on in
+ * order once their sums are back; one step turns sums into scores.
+ *
+ *   filter (vf_*.c)        options, pads, framesync event
+ *     |  submit(slot, ref, dist[])      fssim3d: moments(ring slot, ...) per
+ *     v                                          pair, submit3d(slot, window)
+ *   backend (fssim_be_*.c) kernels / shaders / slice jobs, results in slot
+ *     |  collect(slot, wait) -> FSSIMSums
+ *     v
+ *   queue (fssim_engine.c) in-order output, EOF flush, drain at uninit
+ *     |  ff_fssim_scores() -> FSSIMScores
+ *     v
+ *   outputs (fssim_output.c) metadata, stats_file, logs, pooling, summary
+ */
+#ifndef AVFILTER_FSSIM_ENGINE_H
+#define AVFILTER_FSSIM_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libavutil/fifo.h"
+#include "libavutil/frame.h"
+#include "libavfilter/avfilter.h"
+
+#include "fssim_common.h"
+
+/* ---- sums ---------------------------------------------------------------- */
+
+/* One sum part: a double, or (FSSIM_PART_SSE) an exact 64-bit integer. */
+typedef union FSSIMSum {
+    double   d;
+    uint64_t u;
+} FSSIMSum;
+
+/* What one job returns: per rendition, per component, the parts of
+ * fssim_consts.h.  Only the parts of the requested algorithms are read. */
+typedef struct FSSIMSums {
+    FSSIMSum v[FSSIM_MAX_DIST][4][FSSIM_NB_PARTS];
+} FSSIMSums;
+
+/* ---- fssim3d's temporal window ------------------------------------------ */
+
+#define FSSIM3D_MAX_DEPTH 63
+
+/**
+ * The temporal window of the frame being scored.  Tap k is frame
+ * t - depth/2 + k; it lies in ring slot (t - depth/2 + k) % depth.
+ */
+typedef struct FSSIM3DWindow {
+    int    depth;
+    int    slot[FSSIM3D_MAX_DEPTH]; /* ring slot of tap k; -1 where wt[k] == 0 */
+    double wt[FSSIM3D_MAX_DEPTH];   /* temporal weights, summing to 1 */
+} FSSIM3DWindow;
+
+/* ---- the engine: what a backend is given ---------------------------------- */
+
+struct FSSIMBackend;
+
+typedef struct FSSIMEngine {
+    AVFilterContext *ctx;
+    const struct FSSIMBackend *backend;
+    void *priv;                    /* the backend's state, backend->priv_size bytes */
+
+    int    algos;                  /* FSSIM_BIT() set */
+    int    window;
+    double sigma;
+    int    padding;                /* enum FSSIMRefPadding */
+    int    scaler;                 /* enum FSSIMRefScaler */
+
+    FSSIMFormat fmt;               /* the reference: the planes scored */
+    int nb_dist;                   /* distorted inputs (renditions), 1..FSSIM_MAX_DIST */
+    FSSIMFormat dist[FSSIM_MAX_DIST];  /* each as it arrives */
+    int resample[FSSIM_MAX_DIST];  /* its size differs: resampled to fmt's */
+
+    int depth;                     /* fssim3d: the temporal window; 0 for 2-D */
+    int nb_slots;                  /* result slots, 0 .. nb_slots - 1 */
+
+    /* sums -> scores: the divisor of each part of each component */
+    double den[4][FSSIM_NB_PARTS];
+} FSSIMEngine;
+
+/**
+ * A backend.  Every call gets the engine; errors are AVERROR codes, logged
+ * by the backend with the API error that caused them.  Once a GPU call has
+ * failed, a backend never returns sums again (collect fails): no score is
+ * published from an incomplete job.
+ */
+typedef struct FSSIMBackend {
+    const char *name;
+    size_t      priv_size;
+    /* frames that may wait for their results; a slot per frame plus one */
+    int         queue_depth;
+
+    /**
+     * Check the kind of frames of every input and their device (doc/errors.md),
+     * naming the pad at fault, and give each input's software format
+     * (sw_format[i]: the planes' layout).  At configuration, before init;
+     * sizes and formats are checked against each other after it.
+     */
+    int  (*check_inputs)(FSSIMEngine *e, enum AVPixelFormat *sw_format);
+
+    /** Allocate everything the scoring needs (nothing is allocated per
+     *  frame).  e is complete; e->depth > 0: the 3-D operations below. */
+    int  (*init)(FSSIMEngine *e, size_t *ring_bytes);
+
+    /**
+     * Start scoring ref against dist[0 .. nb_dist-1] into result slot slot.
+     * The backend keeps what it needs of the frames until collect: the
+     * caller may free them on return.
+     */
+    int  (*submit)(FSSIMEngine *e, int slot, const AVFrame *ref, AVFrame *const *dist);
+
+    /**
+     * The sums of slot: 1 with *sums set once they are there, 0 if not yet
+     * (only without wait), or an error.  Releases what submit kept.
+     */
+    int  (*collect)(FSSIMEngine *e, int slot, int wait, FSSIMSums *sums);
+
+    /** fssim3d: the spatial moments of one pair into ring slot ring_slot. */
+    int  (*moments)(FSSIMEngine *e, int ring_slot, const AVFrame *ref, const AVFrame *dist);
+
+    /** fssim3d: start scoring one frame from its window into result slot
+     *  slot (the 3-D SSIM sums in part FSSIM_PART_FLOAT of rendition 0). */
+    int  (*submit3d)(FSSIMEngine *e, int slot, const FSSIM3DWindow *win);
+
+    /** Free everything; called even if init failed or never ran.  Waits
+     *  for the GPU work still queued, without reading it. */
+    void (*uninit)(FSSIMEngine *e);
+
+    const char *storage3d;         /* how the 3-D ring holds the moments, for the log */
+} FSSIMBackend;
+
+extern const FSSIMBackend ff_fssim_cpu_backend;
+extern const FSSIMBackend ff_fssim_cuda_backend;
+extern const FSSIMBackend ff_fssim_vulkan_backend;
+
+/**
+ * Set up e for the given backend and the configured formats (e->fmt,
+ * e->dist[], e->nb_dist filled by the caller), compute the divisors and
+ * the resampler's axes, allocate the backend's state and run its init.
+ */
+int  ff_fssim_engine_init(FSSIMEngine *e, size_t *ring_bytes);
+void ff_fssim_engine_uninit(FSSIMEngine *e);
+
+/** The one sums-to-scores step, for the renditions in present (bit k). */
+void ff_fssim_scores(const FSSIMEngine *e, const FSSIMSums *sums, unsigned present,
+                     FSSIMScores *sc);
+
+/* ---- the pending-frame queue ------------------------------------------- */
+
+typedef struct FSSIMPending {
+    AVFrame *frame;   /* sent on once scored */
+    int      slot;    /* -1: passes through unscored */
+    unsigned present; /* bit k: rendition k had a frame to score */
+} FSSIMPending;
+
+typedef struct FSSIMQueue {
+    AVFifo  *fifo;    /* FSSIMPending */
+    int      depth;
+    int      next_slot;
+} FSSIMQueue;
+
+int  ff_fssim_queue_init(FSSIMQueue *q, const FSSIMEngine *e);
+
+/** The result slot of the next job: free, as at most depth frames wait. */
+int  ff_fssim_queue_slot(FSSIMQueue *q, const FSSIMEngine *e);
+
+/** Queue a frame behind the others (slot -1: unscored; present: the
+ *  renditions scored in slot); it is freed on error. */
+int  ff_fssim_queue_push(FSSIMQueue *q, AVFrame *frame, int slot, unsigned present);
+
+/**
+ * Send on, in order, the frames whose sums are back (after their scores
+ * went to the outputs); with flush, all of them.  More than depth waiting:
+ * wait for the oldest.  send == 0: score and log them but free the frames
+ * (uninit: the output link may be gone).  A frame whose job failed is
+ * dropped and the error returned.  Returns the number of frames that left.
+ */
+int  ff_fssim_queue_drain(FSSIMQueue *q, FSSIMEngine *e, FSSIMOutput *out, int flush,
+                          int send);
+
+/** Free the frames still queued (unscored) and the queue. */
+void ff_fssim_queue_uninit(FSSIMQueue *q);
+
+#endif /* AVFILTER_FSSIM_ENGINE_H */

@@ -1,0 +1,150 @@
+/*
+ * Copyright (c) 2026 the fssim developers
+ *
+ * This file is part of fssim, built into FFmpeg.
+ *
+ * fssim is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * fssim is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with fssim; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
+ * fssim: the body of the 2-D filters, the same whatever the backend.
+ */
+#include "libavutil/hwcontext.h"
+#include "libavfilter/filters.h"
+#include "libavfilter/formats.h"
+
+#include "fssim_filter.h"
+
+/* One framesync event: score the reference against the renditions that
+ * have a frame, and queue the frame that goes out behind the others. */
+static int filter_event(FFFrameSync *fs)
+{
+    AVFilterContext *ctx = fs->parent;
+    FSSIMFilter *f = (FSSIMFilter *)fs;
+    FSSIMEngine *e = &f->eng;
+    AVFrame *out, *ref, *dist[FSSIM_MAX_DIST] = { NULL };
+    unsigned present = 0;
+    int slot = -1, ret;
+
+    ret = ff_fssim_get_frames(fs, &out, &ref, dist);
+    if (ret < 0)
+        return ret;
+    if (ret > 0) {
+        for (int k = 0; k < e->nb_dist; k++)
+            present |= !!dist[k] << k;
+        ret = ff_fssim_check_frames(ctx, &f->out, ref, dist, e->nb_dist);
+        if (ret >= 0) {
+            slot = ff_fssim_queue_slot(&f->queue, e);
+            ret = e->backend->submit(e, slot, ref, dist);
+        }
+        if (ret < 0) {
+            av_frame_free(&out);
+            return ret;
+        }
+    }
+    /* unscored frames queue too, so that frames leave in order */
+    ret = ff_fssim_queue_push(&f->queue, out, slot, present);
+    if (ret >= 0)
+        ret = ff_fssim_queue_drain(&f->queue, e, &f->out, 0, 1);
+    return FFMIN(ret, 0);
+}
+
+int ff_fssim_filter_init(AVFilterContext *ctx, FSSIMFilter *f, const FSSIMBackend *be,
+                         const char *fix)
+{
+    int ret;
+
+    f->fix = fix;
+    f->eng.ctx = ctx;
+    f->eng.backend = be;
+    f->eng.nb_dist = f->opts.nb_inputs - 1;
+    f->fs.on_event = filter_event;
+    ret = ff_fssim_append_inputs(ctx, &f->opts);
+    if (ret < 0)
+        return ret;
+    return ff_fssim_output_open(ctx, &f->out, &f->opts, "lavfi.fssim.", f->opts.algos,
+                                f->eng.nb_dist);
+}
+
+int ff_fssim_filter_query_formats(const AVFilterContext *ctx,
+                                  struct AVFilterFormatsConfig **cfg_in,
+                                  struct AVFilterFormatsConfig **cfg_out,
+                                  enum AVPixelFormat hw_format)
+{
+    return ff_fssim_query_formats(ctx, cfg_in, cfg_out, hw_format, ff_fssim_out_pad(ctx));
+}
+
+int ff_fssim_filter_config_output(AVFilterLink *outlink, FSSIMFilter *f)
+{
+    AVFilterContext *ctx = outlink->src;
+    FSSIMEngine *e = &f->eng;
+    const AVFilterLink *ref = ctx->inputs[e->nb_dist];
+    /* a ladder resamples renditions of another size; two inputs never */
+    const int scale = e->nb_dist > 1 && f->opts.scale == FSSIM_SCALE_AUTO;
+    enum AVPixelFormat sw_format[FSSIM_MAX_INPUTS];
+    size_t ring_bytes = 0;
+    int ret;
+
+    e->algos   = f->opts.algos;
+    e->window  = f->opts.window;
+    e->sigma   = f->opts.sigma;
+    e->padding = f->opts.padding;
+    e->scaler  = f->opts.scaler;
+    ret = e->backend->check_inputs(e, sw_format);
+    if (ret >= 0)
+        ret = ff_fssim_check_inputs(ctx, sw_format, scale, f->fix);
+    if (ret < 0)
+        return ret;
+    ret = ff_fssim_format_init(ctx, &e->fmt, sw_format[e->nb_dist], ref->w, ref->h);
+    for (int k = 0; k < e->nb_dist && ret >= 0; k++)
+        ret = ff_fssim_format_init(ctx, &e->dist[k], sw_format[k], ctx->inputs[k]->w,
+                                   ctx->inputs[k]->h);
+    if (ret >= 0)
+        ret = ff_fssim_check_options(ctx, &f->opts, &e->fmt);
+    if (ret >= 0)
+        ret = ff_fssim_engine_init(e, &ring_bytes);
+    if (ret >= 0)
+        ret = ff_fssim_queue_init(&f->queue, e);
+    if (ret >= 0)
+        ret = ff_fssim_output_config(ctx, &f->out, &e->fmt, e->dist);
+    if (ret < 0)
+        return ret;
+    return ff_fssim_config_output(outlink, &f->fs, &f->out);
+}
+
+int ff_fssim_filter_activate(AVFilterContext *ctx, FSSIMFilter *f)
+{
+    int ret = ff_framesync_activate(&f->fs);
+
+    if (ret < 0)
+        return ret;
+    /* framesync has just marked the output finished: the frames still
+     * waiting for their scores go out before anything downstream sees the
+     * EOF, as they reach the output link's queue first */
+    if (f->fs.eof)
+        ret = ff_fssim_queue_drain(&f->queue, &f->eng, &f->out, 1, 1);
+    return FFMIN(ret, 0);
+}
+
+void ff_fssim_filter_uninit(AVFilterContext *ctx, FSSIMFilter *f)
+{
+    /* frames scored but never sent (the run was cut short) still count;
+     * after a GPU error none is (the backend refuses) */
+    ff_fssim_queue_drain(&f->queue, &f->eng, &f->out, 1, 0);
+    ff_fssim_output_close(ctx, &f->out, f->fs.eof);
+    ff_fssim_queue_uninit(&f->queue);
+    ff_fssim_engine_uninit(&f->eng);
+    ff_framesync_uninit(&f->fs);
+}
