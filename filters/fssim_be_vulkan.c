@@ -73,6 +73,9 @@ typedef struct FSSIMVkPush {
     uint32_t part_off, nb_parts, win_off, res_off;
 } FSSIMVkPush;
 
+/* PushData in fssim_core.glsl, scalar layout: 16 four-byte members */
+_Static_assert(sizeof(FSSIMVkPush) == 16 * 4, "FSSIMVkPush matches the shader's PushData");
+
 typedef struct FSSIMVkPlane {
     FSSIMVkPush pc;
     int      tiles_y;

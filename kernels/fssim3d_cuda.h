@@ -98,6 +98,11 @@ typedef struct FSSIM3DCudaSumParams {
     int offset[4], count[4];
 } FSSIM3DCudaSumParams;
 
+FSSIM_CHECK_LAYOUT(FSSIM3DCudaMomentParams, 192, pad, 188);
+FSSIM_CHECK_LAYOUT(FSSIM3DCudaWindow, 1008, slot_offset, 504);
+FSSIM_CHECK_LAYOUT(FSSIM3DCudaScoreParams, 56, pad, 52);
+FSSIM_CHECK_LAYOUT(FSSIM3DCudaSumParams, 48, count, 32);
+
 /* Dynamic shared memory of the spatial pass at radius r: the tile and halo
  * of both planes as float (exact up to 16 bits), then the horizontal sums as
  * double, 4 per position (E[a], E[b], E[a^2 + b^2], E[ab]).  57 KiB at the

@@ -26,6 +26,8 @@
 #ifndef FSSIM_CUDA_H
 #define FSSIM_CUDA_H
 
+#include <stddef.h>
+
 #include "fssim_consts.h"
 
 /* An output tile is FSSIM_TILE x FSSIM_TILE pixels, FSSIM_THREADS threads. */
@@ -60,6 +62,21 @@ typedef struct FSSIMCudaReduceParams {
     unsigned long long out;        /* double [FSSIM_NB_FUSED_PARTS] per component */
     int offset[4], count[4];       /* each component's blocks in partials */
 } FSSIMCudaReduceParams;
+
+/* The host (gcc) and the device compilers (nvcc, clang) must lay the
+ * parameter blocks out alike: each checks the sizes and the offset of the
+ * last member it expects. */
+#ifdef __cplusplus
+#define FSSIM_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define FSSIM_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+#define FSSIM_CHECK_LAYOUT(type, size, last, offset)                                 \
+    FSSIM_STATIC_ASSERT(sizeof(type) == (size) && offsetof(type, last) == (offset),  \
+                        #type " is laid out as the kernels expect")
+
+FSSIM_CHECK_LAYOUT(FSSIMCudaParams, 176, part_offset, 168);
+FSSIM_CHECK_LAYOUT(FSSIMCudaReduceParams, 48, count, 32);
 
 /* nvcc defines __CUDACC__, clang's CUDA mode __CUDA__; FFmpeg's clang path
  * has no CUDA headers, so no __host__ */

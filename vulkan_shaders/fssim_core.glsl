@@ -39,19 +39,22 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #endif
 
-/* Keep in sync with vf_fssim_vulkan.c. */
-#define TW   16       /* tile width, a multiple of 4 (block windows) */
-#define TH   16       /* tile height, a multiple of 4 */
+/* Tiles, radii, taps and algorithm bits: fssim_consts.h, shared with the
+ * host (fssim_be_vulkan.c) and the other backends. */
+#include "fssim_consts.h"
+
+#define TW   FSSIM_VK_TILE_W  /* tile width, a multiple of 4 (block windows) */
+#define TH   FSSIM_VK_TILE_H  /* tile height, a multiple of 4 */
 #define NT   (TW * TH)
-#define RMAX 7        /* largest float window radius (window=15) */
-#define KR   4        /* radius of the int taps and right/bottom reach of block */
+#define RMAX FSSIM_MAX_RADIUS /* largest float window radius */
+#define KR   FSSIM_INT_RADIUS /* radius of the int taps and right/bottom reach of block */
 #define IPLANE ((TH + 2 * KR) * TW)   /* one sum of the int horizontal pass */
 #define NBX  (TW / 4 + 1)     /* 4x4 blocks a tile's windows touch */
 #define NBY  (TH / 4 + 1)
 
-#define ALGO_FLOAT 1
-#define ALGO_INT   2
-#define ALGO_BLOCK 4
+#define ALGO_FLOAT FSSIM_BIT(FSSIM_ALGO_FLOAT)
+#define ALGO_INT   FSSIM_BIT(FSSIM_ALGO_INT)
+#define ALGO_BLOCK FSSIM_BIT(FSSIM_ALGO_BLOCK)
 
 layout (local_size_x_id = 253, local_size_y_id = 254, local_size_z_id = 255) in;
 
@@ -94,7 +97,7 @@ const bool DO_BLOCK = (ALGOS & ALGO_BLOCK) != 0;
 const int  SW = TW + 2 * HALO;
 const int  SH = TH + 2 * HALO;
 /* Shared memory sized for the algorithms asked for (keep in sync with
- * shared_bytes() in vf_fssim_vulkan.c): less of it, more workgroups per
+ * shared_bytes() in fssim_be_vulkan.c): less of it, more workgroups per
  * multiprocessor. */
 const int  HPLANE = (TH + 2 * RF) * TW;     /* one moment of the float horizontal pass */
 const int  HBUF_F = DO_FLOAT ? 5 * HPLANE : 0;
@@ -140,7 +143,7 @@ layout (set = 0, binding = 9, scalar) buffer PartD { dvec2 part_d[]; };
 layout (set = 0, binding = 10, scalar) buffer Win  { float win[]; };
 layout (set = 0, binding = 11, scalar) buffer Res  { uint res[]; };
 
-const uint K[9] = uint[9](2, 9, 28, 55, 68, 55, 28, 9, 2);
+const uint K[9] = uint[9](FSSIM_INT_TAPS);
 
 /* A tile's samples, main in the low and reference in the high 16 bits;
  * zero outside the plane (what both padding rules and int need). */
