@@ -24,8 +24,11 @@
  * (rendition x algorithm x component x band of rows) whose partial sums are
  * added in unit order, so that a score does not depend on the number of
  * threads; each thread takes every nb_threads-th unit and owns one scratch
- * area, sized at configuration: scoring a frame allocates nothing.
- * Synchronous: a job's sums are there when submit returns.
+ * area, sized at configuration: scoring a frame allocates nothing.  A
+ * ladder's renditions of another size are first resampled, by bands, into
+ * planes of the reference's size (the CPU reference favours clarity over
+ * fusing the two).  Synchronous: a job's sums are there when submit
+ * returns.
  */
 #include "libavutil/mem.h"
 #include "libavfilter/filters.h"
@@ -48,12 +51,15 @@ typedef struct CPUList {
 } CPUList;
 
 typedef struct CPUBackend {
+    CPUList  resample;          /* the resampled renditions' planes */
     CPUList  score;             /* 2-D scoring; 3-D: the temporal pass */
     CPUList  moments;           /* 3-D: the spatial moments */
     int      nb_threads;
     size_t   scratch_size;      /* per thread */
     uint8_t *scratch;
     FSSIMSums *results;         /* per slot */
+    /* a resampled rendition's planes, at the reference's size */
+    uint16_t *rs[FSSIM_MAX_DIST][4];
     /* 3-D: ring[slot][comp], the five moment planes of a component */
     FSSIMRefMoments ring[FSSIM3D_MAX_DEPTH][4];
 } CPUBackend;
@@ -152,6 +158,37 @@ static int init_ring(FSSIMEngine *e, CPUBackend *b, size_t *bytes)
     return 0;
 }
 
+/* The planes resampled renditions are scored from, and their bands. */
+static int init_resampling(FSSIMEngine *e, CPUBackend *b)
+{
+    int n = 0;
+
+    for (int pass = 0; pass < 2; pass++) {
+        n = 0;
+        for (int k = 0; k < e->nb_dist; k++) {
+            for (int c = 0; e->resample[k] && c < e->fmt.nb_comps; c++) {
+                const FSSIMPlane *p = &e->fmt.comp[c];
+                const size_t tmp = fssim_ref_resample_tmp_size(&e->axis[k][c][0],
+                                                               &e->axis[k][c][1]);
+                if (!pass) {
+                    b->scratch_size = FFMAX(b->scratch_size, tmp * sizeof(int64_t));
+                    if (!(b->rs[k][c] = av_malloc_array((size_t)p->width * p->height,
+                                                        sizeof(uint16_t))))
+                        return AVERROR(ENOMEM);
+                }
+                for (int y = 0; y < p->height; y += BAND_ROWS, n++)
+                    if (pass)
+                        b->resample.units[n] = (CPUUnit) { .dist = k, .comp = c, .y0 = y,
+                                                           .y1 = FFMIN(y + BAND_ROWS, p->height) };
+            }
+        }
+        if (!pass && !(b->resample.units = av_calloc(FFMAX(n, 1), sizeof(CPUUnit))))
+            return AVERROR(ENOMEM);
+    }
+    b->resample.nb_units = n;
+    return 0;
+}
+
 static int cpu_init(FSSIMEngine *e, size_t *ring_bytes)
 {
     CPUBackend *b = e->priv;
@@ -165,17 +202,11 @@ static int cpu_init(FSSIMEngine *e, size_t *ring_bytes)
             ret = make_units(b, &b->score, e, 1, FSSIM_BIT(FSSIM_ALGO_FLOAT));
     } else {
         ret = make_units(b, &b->score, e, e->nb_dist, e->algos);
+        if (ret >= 0)
+            ret = init_resampling(e, b);
     }
     if (ret < 0)
         return ret;
-    for (int k = 0; k < e->nb_dist; k++) {
-        if (e->resample[k]) {
-            av_log(e->ctx, AV_LOG_ERROR, "%s is %dx%d, the reference %dx%d: the CPU backend "
-                   "cannot resample yet; scale it first.\n", e->ctx->input_pads[k].name,
-                   e->dist[k].width, e->dist[k].height, e->fmt.width, e->fmt.height);
-            return AVERROR(ENOSYS);
-        }
-    }
 
     b->nb_threads = FFMAX(1, ff_filter_get_nb_threads(e->ctx));
     b->scratch = av_malloc(FFMAX(b->scratch_size, 1) * b->nb_threads);
@@ -204,10 +235,23 @@ static void run_unit(FSSIMEngine *e, const CPUTask *t, CPUUnit *u, void *scratch
     }
     {
         const AVFrame *d = t->dist[u->dist];
-        const FSSIMRefPlane pa = ff_fssim_ref_plane(&e->dist[u->dist], u->comp, d->data,
+        const uint16_t *rs = b->rs[u->dist][u->comp];
+        const FSSIMPlane *rp = &e->fmt.comp[u->comp];
+        const FSSIMRefPlane pd = ff_fssim_ref_plane(&e->dist[u->dist], u->comp, d->data,
                                                     d->linesize);
+        /* a resampled rendition is read from its plane at the reference's size */
+        const FSSIMRefPlane pa = !rs ? pd : (FSSIMRefPlane) {
+            .data = (const uint8_t *)rs, .linesize = 2 * rp->width, .width = rp->width,
+            .height = rp->height, .bytes = 2, .step = 1, .shift = 0 };
         const FSSIMRefPlane pb = ff_fssim_ref_plane(&e->fmt, u->comp, t->ref->data,
                                                     t->ref->linesize);
+        if (t->list == &b->resample) {
+            fssim_ref_resample_rows(&pd, &e->axis[u->dist][u->comp][0],
+                                    &e->axis[u->dist][u->comp][1], depth, u->y0, u->y1,
+                                    b->rs[u->dist][u->comp] + (size_t)u->y0 * rp->width,
+                                    2 * rp->width, scratch);
+            return;
+        }
         if (t->list == &b->moments) {
             /* the band's rows of the ring slot, so the reference writes them in place */
             const FSSIMRefMoments *m = &b->ring[t->ring_slot][u->comp];
@@ -279,8 +323,11 @@ static void gather(const CPUList *l, AVFrame *const *dist, FSSIMSums *s)
 static int cpu_submit(FSSIMEngine *e, int slot, const AVFrame *ref, AVFrame *const *dist)
 {
     CPUBackend *b = e->priv;
+    const CPUTask r = { .list = &b->resample, .ref = ref, .dist = dist };
     const CPUTask t = { .list = &b->score, .ref = ref, .dist = dist };
 
+    if (b->resample.nb_units)
+        run(e, &r);
     run(e, &t);
     gather(&b->score, dist, &b->results[slot]);
     return 0;
@@ -320,6 +367,10 @@ static void cpu_uninit(FSSIMEngine *e)
     for (int k = 0; k < FSSIM3D_MAX_DEPTH; k++)
         for (int c = 0; c < 4; c++)
             fssim_ref_moments_free(&b->ring[k][c]);
+    for (int k = 0; k < FSSIM_MAX_DIST; k++)
+        for (int c = 0; c < 4; c++)
+            av_freep(&b->rs[k][c]);
+    av_freep(&b->resample.units);
     av_freep(&b->score.units);
     av_freep(&b->moments.units);
     av_freep(&b->scratch);

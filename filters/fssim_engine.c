@@ -64,15 +64,38 @@ static void setup_divisors(FSSIMEngine *e)
     }
 }
 
+/* The coefficients of every resampled rendition, computed once and shared
+ * by the backends, so that all of them produce the same samples. */
+static int setup_resampling(FSSIMEngine *e)
+{
+    for (int k = 0; k < e->nb_dist; k++) {
+        e->resample[k] = e->dist[k].width  != e->fmt.width ||
+                         e->dist[k].height != e->fmt.height;
+        for (int c = 0; e->resample[k] && c < e->fmt.nb_comps; c++) {
+            const FSSIMPlane *in = &e->dist[k].comp[c], *out = &e->fmt.comp[c];
+            if (fssim_ref_resample_axis_init(&e->axis[k][c][0], in->width, out->width,
+                                             e->scaler) < 0 ||
+                fssim_ref_resample_axis_init(&e->axis[k][c][1], in->height, out->height,
+                                             e->scaler) < 0)
+                return AVERROR(ENOMEM);
+        }
+        if (e->resample[k])
+            av_log(e->ctx, AV_LOG_VERBOSE, "%s: %dx%d resampled to %dx%d.\n",
+                   e->ctx->input_pads[k].name, e->dist[k].width, e->dist[k].height,
+                   e->fmt.width, e->fmt.height);
+    }
+    return 0;
+}
+
 int ff_fssim_engine_init(FSSIMEngine *e, size_t *ring_bytes)
 {
     const FSSIMBackend *be = e->backend;
+    int ret;
 
     setup_divisors(e);
     e->nb_slots = be->queue_depth + 1;
-    for (int k = 0; k < e->nb_dist; k++)
-        e->resample[k] = e->dist[k].width  != e->fmt.width ||
-                         e->dist[k].height != e->fmt.height;
+    if ((ret = setup_resampling(e)) < 0)
+        return ret;
     if (be->priv_size && !(e->priv = av_mallocz(be->priv_size)))
         return AVERROR(ENOMEM);
     return be->init(e, ring_bytes);
@@ -83,6 +106,10 @@ void ff_fssim_engine_uninit(FSSIMEngine *e)
     if (e->backend && e->priv)
         e->backend->uninit(e);
     av_freep(&e->priv);
+    for (int k = 0; k < FSSIM_MAX_DIST; k++)
+        for (int c = 0; c < 4; c++)
+            for (int i = 0; i < 2; i++)
+                fssim_ref_resample_axis_free(&e->axis[k][c][i]);
 }
 
 void ff_fssim_scores(const FSSIMEngine *e, const FSSIMSums *sums, unsigned present,

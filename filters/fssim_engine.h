@@ -94,6 +94,9 @@ typedef struct FSSIMEngine {
     int nb_dist;                   /* distorted inputs (renditions), 1..FSSIM_MAX_DIST */
     FSSIMFormat dist[FSSIM_MAX_DIST];  /* each as it arrives */
     int resample[FSSIM_MAX_DIST];  /* its size differs: resampled to fmt's */
+    /* the resampler's axes of each component of a resampled rendition:
+     * [0] horizontal, [1] vertical (doc/algorithms.md#resampling) */
+    FSSIMRefResampleAxis axis[FSSIM_MAX_DIST][4][2];
 
     int depth;                     /* fssim3d: the temporal window; 0 for 2-D */
     int nb_slots;                  /* result slots, 0 .. nb_slots - 1 */
