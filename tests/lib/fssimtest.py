@@ -584,6 +584,26 @@ def damage_y4m(src, dst, frame):
     return dst
 
 
+RESAMPLE_CLI = os.path.join(os.environ.get("top_builddir", "."), "tests", "unit",
+                            "resample_cli")
+
+
+def resample_plane(plane, scaler, out_w, out_h, depth, directory=None):
+    """plane resampled to out_w x out_h by the reference resampler
+    (doc/algorithms.md#resampling, ref/ref_resample.c through the built
+    tests/unit/resample_cli), as int64 samples."""
+    import numpy as np
+    directory = directory or workdir("resample")
+    cli = RESAMPLE_CLI
+    h_in, w_in = plane.shape
+    src = os.path.join(directory, "in.raw")
+    dst = os.path.join(directory, "out.raw")
+    plane.astype("<u2").tofile(src)
+    subprocess.run([cli, scaler, str(depth), str(w_in), str(h_in), str(out_w), str(out_h),
+                    src, dst], check=True, stderr=subprocess.PIPE)
+    return np.fromfile(dst, "<u2").reshape(out_h, out_w).astype(np.int64)
+
+
 def backtraces(pid):
     """Every thread's stack of a live process, from gdb (for the diagnostic
     of a hung run; empty where gdb is missing or cannot attach)."""

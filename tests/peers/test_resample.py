@@ -27,7 +27,6 @@ ref/ref_resample.c, driven through tests/unit/resample_cli).
 """
 import math
 import os
-import subprocess
 
 import fssimtest as ft
 
@@ -119,18 +118,8 @@ def resample_numpy(plane, scaler, out_w, out_h, depth):
 # The C reference through resample_cli
 # ---------------------------------------------------------------------------
 
-CLI = os.path.join(os.environ.get("top_builddir", "."), "tests", "unit", "resample_cli")
-
-
 def resample_c(plane, scaler, out_w, out_h, depth, directory):
-    import numpy as np
-    h_in, w_in = plane.shape
-    src = os.path.join(directory, "in.raw")
-    dst = os.path.join(directory, "out.raw")
-    plane.astype("<u2").tofile(src)
-    subprocess.run([CLI, scaler, str(depth), str(w_in), str(h_in), str(out_w), str(out_h),
-                    src, dst], check=True, stderr=subprocess.PIPE)
-    return np.fromfile(dst, "<u2").reshape(out_h, out_w).astype(np.int64)
+    return ft.resample_plane(plane, scaler, out_w, out_h, depth, directory)
 
 
 # ---------------------------------------------------------------------------
@@ -276,8 +265,8 @@ def check_ffmpeg(tap):
 
 def main():
     tap = ft.Tap()
-    if not os.access(CLI, os.X_OK):
-        tap.bail("%s not built (make check builds it)" % CLI)
+    if not os.access(ft.RESAMPLE_CLI, os.X_OK):
+        tap.bail("%s not built (make check builds it)" % ft.RESAMPLE_CLI)
     check_identity_formula(tap)
     check_exact(tap)
     check_ffmpeg(tap)
