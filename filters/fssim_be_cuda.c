@@ -27,6 +27,9 @@
  * (fssim_plane, kernels/fssim_plane.cuh) computes every requested algorithm
  * from one read of each sample into per-tile partial sums, and
  * fssim_reduce adds them per plane in a fixed order into the job's slot.
+ * A ladder's rendition of another size is first resampled
+ * (fssim_resample_h/v, kernels/fssim_resample.cuh) into a frame of the
+ * reference's size in device memory, laid out like the rendition's.
  *
  * 3-D (fssim3d): per frame pair, fssim3d_moments computes the spatial
  * moments into the frame's slot of a ring in device memory (the one
@@ -54,6 +57,14 @@
 
 #define OFFSET_ALIGN 256
 
+/* A resampled rendition: the frame it is resampled into (the rendition's
+ * layout at the reference's size), and per component its kernels' parameters. */
+typedef struct CUDAResampled {
+    CUdeviceptr data[4];
+    int         pitch[4];
+    FSSIMCudaResampleParams rp[4];
+} CUDAResampled;
+
 /* 3-D: what one scored frame sends to the GPU, per result slot. */
 typedef struct CUDAWindows {
     FSSIM3DCudaWindow   *host;       /* pinned, nb_slots */
@@ -72,6 +83,10 @@ typedef struct CUDABackend {
     FSSIMCudaParams params[4];          /* per component */
     int grid[4][2];
     FSSIMCudaReduceParams reduce;
+    CUfunction resample_h, resample_v;
+    CUDAResampled rs[FSSIM_MAX_DIST];
+    CUdeviceptr tables;                 /* every axis's coefficients */
+    CUdeviceptr rs_tmp;                 /* the horizontal pass, int32 */
 
     /* 3-D */
     CUfunction moments_func, score_func, sum_func;
@@ -127,6 +142,116 @@ static int cuda_check_inputs(FSSIMEngine *e, enum AVPixelFormat *sw_format)
 }
 
 /* ---- 2-D ------------------------------------------------------------------ */
+
+/* Bytes of the coefficient tables of one axis: start, then coef. */
+static size_t axis_bytes(const FSSIMRefResampleAxis *a)
+{
+    return FFALIGN((size_t)a->out * (1 + a->ntaps) * sizeof(int32_t), OFFSET_ALIGN);
+}
+
+/* The frames resampled renditions are scored from, the coefficient tables
+ * on the device, and the resampler's parameters.  Context pushed. */
+static int init_resampling(FSSIMEngine *e, CUDABackend *b)
+{
+    FSSIMCuda *c = &b->cuda;
+    CudaFunctions *cu = c->cu;
+    size_t tables = 0, tmp = 0, off = 0;
+    int ret;
+
+    for (int k = 0; k < e->nb_dist; k++)
+        for (int i = 0; e->resample[k] && i < e->fmt.nb_comps; i++) {
+            tables += axis_bytes(&e->axis[k][i][0]) + axis_bytes(&e->axis[k][i][1]);
+            tmp = FFMAX(tmp, (size_t)e->fmt.comp[i].width * e->dist[k].comp[i].height);
+        }
+    if (!tables)
+        return 0;
+    ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuModuleGetFunction(&b->resample_h, c->module,
+                                                            "fssim_resample_h"));
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuModuleGetFunction(&b->resample_v, c->module,
+                                                                "fssim_resample_v"));
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuMemAlloc(&b->tables, tables));
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuMemAlloc(&b->rs_tmp, tmp * sizeof(int32_t)));
+    for (int k = 0; k < e->nb_dist && ret >= 0; k++) {
+        CUDAResampled *r = &b->rs[k];
+        int rows[4] = { 0 };
+
+        if (!e->resample[k])
+            continue;
+        /* the frame: each data plane as wide and high as its components */
+        for (int i = 0; i < e->fmt.nb_comps; i++) {
+            const FSSIMPlane *p = &e->fmt.comp[i];
+            r->pitch[p->plane] = FFMAX(r->pitch[p->plane],
+                                       FFALIGN(p->offset + p->width * p->step * p->bytes,
+                                               OFFSET_ALIGN));
+            rows[p->plane] = FFMAX(rows[p->plane], p->height);
+        }
+        for (int j = 0; j < 4 && ret >= 0; j++)
+            if (rows[j])
+                ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuMemAlloc(&r->data[j],
+                                                               (size_t)r->pitch[j] * rows[j]));
+        for (int i = 0; i < e->fmt.nb_comps && ret >= 0; i++) {
+            const FSSIMPlane *p = &e->fmt.comp[i];
+            const FSSIMRefResampleAxis *ax = &e->axis[k][i][0], *ay = &e->axis[k][i][1];
+            FSSIMCudaResampleParams *rp = &r->rp[i];
+
+            *rp = (FSSIMCudaResampleParams) {
+                .dst = r->data[p->plane] + p->offset, .dst_pitch = r->pitch[p->plane],
+                .tmp = b->rs_tmp,
+                .in_w = ax->in, .in_h = ay->in, .out_w = ax->out, .out_h = ay->out,
+                .xtaps = ax->ntaps, .ytaps = ay->ntaps,
+                .step = p->step, .shift = p->shift, .max = (1 << e->fmt.depth) - 1,
+            };
+            for (int a = 0; a < 2 && ret >= 0; a++) {
+                const FSSIMRefResampleAxis *x = &e->axis[k][i][a];
+                const CUdeviceptr start = b->tables + off;
+                const CUdeviceptr coef  = start + (size_t)x->out * sizeof(int32_t);
+                ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuMemcpyHtoD(start, x->start,
+                                                                 x->out * sizeof(int32_t)));
+                if (ret >= 0)
+                    ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuMemcpyHtoD(coef, x->coef,
+                                         (size_t)x->out * x->ntaps * sizeof(int32_t)));
+                if (a) {
+                    rp->ystart = start;
+                    rp->ycoef  = coef;
+                } else {
+                    rp->xstart = start;
+                    rp->xcoef  = coef;
+                }
+                off += axis_bytes(x);
+            }
+        }
+    }
+    return ret;
+}
+
+/* Resample rendition k's frame into its frame at the reference's size. */
+static int launch_resample(FSSIMEngine *e, CUDABackend *b, int k, const AVFrame *dist)
+{
+    FSSIMCuda *c = &b->cuda;
+    const int by = FSSIM_THREADS / FSSIM_TILE;
+    int ret = 0;
+
+    for (int i = 0; i < e->fmt.nb_comps && ret >= 0; i++) {
+        const FSSIMPlane *p = &e->dist[k].comp[i];
+        FSSIMCudaResampleParams *rp = &b->rs[k].rp[i];
+        void *args[] = { rp };
+
+        rp->src       = (CUdeviceptr)dist->data[p->plane] + p->offset;
+        rp->src_pitch = dist->linesize[p->plane];
+        ret = FSSIM_CHECK_CU(c, e->ctx, c->cu->cuLaunchKernel(b->resample_h,
+                             (rp->out_w + FSSIM_TILE - 1) / FSSIM_TILE, (rp->in_h + by - 1) / by,
+                             1, FSSIM_TILE, by, 1, 0, c->stream, args, NULL));
+        if (ret >= 0)
+            ret = FSSIM_CHECK_CU(c, e->ctx, c->cu->cuLaunchKernel(b->resample_v,
+                                 (rp->out_w + FSSIM_TILE - 1) / FSSIM_TILE,
+                                 (rp->out_h + by - 1) / by, 1, FSSIM_TILE, by, 1, 0, c->stream,
+                                 args, NULL));
+    }
+    return ret;
+}
 
 /* Kernel parameters, tiles and buffers: everything that does not change
  * from frame to frame is set up once here. */
@@ -185,6 +310,8 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
     if (ret >= 0)
         ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuMemAlloc(&b->partials, (size_t)e->nb_dist *
                                                         b->nb_tiles * part_bytes));
+    if (ret >= 0)
+        ret = init_resampling(e, b);
     pop(e, c);
     if (ret < 0)
         return ret;
@@ -206,16 +333,19 @@ static int launch_2d(FSSIMEngine *e, CUDABackend *b, int k, const AVFrame *ref,
     CudaFunctions *cu = c->cu;
     const size_t part_bytes = FSSIM_NB_FUSED_PARTS * sizeof(double);
     const CUdeviceptr partials = b->partials + (size_t)k * b->nb_tiles * part_bytes;
+    const CUDAResampled *rs = e->resample[k] ? &b->rs[k] : NULL;
     void *args[1];
-    int ret = 0;
+    int ret = rs ? launch_resample(e, b, k, dist) : 0;
 
     for (int i = 0; i < e->fmt.nb_comps && ret >= 0; i++) {
         const FSSIMPlane *p = &e->fmt.comp[i];
         FSSIMCudaParams *kp = &b->params[i];
 
-        kp->main_ptr   = (CUdeviceptr)dist->data[p->plane] + p->offset;
+        /* a resampled rendition is scored from its frame at the reference's size */
+        kp->main_ptr   = (rs ? rs->data[p->plane] : (CUdeviceptr)dist->data[p->plane]) +
+                         p->offset;
         kp->ref_ptr    = (CUdeviceptr)ref->data[p->plane] + p->offset;
-        kp->main_pitch = dist->linesize[p->plane];
+        kp->main_pitch = rs ? rs->pitch[p->plane] : dist->linesize[p->plane];
         kp->ref_pitch  = ref->linesize[p->plane];
         kp->partials   = partials;
         args[0] = kp;
@@ -528,15 +658,6 @@ static int cuda_init(FSSIMEngine *e, size_t *ring_bytes)
 {
     CUDABackend *b = e->priv;
 
-    for (int k = 0; k < e->nb_dist; k++) {
-        if (e->resample[k]) {
-            av_log(e->ctx, AV_LOG_ERROR, "%s is %dx%d, the reference %dx%d: resampling "
-                   "renditions on CUDA frames is not built yet; use scale_cuda=%d:%d.\n",
-                   e->ctx->input_pads[k].name, e->dist[k].width, e->dist[k].height,
-                   e->fmt.width, e->fmt.height, e->fmt.width, e->fmt.height);
-            return AVERROR(ENOSYS);
-        }
-    }
     return e->depth ? init_3d(e, b, ring_bytes) : init_2d(e, b);
 }
 
@@ -572,6 +693,14 @@ static void cuda_uninit(FSSIMEngine *e)
             FSSIM_FREE_CU(c, ctx, cu->cuEventDestroy(b->mready));
         if (b->partials)
             FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->partials));
+        for (int k = 0; k < FSSIM_MAX_DIST; k++)
+            for (int j = 0; j < 4; j++)
+                if (b->rs[k].data[j])
+                    FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->rs[k].data[j]));
+        if (b->tables)
+            FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->tables));
+        if (b->rs_tmp)
+            FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->rs_tmp));
         if (b->ring)
             FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->ring));
         if (b->win.dev)

@@ -63,6 +63,20 @@ typedef struct FSSIMCudaReduceParams {
     int offset[4], count[4];       /* each component's blocks in partials */
 } FSSIMCudaReduceParams;
 
+/* The ladder's resampler, one component of one rendition (fssim_resample.cuh). */
+typedef struct FSSIMCudaResampleParams {
+    unsigned long long src, dst;      /* first sample of the component */
+    unsigned long long tmp;           /* int [out_w * in_h]: the horizontal pass */
+    unsigned long long xstart, xcoef; /* int tables of the horizontal axis */
+    unsigned long long ystart, ycoef; /* and of the vertical one */
+    int src_pitch, dst_pitch;         /* bytes */
+    int in_w, in_h, out_w, out_h;
+    int xtaps, ytaps;
+    int step, shift;                  /* the container layout, the same in src and dst */
+    int max;                          /* L */
+    int pad;
+} FSSIMCudaResampleParams;
+
 /* The host (gcc) and the device compilers (nvcc, clang) must lay the
  * parameter blocks out alike: each checks the sizes and the offset of the
  * last member it expects. */
@@ -77,6 +91,7 @@ typedef struct FSSIMCudaReduceParams {
 
 FSSIM_CHECK_LAYOUT(FSSIMCudaParams, 176, part_offset, 168);
 FSSIM_CHECK_LAYOUT(FSSIMCudaReduceParams, 48, count, 32);
+FSSIM_CHECK_LAYOUT(FSSIMCudaResampleParams, 104, pad, 100);
 
 /* nvcc defines __CUDACC__, clang's CUDA mode __CUDA__; FFmpeg's clang path
  * has no CUDA headers, so no __host__ */

@@ -40,6 +40,7 @@
 #define FSSIM_PLANE_CUH
 
 #include "fssim_cuda_device.cuh"
+#include "fssim_resample.cuh"
 
 static __device__ const int int_taps[9]     = { FSSIM_INT_TAPS };
 static __device__ const int int_tap_sums[10] = { FSSIM_INT_TAP_SUMS };
@@ -565,7 +566,8 @@ static __device__ __forceinline__ void fssim_reduce_impl(const FSSIMCudaReducePa
 #endif
 
 /* The entry points of one module: fssim_plane for the sample class and
- * float radius RF (0: any), and fssim_reduce. */
+ * float radius RF (0: any), fssim_reduce, and the resampler's two passes
+ * for the sample container T. */
 #define FSSIM_MODULE(T, TI, TB, KIND, MIN_BLOCKS, RF)                           \
 extern "C" {                                                                     \
 __global__ void __launch_bounds__(FSSIM_THREADS, MIN_BLOCKS)                     \
@@ -577,6 +579,16 @@ __global__ void __launch_bounds__(FSSIM_THREADS)                                
 fssim_reduce(FSSIMCudaReduceParams p)                                            \
 {                                                                                \
     fssim_reduce_impl(p);                                                        \
+}                                                                                \
+__global__ void __launch_bounds__(FSSIM_THREADS)                                 \
+fssim_resample_h(FSSIMCudaResampleParams p)                                      \
+{                                                                                \
+    fssim_resample_h_impl<T>(p);                                                 \
+}                                                                                \
+__global__ void __launch_bounds__(FSSIM_THREADS)                                 \
+fssim_resample_v(FSSIMCudaResampleParams p)                                      \
+{                                                                                \
+    fssim_resample_v_impl<T>(p);                                                 \
 }                                                                                \
 }
 

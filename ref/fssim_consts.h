@@ -88,6 +88,9 @@
 /* ---- block: FFmpeg's ssim filter -------------------------------------- */
 #define FSSIM_BLOCK_MIN_SIZE 8       /* one 8x8 window */
 
+/* ---- the ladder's resampler: fractional bits of its coefficients ------- */
+#define FSSIM_RESAMPLE_BITS  14
+
 /* ---- tiles of the GPU passes ------------------------------------------- */
 #define FSSIM_CUDA_TILE      32      /* output tile side, CUDA */
 #define FSSIM_CUDA_THREADS   256     /* threads per CUDA block */

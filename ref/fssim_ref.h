@@ -289,7 +289,6 @@ enum FSSIMRefScaler {
     FSSIM_REF_SCALER_LANCZOS,  /* sinc(x) sinc(x/3), radius 3 */
 };
 
-#define FSSIM_REF_RESAMPLE_BITS 14
 
 /**
  * The coefficients of one axis, computed once per (in, out, scaler) on the

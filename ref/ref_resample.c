@@ -34,8 +34,8 @@
 
 #include "fssim_ref.h"
 
-#define ONE    (1 << FSSIM_REF_RESAMPLE_BITS)
-#define SHIFT  (2 * FSSIM_REF_RESAMPLE_BITS)
+#define ONE    (1 << FSSIM_RESAMPLE_BITS)
+#define SHIFT  (2 * FSSIM_RESAMPLE_BITS)
 #define MAX_SIZE (1 << 24)
 
 /* The definition evaluates every kernel in double in exactly these

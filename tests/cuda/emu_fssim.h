@@ -21,7 +21,7 @@
 /*
  * fssim_cuda's kernel entry points as the CPU emulator runs them: one per
  * sample class (the classes of kernels/fssim_{8,12,16}.cu) and window
- * radius (0: any window), and the reduction.  Shared by the kernel test and
+ * radius (0: any window), the reduction, and the resampler per container.  Shared by the kernel test and
  * the stand-in CUDA driver, so both run exactly the instantiations the
  * filter's PTX modules hold.  Include after emu.h.
  *
@@ -39,5 +39,9 @@ template <int RF> static void plane_12(FSSIMCudaParams p)
 template <int RF> static void plane_16(FSSIMCudaParams p)
 { fssim_plane<unsigned short, double, long long, FSSIM_KIND_16, RF>(p); }
 static void reduce(FSSIMCudaReduceParams p) { fssim_reduce_impl(p); }
+template <typename T> static void resample_h(FSSIMCudaResampleParams p)
+{ fssim_resample_h_impl<T>(p); }
+template <typename T> static void resample_v(FSSIMCudaResampleParams p)
+{ fssim_resample_v_impl<T>(p); }
 
 #endif /* FSSIM_TESTS_EMU_FSSIM_H */

@@ -526,9 +526,9 @@ CUresult cuModuleUnload(void *m) { delete (Module *)m; return fault(F_NB, "cuMod
 CUresult cuModuleGetFunction(void **f, void *m, const char *name)
 {
     const Module *mod = (const Module *)m;
-    static const char *const names[2][3] = {
-        { "fssim3d_moments", "fssim3d_score", "fssim3d_sum" },
-        { "fssim_plane", "fssim_reduce", NULL },
+    static const char *const names[2][4] = {
+        { "fssim3d_moments", "fssim3d_score", "fssim3d_sum", NULL },
+        { "fssim_plane", "fssim_reduce", "fssim_resample_h", "fssim_resample_v" },
     };
     for (const char *n : names[mod->type])
         if (n && !strcmp(name, n)) {
@@ -605,6 +605,16 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
         if ((int)gx != ngx || (int)gy != ngy)
             return bad_launch("grid does not cover the plane", f);
         emu_launch(plane_kernels[f->mod.any][f->mod.kind], gx, gy, bx, by, p);
+    } else if (f->name == "fssim_resample_h" || f->name == "fssim_resample_v") {
+        FSSIMCudaResampleParams p;
+        const bool h = f->name == "fssim_resample_h";
+        memcpy(&p, params[0], sizeof(p));
+        if ((int)(gx * bx) < p.out_w || (int)(gy * by) < (h ? p.in_h : p.out_h))
+            return bad_launch("grid does not cover the plane", f);
+        if (f->mod.kind == FSSIM_KIND_8)
+            emu_launch(h ? resample_h<unsigned char> : resample_v<unsigned char>, gx, gy, bx, by, p);
+        else
+            emu_launch(h ? resample_h<unsigned short> : resample_v<unsigned short>, gx, gy, bx, by, p);
     } else {
         FSSIMCudaReduceParams p;
         memcpy(&p, params[0], sizeof(p));

@@ -115,14 +115,14 @@ def consistent(log, stderr, stats_path, algos):
 
 def max_diff(cpu, gpu, tols):
     """Largest |gpu - cpu| / tol over the frames gpu logged (each must be
-    in cpu, same number), every algorithm of tols and component but dB.
-    Returns (worst ratio, where)."""
-    by_n = {f["n"]: f for f in cpu["frames"]}
+    in cpu, same number; a ladder's: every rendition), every algorithm of
+    tols and component but dB.  Returns (worst ratio, where)."""
+    ref = ft.log_values(cpu)
     worst, where = 0.0, None
-    for g in gpu["frames"]:
-        c = by_n.get(g["n"])
+    for key, g in ft.log_values(gpu).items():
+        c = ref.get(key)
         if c is None:
-            return float("inf"), "frame %r not in the CPU run" % g["n"]
+            return float("inf"), "frame/rendition %r not in the CPU run" % (key,)
         for algo, tol in tols.items():
             for comp, v in c[algo].items():
                 if comp == "dB":
@@ -130,5 +130,5 @@ def max_diff(cpu, gpu, tols):
                 w = g.get(algo, {}).get(comp)
                 d = abs(v - w) if v is not None and w is not None else float("inf")
                 if d / tol > worst:
-                    worst, where = d / tol, (g["n"], algo, comp, v, w)
+                    worst, where = d / tol, (key, algo, comp, v, w)
     return worst, where

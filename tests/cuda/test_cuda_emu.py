@@ -17,6 +17,11 @@ only when waited for, so that frames wait in the pipeline and leave at
 EOF), and identical frames, which score exactly 1.  The module the driver
 was given is checked too: a host choosing the wrong one fails.
 
+Ladders (inputs=N): the same comparison per rendition, with renditions
+smaller than the reference (upscaled), larger (downscaled) and of its size,
+in a planar and a semi-planar 10-bit format, the resampling done on the
+GPU (fssim_resample_h/v) against the CPU reference's.
+
 The real GPU test is tests/cuda/test_cuda.py.  Without CUDA in the build
 every check reports SKIP.
 """
@@ -116,6 +121,54 @@ def run_case(name, fmt, w, h, opts, module, content):
              gpu and [f["float"] for f in gpu["frames"]])
 
 
+# name, pix_fmt, reference size, rendition sizes, options
+LADDERS = [
+    ("ladder 8-bit yuv420p", "yuv420p", (64, 48), [(32, 24), (64, 48), (80, 60)], ""),
+    ("ladder 10-bit p010 lanczos, lazy driver", "p010le", (64, 40), [(40, 24), (48, 30)],
+     "scaler=lanczos"),
+    ("ladder 16-bit yuv444p16 bilinear", "yuv444p16le", (36, 34), [(27, 25), (41, 37)],
+     "scaler=bilinear:window=7"),
+]
+
+
+def run_ladder(name, fmt, size, sizes, opts):
+    algo = "algo=float+int+block" + (":" + opts if opts else "")
+    n = len(sizes) + 1
+    if SKIP:
+        t.skip("%s: scored on the emulated driver" % name, SKIP)
+        t.skip("%s: every rendition within the contracts of fssim's ladder" % name, SKIP)
+        return
+    tag = re.sub(r"\W+", "_", name)
+    f = ft.pix_fmt(fmt)
+    ref = ft.natural_clip(size[0], size[1], NB, f, WORK, tag + "_r", image="coffee", seed=3)
+    rends = [ft.natural_clip(w, h, NB, f, WORK, "%s_%d" % (tag, k), image="coffee", seed=3,
+                             distort=dict(blur=0.8, noise=3.0, seed=k))
+             for k, (w, h) in enumerate(sizes)]
+    inputs = sum((c.input_args() for c in rends + [ref]), [])
+    cpu_log, gpu_log = (os.path.join(WORK, tag + s + ".json") for s in ("_cpu", "_gpu"))
+    fc.remove(cpu_log, gpu_log)
+    pads = "".join("[%d:v]" % i for i in range(n))
+    pc = ft.ffmpeg(*inputs, "-lavfi", "%sfssim=inputs=%d:%s:log_path=%s" % (pads, n, algo, cpu_log),
+                   "-f", "null", "-", check=False)
+    up = ";".join("[%d:v]hwupload[u%d]" % (i, i) for i in range(n))
+    pg = ft.ffmpeg(*fc.HW, *inputs, "-lavfi", "%s;%sfssim_cuda=inputs=%d:%s:log_path=%s" % (
+                       up, "".join("[u%d]" % i for i in range(n)), n, algo, gpu_log),
+                   "-f", "null", "-", check=False,
+                   env=fc.env(**({"FSSIM_FAKE_CUDA_LAZY": 1} if "lazy" in name else {})))
+    cpu, why_c = fc.read_log(cpu_log)
+    gpu, why_g = fc.read_log(gpu_log)
+    t.ok(pc.returncode == 0 and pg.returncode == 0 and cpu and gpu and
+         len(ft.log_values(gpu)) == NB * len(sizes),
+         "%s: scored on the emulated driver" % name,
+         "rc cpu %d gpu %d, %s %s\n%s" % (pc.returncode, pg.returncode, why_c, why_g,
+                                         pg.stderr[-2500:]))
+    worst, where = fc.max_diff(cpu, gpu, TOLS) if cpu and gpu else (float("inf"), "no runs")
+    t.ok(worst <= 1.0, "%s: every rendition within the contracts of fssim's ladder" % name,
+         "worst |diff|/tolerance %.3g at (n/k, algo, comp, cpu, gpu) %r" % (worst, where))
+
+
 for case in CASES:
     run_case(*case)
+for case in LADDERS:
+    run_ladder(*case)
 t.done()

@@ -114,6 +114,17 @@ def load_log(path):
         return json.load(f)
 
 
+def log_values(log):
+    """A JSON log's per-frame values by (n, rendition): rendition None for
+    two inputs, k for a ladder's renditions.  Each value is the frame's (or
+    the rendition's) dict of algorithms."""
+    out = {}
+    for f in log["frames"]:
+        for r in f.get("renditions", [f]):
+            out[(f["n"], r.get("k"))] = r
+    return out
+
+
 def per_frame(log, algo):
     """[{comp: value}, ...] for one algorithm ("float", "int", "block",
     or "fssim3d") from a JSON log."""
