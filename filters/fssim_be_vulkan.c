@@ -44,6 +44,8 @@ extern const unsigned char ff_fssim_comp_spv_data[];
 extern const unsigned int  ff_fssim_comp_spv_len;
 extern const unsigned char ff_fssim_f32_comp_spv_data[];
 extern const unsigned int  ff_fssim_f32_comp_spv_len;
+extern const unsigned char ff_fssim_resample_comp_spv_data[];
+extern const unsigned int  ff_fssim_resample_comp_spv_len;
 
 /* Tile and workgroup shape: fssim_consts.h, shared with fssim_core.glsl. */
 #define TILE_W      FSSIM_VK_TILE_W
@@ -58,11 +60,15 @@ extern const unsigned int  ff_fssim_f32_comp_spv_len;
 
 /* Descriptor bindings, as in fssim_core.glsl. */
 enum { BIND_MAIN = 0, BIND_REF = BIND_MAIN + MAX_PLANES, BIND_PART_F = BIND_REF + MAX_PLANES,
-       BIND_PART_D, BIND_WIN, BIND_RES, BIND_NB };
+       BIND_PART_D, BIND_WIN, BIND_RES, BIND_RSB, BIND_NB };
+
+/* Descriptor bindings of the resampler, as in fssim_resample.comp.glsl. */
+enum { RS_BIND_SRC = 0, RS_BIND_TAB = RS_BIND_SRC + MAX_PLANES, RS_BIND_TMP, RS_BIND_OUT,
+       RS_BIND_NB };
 
 enum { SPEC_MODE, SPEC_ALGOS, SPEC_RF, SPEC_HALO, SPEC_DEEP, SPEC_WIDE,
        SPEC_C1F, SPEC_C2F, SPEC_G0, SPEC_C1BASE = SPEC_G0 + 15, SPEC_C2BASE,
-       SPEC_BC1, SPEC_BC2, SPEC_SG };
+       SPEC_BC1, SPEC_BC2, SPEC_SG, SPEC_MAIN_BUF };
 
 /* Push constants, laid out as PushData in fssim_core.glsl. */
 typedef struct FSSIMVkPush {
@@ -71,10 +77,23 @@ typedef struct FSSIMVkPush {
     int32_t  nwin[2];
     int32_t  plane, chan, shift, tiles_x;
     uint32_t part_off, nb_parts, win_off, res_off;
+    uint32_t buf_off, buf_pitch;
 } FSSIMVkPush;
 
-/* PushData in fssim_core.glsl, scalar layout: 16 four-byte members */
-_Static_assert(sizeof(FSSIMVkPush) == 16 * 4, "FSSIMVkPush matches the shader's PushData");
+/* PushData in fssim_core.glsl, scalar layout: 18 four-byte members */
+_Static_assert(sizeof(FSSIMVkPush) == 18 * 4, "FSSIMVkPush matches the shader's PushData");
+
+/* PushData in fssim_resample.comp.glsl: the resampling of one plane of a
+ * rendition (offsets in elements of the tables, tmp and output buffers). */
+typedef struct FSSIMVkRsPush {
+    int32_t  in_size[2], out_size[2];
+    int32_t  xtaps, ytaps;
+    uint32_t xstart, xcoef, ystart, ycoef;
+    int32_t  plane, chan, shift, maxval;
+    uint32_t tmp_off, out_off;
+} FSSIMVkRsPush;
+
+_Static_assert(sizeof(FSSIMVkRsPush) == 16 * 4, "FSSIMVkRsPush matches the shader's PushData");
 
 typedef struct FSSIMVkPlane {
     FSSIMVkPush pc;
@@ -90,6 +109,15 @@ typedef struct VKBackend {
     FFVkExecPool e;
     FFVulkanShader shd_tile, shd_reduce;
     FSSIMVkPlane planes[4];
+
+    /* A ladder's renditions of another size: resampled (shd_rs, modes 0
+     * and 1) into rsbuf, per execution context, which shd_tile_rs reads
+     * instead of the rendition's images. */
+    int resampling;
+    FFVulkanShader shd_rs[2], shd_tile_rs;
+    FFVkBuffer tables, rsbuf;
+    size_t rs_size, tmp_size, rs_stride;
+    FSSIMVkRsPush rsp[FSSIM_MAX_DIST][4];
 
     /* Per execution context: partial sums of the workgroups, and the
      * block window values of deep frames; results in host memory. */
@@ -244,6 +272,13 @@ static int check_device(FSSIMEngine *e)
                feats->shaderInt64 ? "" : "shaderInt64");
         return AVERROR(ENOSYS);
     }
+    if (s->resampling && !feats->shaderInt64) {
+        av_log(ctx, AV_LOG_ERROR, "The Vulkan device '%s' lacks shaderInt64 (or it is not "
+               "enabled), which resampling a ladder's renditions needs for its exact "
+               "arithmetic. Scale the renditions to the reference's size first "
+               "(scale_vulkan), or use scale=none.\n", name);
+        return AVERROR(ENOSYS);
+    }
     if (!(vkctx->props.properties.limits.maxComputeWorkGroupInvocations >= WG_SIZE)) {
         av_log(ctx, AV_LOG_ERROR, "The Vulkan device '%s' runs fewer than %d invocations "
                "per workgroup.\n", name, WG_SIZE);
@@ -280,7 +315,7 @@ static int check_device(FSSIMEngine *e)
     return 0;
 }
 
-static int init_shader(FSSIMEngine *e, FFVulkanShader *shd, int mode)
+static int init_shader(FSSIMEngine *e, FFVulkanShader *shd, int mode, int main_buf)
 {
     VKBackend *s = e->priv;
     FFVulkanContext *vkctx = &s->vkctx;
@@ -302,7 +337,7 @@ static int init_shader(FSSIMEngine *e, FFVulkanShader *shd, int mode)
                                         VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
             .stages = VK_SHADER_STAGE_COMPUTE_BIT,
         };
-    SPEC_LIST_CREATE(sl, SPEC_SG + 1, (SPEC_SG + 1) * sizeof(uint64_t))
+    SPEC_LIST_CREATE(sl, SPEC_MAIN_BUF + 1, (SPEC_MAIN_BUF + 1) * sizeof(uint64_t))
 
     fssim_ref_gauss_weights(e->window, e->sigma, g);
 
@@ -325,6 +360,7 @@ static int init_shader(FSSIMEngine *e, FFVulkanShader *shd, int mode)
         SPEC_LIST_ADD(sl, SPEC_BC2,    64, (int64_t)FSSIM_BLOCK_C2(max));
     }
     SPEC_LIST_ADD(sl, SPEC_SG, 32, !!s->subgroup_size);
+    SPEC_LIST_ADD(sl, SPEC_MAIN_BUF, 32, main_buf);
 
     ff_vk_shader_load(shd, VK_SHADER_STAGE_COMPUTE_BIT, sl,
                       (uint32_t []) { WG_SIZE, 1, 1 }, 0);
@@ -380,6 +416,119 @@ static int init_timestamps(FSSIMEngine *e)
     return 0;
 }
 
+/* One pass of the resampler: its descriptors (the rendition's planes, the
+ * tables, tmp, the output samples) and its mode. */
+static int init_rs_shader(FSSIMEngine *e, FFVulkanShader *shd, int mode)
+{
+    VKBackend *s = e->priv;
+    FFVulkanContext *vkctx = &s->vkctx;
+    FFVulkanDescriptorSetBinding desc[RS_BIND_NB];
+    int err;
+
+    for (int i = 0; i < RS_BIND_NB; i++)
+        desc[i] = (FFVulkanDescriptorSetBinding) {
+            .type   = i < RS_BIND_TAB ? VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE :
+                                        VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .stages = VK_SHADER_STAGE_COMPUTE_BIT,
+        };
+    SPEC_LIST_CREATE(sl, 1, sizeof(uint64_t))
+    SPEC_LIST_ADD(sl, 0, 32, mode);
+    ff_vk_shader_load(shd, VK_SHADER_STAGE_COMPUTE_BIT, sl,
+                      (uint32_t []) { TILE_W, TILE_H, 1 }, 0);
+    RET(add_descriptor_set(vkctx, shd, desc, RS_BIND_NB));
+    RET(ff_vk_shader_add_push_const(shd, 0, sizeof(FSSIMVkRsPush), VK_SHADER_STAGE_COMPUTE_BIT));
+    RET(ff_vk_shader_link(vkctx, shd, (const char *)ff_fssim_resample_comp_spv_data,
+                          ff_fssim_resample_comp_spv_len, "main"));
+    shd->specialization_info = NULL;
+    RET(ff_vk_shader_register_exec(vkctx, &s->e, shd));
+    return 0;
+
+fail:
+    shd->specialization_info = NULL;
+    return err;
+}
+
+/* A ladder with renditions of another size: the coefficient tables (the
+ * reference's, computed once by the engine) in a buffer, per execution
+ * context room for the resampled planes and the horizontal pass, the
+ * resampler's shaders and the scoring shader that reads the resampled
+ * planes. */
+static int init_resampling(FSSIMEngine *e)
+{
+    VKBackend *s = e->priv;
+    FFVulkanContext *vkctx = &s->vkctx;
+    const int nb_exec = s->e.pool_size;
+    size_t nb_tab = 0;
+    int32_t *tab;
+    int err;
+
+    for (int c = 0; c < e->fmt.nb_comps; c++)
+        s->rs_size += sizeof(uint32_t) * e->fmt.comp[c].width * e->fmt.comp[c].height;
+    for (int k = 0; k < e->nb_dist; k++) {
+        size_t tmp = 0;
+        for (int c = 0; e->resample[k] && c < e->fmt.nb_comps; c++) {
+            tmp += (size_t)e->fmt.comp[c].width * e->dist[k].comp[c].height;
+            for (int a = 0; a < 2; a++)
+                nb_tab += (size_t)e->axis[k][c][a].out * (1 + e->axis[k][c][a].ntaps);
+        }
+        s->tmp_size = FFMAX(s->tmp_size, tmp * sizeof(int32_t));
+    }
+    s->rs_stride = align_buf(s->rs_size) + align_buf(s->tmp_size);
+
+    RET(ff_vk_create_buf(vkctx, &s->tables, nb_tab * sizeof(int32_t), NULL, NULL,
+                         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                         VK_MEMORY_PROPERTY_HOST_COHERENT_BIT));
+    RET(ff_vk_map_buffer(vkctx, &s->tables, (uint8_t **)&tab, 0));
+    nb_tab = 0;
+    for (int k = 0; k < e->nb_dist; k++) {
+        uint32_t tmp = 0, off = 0;
+        for (int c = 0; e->resample[k] && c < e->fmt.nb_comps; c++) {
+            const FSSIMPlane *in = &e->dist[k].comp[c], *o = &e->fmt.comp[c];
+            const FSSIMRefResampleAxis *ax = &e->axis[k][c][0], *ay = &e->axis[k][c][1];
+            FSSIMVkRsPush *rp = &s->rsp[k][c];
+            uint32_t at[4];
+
+            for (int a = 0; a < 2; a++) {
+                const FSSIMRefResampleAxis *x = &e->axis[k][c][a];
+                at[2 * a] = nb_tab;
+                memcpy(tab + nb_tab, x->start, x->out * sizeof(int32_t));
+                nb_tab += x->out;
+                at[2 * a + 1] = nb_tab;
+                memcpy(tab + nb_tab, x->coef, (size_t)x->out * x->ntaps * sizeof(int32_t));
+                nb_tab += (size_t)x->out * x->ntaps;
+            }
+            *rp = (FSSIMVkRsPush) {
+                .in_size  = { in->width, in->height }, .out_size = { o->width, o->height },
+                .xtaps = ax->ntaps, .ytaps = ay->ntaps,
+                .xstart = at[0], .xcoef = at[1], .ystart = at[2], .ycoef = at[3],
+                .plane = in->plane, .chan = in->offset / in->bytes, .shift = in->shift,
+                .maxval = (1 << e->fmt.depth) - 1, .tmp_off = tmp, .out_off = off,
+            };
+            tmp += o->width * in->height;
+            off += o->width * o->height;
+        }
+    }
+    ff_vk_unmap_buffer(vkctx, &s->tables, 1);
+    /* the scoring shader reads plane c of the resampled samples from here */
+    for (int c = 0, off = 0; c < e->fmt.nb_comps; c++) {
+        s->planes[c].pc.buf_off   = off;
+        s->planes[c].pc.buf_pitch = e->fmt.comp[c].width;
+        off += e->fmt.comp[c].width * e->fmt.comp[c].height;
+    }
+
+    RET(ff_vk_create_buf(vkctx, &s->rsbuf, s->rs_stride * nb_exec, NULL, NULL,
+                         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT));
+    RET(init_rs_shader(e, &s->shd_rs[0], 0));
+    RET(init_rs_shader(e, &s->shd_rs[1], 1));
+    RET(init_shader(e, &s->shd_tile_rs, 0, 1));
+    return 0;
+
+fail:
+    return err;
+}
+
 static int vk_init(FSSIMEngine *e, size_t *ring_bytes)
 {
     VKBackend *s = e->priv;
@@ -390,15 +539,8 @@ static int vk_init(FSSIMEngine *e, size_t *ring_bytes)
     const int nb_exec = e->nb_slots * e->nb_dist;
     int err;
 
-    for (int k = 0; k < e->nb_dist; k++) {
-        if (e->resample[k]) {
-            av_log(ctx, AV_LOG_ERROR, "%s is %dx%d, the reference %dx%d: resampling renditions "
-                   "on Vulkan frames is not built yet; use scale_vulkan=%d:%d.\n",
-                   ctx->input_pads[k].name, e->dist[k].width, e->dist[k].height,
-                   e->fmt.width, e->fmt.height, e->fmt.width, e->fmt.height);
-            return AVERROR(ENOSYS);
-        }
-    }
+    for (int k = 0; k < e->nb_dist; k++)
+        s->resampling |= e->resample[k];
     if (!av_vkfmt_from_pixfmt(e->fmt.pix_fmt)) {
         av_log(ctx, AV_LOG_ERROR, "Pixel format %s has no Vulkan representation. Convert "
                "it first, e.g. with scale_vulkan=format=nv12.\n",
@@ -434,8 +576,10 @@ static int vk_init(FSSIMEngine *e, size_t *ring_bytes)
                          VK_MEMORY_PROPERTY_HOST_COHERENT_BIT));
     RET(ff_vk_map_buffer(vkctx, &s->results, &s->results_map, 0));
 
-    RET(init_shader(e, &s->shd_tile, 0));
-    RET(init_shader(e, &s->shd_reduce, 1));
+    RET(init_shader(e, &s->shd_tile, 0, 0));
+    RET(init_shader(e, &s->shd_reduce, 1, 0));
+    if (s->resampling)
+        RET(init_resampling(e));
     return init_timestamps(e);
 
 fail:
@@ -469,6 +613,15 @@ static void update_descriptors(FSSIMEngine *e, FFVkExecContext *exec,
     ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_RES, 0, &s->results,
                                     exec->idx * s->res_stride, s->res_stride,
                                     VK_FORMAT_UNDEFINED);
+    /* only shd_tile_rs reads it; the others get a valid buffer all the same */
+    if (s->resampling)
+        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_RSB, 0, &s->rsbuf,
+                                        exec->idx * s->rs_stride, s->rs_size,
+                                        VK_FORMAT_UNDEFINED);
+    else
+        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_RSB, 0, &s->results,
+                                        exec->idx * s->res_stride, s->res_stride,
+                                        VK_FORMAT_UNDEFINED);
 }
 
 static void memory_barrier(FFVulkanFunctions *vk, FFVkExecContext *exec,
@@ -504,9 +657,48 @@ static int submit_failed(FSSIMEngine *e, FFVkExecContext *exec, int err)
     return err;
 }
 
-/* Record and submit the scoring of one frame pair; the sums are read back
- * later from the returned execution context. */
-static int submit_pair(FSSIMEngine *e, const AVFrame *main, const AVFrame *ref,
+/* Record the resampling of rendition k (views: its planes) into the
+ * execution context's resampled planes: every plane's horizontal pass,
+ * then every plane's vertical pass. */
+static void record_resample(FSSIMEngine *e, FFVkExecContext *exec, int k,
+                            const VkImageView *views)
+{
+    VKBackend *s = e->priv;
+    FFVulkanContext *vkctx = &s->vkctx;
+    FFVulkanFunctions *vk = &vkctx->vkfn;
+    const size_t base = exec->idx * s->rs_stride;
+    const int nb_planes = av_pix_fmt_count_planes(e->fmt.pix_fmt);
+
+    for (int m = 0; m < 2; m++) {
+        FFVulkanShader *shd = &s->shd_rs[m];
+        for (int i = 0; i < MAX_PLANES; i++)
+            ff_vk_shader_update_img(vkctx, exec, shd, 0, RS_BIND_SRC + i, 0,
+                                    views[FFMIN(i, nb_planes - 1)],
+                                    VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_NULL_HANDLE);
+        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, RS_BIND_TAB, 0, &s->tables, 0,
+                                        s->tables.size, VK_FORMAT_UNDEFINED);
+        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, RS_BIND_TMP, 0, &s->rsbuf,
+                                        base + align_buf(s->rs_size), s->tmp_size,
+                                        VK_FORMAT_UNDEFINED);
+        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, RS_BIND_OUT, 0, &s->rsbuf,
+                                        base, s->rs_size, VK_FORMAT_UNDEFINED);
+        ff_vk_exec_bind_shader(vkctx, exec, shd);
+        for (int c = 0; c < e->fmt.nb_comps; c++) {
+            const FSSIMVkRsPush *rp = &s->rsp[k][c];
+            const int rows = m ? rp->out_size[1] : rp->in_size[1];
+            ff_vk_shader_update_push_const(vkctx, exec, shd, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                                           sizeof(*rp), (void *)rp);
+            vk->CmdDispatch(exec->buf, (rp->out_size[0] + TILE_W - 1) / TILE_W,
+                            (rows + TILE_H - 1) / TILE_H, 1);
+        }
+        memory_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    }
+}
+
+/* Record and submit the scoring of rendition k's frame main against ref;
+ * the sums are read back later from the returned execution context. */
+static int submit_pair(FSSIMEngine *e, int k, const AVFrame *main, const AVFrame *ref,
                        FFVkExecContext **out_exec)
 {
     VKBackend *s = e->priv;
@@ -514,6 +706,7 @@ static int submit_pair(FSSIMEngine *e, const AVFrame *main, const AVFrame *ref,
     FFVulkanFunctions *vk = &vkctx->vkfn;
     VkImageView main_views[AV_NUM_DATA_POINTERS], ref_views[AV_NUM_DATA_POINTERS];
     VkImageMemoryBarrier2 img_bar[8];
+    FFVulkanShader *tile;
     int nb_img_bar = 0, err;
     /* split'ed inputs share the frame: one dependency, one barrier */
     const int same = main->data[0] == ref->data[0];
@@ -561,12 +754,18 @@ static int submit_pair(FSSIMEngine *e, const AVFrame *main, const AVFrame *ref,
         .imageMemoryBarrierCount = nb_img_bar,
     });
 
+    /* a resampled rendition is read from its resampled planes (the main
+     * images of shd_tile_rs are not read: the reference's stand in) */
+    if (e->resample[k])
+        record_resample(e, exec, k, main_views);
+
     /* one fused dispatch per plane */
-    update_descriptors(e, exec, &s->shd_tile, main_views, ref_views);
-    ff_vk_exec_bind_shader(vkctx, exec, &s->shd_tile);
+    tile = e->resample[k] ? &s->shd_tile_rs : &s->shd_tile;
+    update_descriptors(e, exec, tile, e->resample[k] ? ref_views : main_views, ref_views);
+    ff_vk_exec_bind_shader(vkctx, exec, tile);
     for (int c = 0; c < e->fmt.nb_comps; c++) {
         FSSIMVkPlane *p = &s->planes[c];
-        ff_vk_shader_update_push_const(vkctx, exec, &s->shd_tile, VK_SHADER_STAGE_COMPUTE_BIT,
+        ff_vk_shader_update_push_const(vkctx, exec, tile, VK_SHADER_STAGE_COMPUTE_BIT,
                                        0, sizeof(p->pc), &p->pc);
         vk->CmdDispatch(exec->buf, p->pc.tiles_x, p->tiles_y, 1);
     }
@@ -725,7 +924,7 @@ static int vk_submit(FSSIMEngine *e, int slot, const AVFrame *ref, AVFrame *cons
     s->slot_n[slot] = s->nb_submitted++;
     for (int k = 0; k < e->nb_dist; k++) {
         exec[k] = NULL;
-        if (dist[k] && (ret = submit_pair(e, dist[k], ref, &exec[k])) < 0)
+        if (dist[k] && (ret = submit_pair(e, k, dist[k], ref, &exec[k])) < 0)
             break;
     }
     return ret;
@@ -817,6 +1016,11 @@ static void vk_uninit(FSSIMEngine *e)
         ff_vk_exec_pool_free(vkctx, &s->e);
         ff_vk_shader_free(vkctx, &s->shd_tile);
         ff_vk_shader_free(vkctx, &s->shd_reduce);
+        ff_vk_shader_free(vkctx, &s->shd_tile_rs);
+        ff_vk_shader_free(vkctx, &s->shd_rs[0]);
+        ff_vk_shader_free(vkctx, &s->shd_rs[1]);
+        ff_vk_free_buf(vkctx, &s->tables);
+        ff_vk_free_buf(vkctx, &s->rsbuf);
         ff_vk_free_buf(vkctx, &s->scratch);
         ff_vk_free_buf(vkctx, &s->results);
         if (s->ts_pool)

@@ -67,6 +67,9 @@ layout (constant_id = 5) const bool  WIDE  = false; /* bit depth > 12 */
 layout (constant_id = 6) const float C1F   = 6.5025;
 layout (constant_id = 7) const float C2F   = 58.5225;
 layout (constant_id = 27) const bool SG    = false; /* full subgroups of a fixed size */
+/* the main samples come from rsb[] (a ladder's resampled rendition,
+ * fssim_resample.comp.glsl), not from the main frame's images */
+layout (constant_id = 28) const bool MAIN_BUF = false;
 layout (constant_id = 8)  const float G0  = 0.0;
 layout (constant_id = 9)  const float G1  = 0.0;
 layout (constant_id = 10) const float G2  = 0.0;
@@ -123,6 +126,8 @@ layout (push_constant, scalar) uniform PushData {
     uint  nb_parts;
     uint  win_off;   /* first block window value of this plane (deep) */
     uint  res_off;   /* first result word of this plane */
+    uint  buf_off;   /* MAIN_BUF: this plane's first sample in rsb[] */
+    uint  buf_pitch; /* MAIN_BUF: samples from one row to the next */
 };
 
 /* The planes of the two frames through integer views, so that samples are
@@ -142,6 +147,7 @@ layout (set = 0, binding = 9, scalar) buffer PartD { dvec2 part_d[]; };
 #endif
 layout (set = 0, binding = 10, scalar) buffer Win  { float win[]; };
 layout (set = 0, binding = 11, scalar) buffer Res  { uint res[]; };
+layout (set = 0, binding = 12, scalar) readonly buffer Rsb { uint rsb[]; };
 
 const uint K[9] = uint[9](FSSIM_INT_TAPS);
 
@@ -174,6 +180,8 @@ void load_taps(int tid)
 uint texel(bool ref, ivec2 p)
 {
     uvec4 v;
+    if (MAIN_BUF && !ref)
+        return rsb[buf_off + uint(p.y) * buf_pitch + uint(p.x)];
     switch (plane) {
     case 0:  v = ref ? texelFetch(ref0, p, 0) : texelFetch(main0, p, 0); break;
     case 1:  v = ref ? texelFetch(ref1, p, 0) : texelFetch(main1, p, 0); break;

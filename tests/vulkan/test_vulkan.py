@@ -8,6 +8,9 @@ every plane of every frame: int to 1e-12, float to 1e-5, block to 1e-6
 (doc/algorithms.md#accuracy).  Also: two GPU runs are bitwise identical, identical inputs score
 exactly 1, frames held for readback all come out in order at EOF and under
 timeline editing, and bad input fails with a clear message (doc/errors.md).
+Ladders (inputs=N) against fssim's ladder, per rendition: renditions
+smaller than the reference (upscaled by the GPU resampler), larger
+(downscaled) and of its size, planar and semi-planar, 8 and 10 bits.
 Where the Khronos validation layer is installed, every run has it and any
 message it prints fails a check (vkcheck.py; FFmpeg's own known ones are
 left out by their exact text); without it, one SKIP line says so.
@@ -255,6 +258,45 @@ def check_accuracy():
         compare("2160p-same", "nv12", 3840, 2160, 1, A + ":padding=same")
 
 
+LADDERS = [
+    # name, pix_fmt, reference size, rendition sizes, options
+    ("ladder yuv420p", "yuv420p", (64, 48), [(32, 24), (64, 48), (80, 60)],
+     "algo=float+int+block"),
+    ("ladder p010 lanczos", "p010le", (64, 40), [(40, 24), (48, 30)],
+     "algo=float+int+block:scaler=lanczos"),
+    ("ladder yuv444p odd bilinear", "yuv444p", (51, 35), [(33, 21), (51, 35)],
+     "algo=float+int:scaler=bilinear:window=7"),
+]
+
+
+def check_ladder():
+    """fssim_vulkan=inputs=N == fssim=inputs=N per rendition."""
+    for name, fmt, (rw, rh), sizes, options in LADDERS:
+        tag = re.sub(r"\W+", "_", name)
+        algos = [a for a in ALGOS if re.search(r"\b%s\b" % a, options.split(":")[0])]
+        rends = [clips(fmt, w, h, 3)[0] for w, h in sizes]
+        inputs = sum(rends, []) + clips(fmt, rw, rh, 3)[1]
+        n = len(sizes) + 1
+        pads = "".join("[%d:v]" % i for i in range(n))
+        up = ";".join("[%d:v]hwupload[u%d]" % (i, i) for i in range(n))
+        cpu, pc = score(inputs, "%sfssim=inputs=%d:%s:log_path=@LOG@" % (pads, n, options),
+                        tag + "_cpu", hw=False)
+        gpu, pg = score(inputs, "%s;%sfssim_vulkan=inputs=%d:%s:log_path=@LOG@" % (
+                            up, "".join("[u%d]" % i for i in range(n)), n, options), tag + "_vk")
+        if not tap.ok(cpu is not None and gpu is not None and not CRASH.search(pg.stderr),
+                      "%s: fssim and fssim_vulkan run (%s)" % (name, options),
+                      (pc.stderr + pg.stderr)[-3000:]):
+            continue
+        a, b = ft.log_values(gpu), ft.log_values(cpu)
+        tap.ok(sorted(a) == sorted(b) and len(a) == 3 * len(sizes),
+               "%s: every rendition of every frame scored" % name, sorted(a))
+        for algo in algos:
+            d = max((abs(v - b[key][algo][c]) for key, r in a.items() if key in b
+                     for c, v in r[algo].items() if c != "dB"), default=float("inf"))
+            tap.ok(d <= TOL[algo], "%s: %s within %g of fssim's ladder (max diff %.3g)" %
+                   (name, algo, TOL[algo], d))
+
+
 def check_determinism():
     inputs = sum(clips("p010le", 640, 360, 2), [])
     A = "algo=float+int+block"
@@ -416,7 +458,7 @@ def main():
         tap.ok(False, "hwupload to the Vulkan device works", p.stderr[-3000:])
         tap.done()
     if why:
-        for what in ("accuracy against fssim", "determinism", "identical inputs",
+        for what in ("accuracy against fssim", "ladders", "determinism", "identical inputs",
                      "held frames and EOF", "errors", "different devices, missing features",
                      "under the Khronos validation layer"):
             tap.skip("fssim_vulkan " + what, why)
@@ -430,6 +472,7 @@ def main():
     tap.diag("%s; Vulkan device: %s" % (ver, " / ".join(dev[0]) if dev else "?"))
 
     check_accuracy()
+    check_ladder()
     check_determinism()
     check_identical()
     check_flow()
