@@ -28,6 +28,16 @@ endif
 endif
 endif
 
+# fssim3d scores Vulkan frames too where fssim_vulkan is built: both need
+# Vulkan and a GLSL compiler (configure's spirv_compiler, which has no
+# CONFIG_ variable of its own).
+ifdef CONFIG_FSSIM3D_FILTER
+ifdef CONFIG_FSSIM_VULKAN_FILTER
+OBJS-yes += fssim/fssim3d_vulkan.o fssim/fssim3d_moments.comp.spv.o \
+            fssim/fssim3d_score.comp.spv.o vulkan.o vulkan_filter.o
+endif
+endif
+
 # The reference is plain C11; it needs no fused multiply-add (doc/algorithms.md#int).
 $(SUBDIR)fssim/ref_%.o: CFLAGS += -ffp-contract=off
 

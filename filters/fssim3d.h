@@ -43,6 +43,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "config_components.h"
 #include "libavutil/frame.h"
 #include "libavutil/pixfmt.h"
 #include "libavfilter/avfilter.h"
@@ -138,6 +139,13 @@ typedef struct FSSIM3DContext {
 #define FSSIM3D_CUDA (CONFIG_FFNVCODEC && (CONFIG_CUDA_NVCC || CONFIG_CUDA_LLVM))
 #if FSSIM3D_CUDA
 extern const FSSIM3DBackend ff_fssim3d_cuda_backend;
+#endif
+
+/* The Vulkan backend (fssim3d_vulkan.c), built with fssim_vulkan (both need
+ * Vulkan and a GLSL compiler): it scores AV_PIX_FMT_VULKAN inputs. */
+#define FSSIM3D_VULKAN (CONFIG_VULKAN && CONFIG_FSSIM_VULKAN_FILTER)
+#if FSSIM3D_VULKAN
+extern const FSSIM3DBackend ff_fssim3d_vulkan_backend;
 #endif
 
 #endif /* AVFILTER_FSSIM3D_H */

@@ -408,20 +408,30 @@ static int query_formats(const AVFilterContext *ctx, AVFilterFormatsConfig **cfg
                          AVFilterFormatsConfig **cfg_out)
 {
 #if FSSIM3D_CUDA
-    return ff_fssim_query_formats(ctx, cfg_in, cfg_out, AV_PIX_FMT_CUDA);
+    int ret = ff_fssim_query_formats(ctx, cfg_in, cfg_out, AV_PIX_FMT_CUDA);
 #else
-    return ff_fssim_query_formats(ctx, cfg_in, cfg_out, AV_PIX_FMT_NONE);
+    int ret = ff_fssim_query_formats(ctx, cfg_in, cfg_out, AV_PIX_FMT_NONE);
 #endif
+#if FSSIM3D_VULKAN
+    /* main's list is the output's too */
+    for (int i = 0; i < 2 && ret >= 0; i++)
+        ret = ff_add_format(&cfg_in[i]->formats, AV_PIX_FMT_VULKAN);
+#endif
+    return ret;
 }
 
 /* The backend for the frames the inputs carry, chosen by their hardware
- * format (the frames' sw_format then describes the planes).  One CUDA
- * input is enough to pick CUDA: its check reports the other. */
+ * format (the frames' sw_format then describes the planes).  One CUDA or
+ * Vulkan input is enough to pick that backend: its check reports the other. */
 static const FSSIM3DBackend *pick_backend(const AVFilterContext *ctx)
 {
 #if FSSIM3D_CUDA
     if (ctx->inputs[0]->format == AV_PIX_FMT_CUDA || ctx->inputs[1]->format == AV_PIX_FMT_CUDA)
         return &ff_fssim3d_cuda_backend;
+#endif
+#if FSSIM3D_VULKAN
+    if (ctx->inputs[0]->format == AV_PIX_FMT_VULKAN || ctx->inputs[1]->format == AV_PIX_FMT_VULKAN)
+        return &ff_fssim3d_vulkan_backend;
 #endif
     return &cpu_backend;
 }
