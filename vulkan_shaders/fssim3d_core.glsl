@@ -38,7 +38,7 @@
  * arrays aligned for whole-vector loads.
  *
  * Why 48 bits (doc/algorithms.md#fssim3d): records of four floats (16 bytes,
- * the CUDA backend's) put frames 2e-10 to 1.4e-9 away from the software
+ * the CUDA backend's) put frames 4e-11 to 1.4e-9 away from the software
  * backend on lavapipe, over the 1e-9 asked for; single positions are off
  * by up to 3e-7 (moving edges: the temporal variance of the means
  * amplifies their rounding), and only averaging over many positions brings
