@@ -7,7 +7,7 @@ frames made by hwupload on one filter device (the Vulkan backend), and
 compares every component of every frame to 1e-9 (doc/algorithms.md#fssim3d).
 The cases cover 8-, 10- and 16-bit samples, planar, semi-planar (multi-plane
 images) and gray formats, odd sizes, depth 1/3/5/11, tpadding valid and
-truncate, padding same and valid, windows 7, 11 and 15.  Also: flat frames;
+truncate, padding same and valid, windows 3, 7, 11 and 15.  Also: flat frames;
 identical inputs score exactly 1; two runs are bitwise identical; runs cut
 short (-frames:v, SIGINT) leave a valid log whose every frame equals the
 software backend's on the frames that reached the filter; an unwritable
@@ -220,6 +220,7 @@ def check_accuracy():
             "depth=11:tpadding=valid:window=7:padding=same", nb_scored=3)
     compare("yuv420p16", "yuv420p16le", 48, 40, 6, "depth=3")
     compare("gray16-w15", "gray16le", 40, 30, 4, "depth=3:window=15:sigma=3:padding=same")
+    compare("yuv420p-w3", "yuv420p", 50, 34, 5, "depth=3:window=3:sigma=0.5")
     # no variance anywhere: c1 and c2 alone, the means' rounding
     compare("flat", "yuv420p", 48, 32, 4, "depth=5", kind="flat")
 
