@@ -23,6 +23,7 @@ e.g. on a GPU machine.
 
 Environment:
   FSSIM_VULKAN_DEVICE   as for test_vulkan.py (default 0)
+  FSSIM_VULKAN_DEVICE_TESTS  1: also the sizes meant for a GPU (1080p, 2160p)
   FFMPEG_TREE           the FFmpeg build tree, for the API set-ups
                         (tests/vulkan/vk_graph_errors.c)
 
@@ -41,6 +42,7 @@ import vkcheck
 
 TOL = 1e-9
 DEVICE = os.environ.get("FSSIM_VULKAN_DEVICE", "0")
+BIG = os.environ.get("FSSIM_VULKAN_DEVICE_TESTS", "") not in ("", "0")
 HW = ["-init_hw_device", "vulkan=vk:%s" % DEVICE, "-filter_hw_device", "vk"]
 CRASH = re.compile(r"Assertion|Segmentation|core dumped|AddressSanitizer|LeakSanitizer|"
                    r"runtime error:|double free|stack smashing|Aborted", re.I)
@@ -221,6 +223,11 @@ def check_accuracy():
     compare("yuv420p16", "yuv420p16le", 48, 40, 6, "depth=3")
     compare("gray16-w15", "gray16le", 40, 30, 4, "depth=3:window=15:sigma=3:padding=same")
     compare("yuv420p-w3", "yuv420p", 50, 34, 5, "depth=3:window=3:sigma=0.5")
+    if BIG:
+        # ring slots larger than lavapipe's 128 MiB descriptor range, a full ring
+        compare("2160p-nv12", "nv12", 3840, 2160, 4, "depth=3")
+        compare("2160p-p010-same", "p010le", 3840, 2160, 3, "depth=3:padding=same")
+        compare("1080p-depth11", "yuv420p", 1920, 1080, 13, "depth=11", twice=True)
     # no variance anywhere: c1 and c2 alone, the means' rounding
     compare("flat", "yuv420p", 48, 32, 4, "depth=5", kind="flat")
 
