@@ -17,24 +17,33 @@ OBJS-$(CONFIG_FSSIM_FILTER)        += fssim/vf_fssim.o fssim/fssim_filter.o $(FS
 OBJS-$(CONFIG_FSSIM3D_FILTER)      += fssim/vf_fssim3d.o $(FSSIM_COMMON)
 OBJS-$(CONFIG_FSSIM_CUDA_FILTER)   += fssim/vf_fssim_cuda.o fssim/fssim_filter.o \
                                       $(FSSIM_CUDA) $(FSSIM_COMMON)
-OBJS-$(CONFIG_FSSIM_VULKAN_FILTER) += fssim/vf_fssim_vulkan.o fssim/fssim_filter.o \
-                                      fssim/fssim_be_vulkan.o fssim/fssim.comp.spv.o \
-                                      fssim/fssim_f32.comp.spv.o fssim/fssim_resample.comp.spv.o \
-                                      vulkan.o vulkan_filter.o $(FSSIM_COMMON)
+# The Vulkan backend serves fssim_vulkan and fssim3d: both sets of shaders.
+FSSIM_VULKAN = fssim/fssim_be_vulkan.o fssim/fssim_be_vulkan3d.o \
+               fssim/fssim.comp.spv.o fssim/fssim_f32.comp.spv.o \
+               fssim/fssim_resample.comp.spv.o fssim/fssim3d_moments.comp.spv.o \
+               fssim/fssim3d_score.comp.spv.o vulkan.o vulkan_filter.o
 
-# fssim3d scores CUDA frames too when FFmpeg compiles CUDA kernels.
+OBJS-$(CONFIG_FSSIM_VULKAN_FILTER) += fssim/vf_fssim_vulkan.o fssim/fssim_filter.o \
+                                      $(FSSIM_VULKAN) $(FSSIM_COMMON)
+
+# fssim3d scores CUDA frames too when FFmpeg compiles CUDA kernels, and
+# Vulkan frames where fssim_vulkan is built: both need Vulkan and a GLSL
+# compiler (configure's spirv_compiler, which has no CONFIG_ variable).
 ifdef CONFIG_FSSIM3D_FILTER
 ifdef CONFIG_FFNVCODEC
 ifneq ($(CONFIG_CUDA_NVCC)$(CONFIG_CUDA_LLVM),)
 OBJS-yes += $(FSSIM_CUDA)
 endif
 endif
+ifdef CONFIG_FSSIM_VULKAN_FILTER
+OBJS-yes += $(FSSIM_VULKAN)
+endif
 endif
 
 # The reference is plain C11; it needs no fused multiply-add (doc/algorithms.md#int).
 $(SUBDIR)fssim/ref_%.o: CFLAGS += -ffp-contract=off
 
-SKIPHEADERS += fssim/fssim_cuda_common.h
+SKIPHEADERS += fssim/fssim_cuda_common.h fssim/fssim_be_vulkan.h
 
 clean::
 	$(RM) $(CLEANSUFFIXES:%=libavfilter/fssim/%)

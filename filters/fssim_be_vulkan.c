@@ -38,7 +38,7 @@
 #include "libavfilter/vulkan_filter.h"
 #include "libavfilter/filters.h"
 
-#include "fssim_engine.h"
+#include "fssim_be_vulkan.h"
 
 extern const unsigned char ff_fssim_comp_spv_data[];
 extern const unsigned int  ff_fssim_comp_spv_len;
@@ -55,7 +55,6 @@ extern const unsigned int  ff_fssim_resample_comp_spv_len;
 /* Frames whose sums may still be on their way back. */
 #define QUEUE_DEPTH 6
 #define RES_WORDS   8           /* result words per plane, see reduce_main() */
-#define BUF_ALIGN   256         /* >= minStorageBufferOffsetAlignment anywhere */
 #define NB_TS       3           /* timestamps: start, tiles done, end */
 
 /* Descriptor bindings, as in fssim_core.glsl. */
@@ -101,6 +100,7 @@ typedef struct FSSIMVkPlane {
 } FSSIMVkPlane;
 
 typedef struct VKBackend {
+    VK3DBackend *b3d;             /* fssim3d: everything is there */
     FFVulkanContext vkctx;
     int initialized;
     int fp64;                     /* the shader with int and block */
@@ -144,10 +144,8 @@ typedef struct VKBackend {
     int gpu_failed;
 } VKBackend;
 
-/* FFmpeg 8.1's descriptor helper also prints GLSL declarations (unused
- * with SPIR-V) and returns an error code. */
-static int add_descriptor_set(FFVulkanContext *vkctx, FFVulkanShader *shd,
-                              const FFVulkanDescriptorSetBinding *desc, int nb)
+int ff_fssim_vk_add_descriptor_set(FFVulkanContext *vkctx, FFVulkanShader *shd,
+                                   const FFVulkanDescriptorSetBinding *desc, int nb)
 {
 #if LIBAVUTIL_VERSION_MAJOR < 61
     return ff_vk_shader_add_descriptor_set(vkctx, shd, desc, nb, 0, 0);
@@ -157,9 +155,9 @@ static int add_descriptor_set(FFVulkanContext *vkctx, FFVulkanShader *shd,
 #endif
 }
 
-static size_t align_buf(size_t size)
+size_t ff_fssim_vk_align(size_t size)
 {
-    return FFALIGN(FFMAX(size, 1), BUF_ALIGN);
+    return FFALIGN(FFMAX(size, 1), FSSIM_VK_BUF_ALIGN);
 }
 
 
@@ -206,14 +204,14 @@ static void setup_planes(FSSIMEngine *e)
             wins += nx * ny;
     }
 
-    s->part_f_size = align_buf(sizeof(float) * parts);
-    s->part_d_size = align_buf(s->fp64 ? 2 * sizeof(double) * parts : 0);
-    s->win_size    = align_buf(sizeof(float) * wins);
+    s->part_f_size = ff_fssim_vk_align(sizeof(float) * parts);
+    s->part_d_size = ff_fssim_vk_align(s->fp64 ? 2 * sizeof(double) * parts : 0);
+    s->win_size    = ff_fssim_vk_align(sizeof(float) * wins);
     s->part_f_off  = 0;
     s->part_d_off  = s->part_f_size;
     s->win_off     = s->part_d_off + s->part_d_size;
     s->scratch_stride = s->win_off + s->win_size;
-    s->res_stride  = align_buf(sizeof(uint32_t) * RES_WORDS * e->fmt.nb_comps);
+    s->res_stride  = ff_fssim_vk_align(sizeof(uint32_t) * RES_WORDS * e->fmt.nb_comps);
 }
 
 /* Shared memory of a tile workgroup, as fssim_core.glsl sizes it: the
@@ -369,7 +367,7 @@ static int init_shader(FSSIMEngine *e, FFVulkanShader *shd, int mode, int main_b
             .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO,
             .requiredSubgroupSize = s->subgroup_size,
         };
-    RET(add_descriptor_set(vkctx, shd, desc, BIND_NB));
+    RET(ff_fssim_vk_add_descriptor_set(vkctx, shd, desc, BIND_NB));
     RET(ff_vk_shader_add_push_const(shd, 0, sizeof(FSSIMVkPush), VK_SHADER_STAGE_COMPUTE_BIT));
     if (s->fp64)
         RET(ff_vk_shader_link(vkctx, shd, (const char *)ff_fssim_comp_spv_data,
@@ -435,7 +433,7 @@ static int init_rs_shader(FSSIMEngine *e, FFVulkanShader *shd, int mode)
     SPEC_LIST_ADD(sl, 0, 32, mode);
     ff_vk_shader_load(shd, VK_SHADER_STAGE_COMPUTE_BIT, sl,
                       (uint32_t []) { TILE_W, TILE_H, 1 }, 0);
-    RET(add_descriptor_set(vkctx, shd, desc, RS_BIND_NB));
+    RET(ff_fssim_vk_add_descriptor_set(vkctx, shd, desc, RS_BIND_NB));
     RET(ff_vk_shader_add_push_const(shd, 0, sizeof(FSSIMVkRsPush), VK_SHADER_STAGE_COMPUTE_BIT));
     RET(ff_vk_shader_link(vkctx, shd, (const char *)ff_fssim_resample_comp_spv_data,
                           ff_fssim_resample_comp_spv_len, "main"));
@@ -473,7 +471,7 @@ static int init_resampling(FSSIMEngine *e)
         }
         s->tmp_size = FFMAX(s->tmp_size, tmp * sizeof(int32_t));
     }
-    s->rs_stride = align_buf(s->rs_size) + align_buf(s->tmp_size);
+    s->rs_stride = ff_fssim_vk_align(s->rs_size) + ff_fssim_vk_align(s->tmp_size);
 
     RET(ff_vk_create_buf(vkctx, &s->tables, nb_tab * sizeof(int32_t), NULL, NULL,
                          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
@@ -547,6 +545,8 @@ static int vk_init(FSSIMEngine *e, size_t *ring_bytes)
                av_get_pix_fmt_name(e->fmt.pix_fmt));
         return AVERROR(ENOSYS);
     }
+    if (e->depth)
+        return ff_fssim_vk3d_init(e, &s->b3d, ring_bytes);
     s->exec   = av_calloc(nb_exec, sizeof(*s->exec));
     s->slot_n = av_calloc(e->nb_slots, sizeof(*s->slot_n));
     if (!s->exec || !s->slot_n)
@@ -624,8 +624,9 @@ static void update_descriptors(FSSIMEngine *e, FFVkExecContext *exec,
                                         VK_FORMAT_UNDEFINED);
 }
 
-static void memory_barrier(FFVulkanFunctions *vk, FFVkExecContext *exec,
-                           VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access)
+void ff_fssim_vk_barrier(FFVulkanFunctions *vk, FFVkExecContext *exec,
+                         VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access,
+                         const VkImageMemoryBarrier2 *img_bar, int nb_img_bar)
 {
     VkMemoryBarrier2 bar = {
         .sType         = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
@@ -635,9 +636,11 @@ static void memory_barrier(FFVulkanFunctions *vk, FFVkExecContext *exec,
         .dstAccessMask = dst_access,
     };
     vk->CmdPipelineBarrier2(exec->buf, &(VkDependencyInfo) {
-        .sType              = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
-        .memoryBarrierCount = 1,
-        .pMemoryBarriers    = &bar,
+        .sType                   = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
+        .memoryBarrierCount      = 1,
+        .pMemoryBarriers         = &bar,
+        .imageMemoryBarrierCount = nb_img_bar,
+        .pImageMemoryBarriers    = img_bar,
     });
 }
 
@@ -678,7 +681,7 @@ static void record_resample(FSSIMEngine *e, FFVkExecContext *exec, int k,
         ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, RS_BIND_TAB, 0, &s->tables, 0,
                                         s->tables.size, VK_FORMAT_UNDEFINED);
         ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, RS_BIND_TMP, 0, &s->rsbuf,
-                                        base + align_buf(s->rs_size), s->tmp_size,
+                                        base + ff_fssim_vk_align(s->rs_size), s->tmp_size,
                                         VK_FORMAT_UNDEFINED);
         ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, RS_BIND_OUT, 0, &s->rsbuf,
                                         base, s->rs_size, VK_FORMAT_UNDEFINED);
@@ -691,8 +694,8 @@ static void record_resample(FSSIMEngine *e, FFVkExecContext *exec, int k,
             vk->CmdDispatch(exec->buf, (rp->out_size[0] + TILE_W - 1) / TILE_W,
                             (rows + TILE_H - 1) / TILE_H, 1);
         }
-        memory_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+        ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                            VK_ACCESS_2_SHADER_STORAGE_READ_BIT, NULL, 0);
     }
 }
 
@@ -771,8 +774,8 @@ static int submit_pair(FSSIMEngine *e, int k, const AVFrame *main, const AVFrame
     }
 
     /* fixed-order reduction of each plane's partial sums */
-    memory_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT, NULL, 0);
     if (s->ts_pool)
         s->write_ts(exec->buf, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, s->ts_pool,
                     NB_TS * exec->idx + 1);
@@ -784,7 +787,7 @@ static int submit_pair(FSSIMEngine *e, int k, const AVFrame *main, const AVFrame
                                        0, sizeof(p->pc), &p->pc);
         vk->CmdDispatch(exec->buf, 1, 1, 1);
     }
-    memory_barrier(vk, exec, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT, NULL, 0);
 
     if (s->ts_pool)
         s->write_ts(exec->buf, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, s->ts_pool,
@@ -883,6 +886,22 @@ static int vk_check_inputs(FSSIMEngine *e, enum AVPixelFormat *sw_format)
 {
     AVFilterContext *ctx = e->ctx;
     AVVulkanDeviceContext *dev0 = NULL;
+    int vk = 0;
+
+    /* fssim3d takes software frames too: a mixed pair gets its own message */
+    for (int i = 0; i < ctx->nb_inputs; i++)
+        vk += ctx->inputs[i]->format == AV_PIX_FMT_VULKAN;
+    if (e->depth && vk == 1) {
+        const int sw = ctx->inputs[0]->format == AV_PIX_FMT_VULKAN;
+        av_log(ctx, AV_LOG_ERROR, "The %s input carries Vulkan frames but the %s input "
+               "software frames (%s): fssim3d scores both on the GPU or both on the CPU. "
+               "Put the %s input on the same Vulkan device (-hwaccel vulkan "
+               "-hwaccel_output_format vulkan, or hwupload with -init_hw_device vulkan=vk "
+               "-filter_hw_device vk), or bring both to system memory (hwdownload,format=...).\n",
+               ctx->input_pads[!sw].name, ctx->input_pads[sw].name,
+               av_get_pix_fmt_name(ctx->inputs[sw]->format), ctx->input_pads[sw].name);
+        return AVERROR(EINVAL);
+    }
 
     for (int i = 0; i < ctx->nb_inputs; i++) {
         AVFilterLink *link = ctx->inputs[i];
@@ -913,6 +932,18 @@ static int vk_check_inputs(FSSIMEngine *e, enum AVPixelFormat *sw_format)
     return 0;
 }
 
+static int vk_moments(FSSIMEngine *e, int ring_slot, const AVFrame *ref, const AVFrame *dist)
+{
+    VKBackend *s = e->priv;
+    return ff_fssim_vk3d_moments(e, s->b3d, ring_slot, ref, dist);
+}
+
+static int vk_submit3d(FSSIMEngine *e, int slot, const FSSIM3DWindow *win)
+{
+    VKBackend *s = e->priv;
+    return ff_fssim_vk3d_submit(e, s->b3d, slot, win);
+}
+
 static int vk_submit(FSSIMEngine *e, int slot, const AVFrame *ref, AVFrame *const *dist)
 {
     VKBackend *s = e->priv;
@@ -937,6 +968,8 @@ static int vk_collect(FSSIMEngine *e, int slot, int wait, FSSIMSums *sums)
     double us = 0.0, tiles = 0.0;
     int ret;
 
+    if (s->b3d)
+        return ff_fssim_vk3d_collect(e, s->b3d, slot, wait, sums);
     /* after a GPU error: not waited for (a fence may never signal) and
      * not read; the error that ends the run is already out */
     if (s->gpu_failed)
@@ -1005,6 +1038,7 @@ static void vk_uninit(FSSIMEngine *e)
     VKBackend *s = e->priv;
     FFVulkanContext *vkctx = &s->vkctx;
 
+    ff_fssim_vk3d_uninit(e, &s->b3d);
     retire_queues(s);
     if (s->gpu_frames)
         av_log(e->ctx, AV_LOG_VERBOSE, "GPU time per frame: mean %.1f us, min %.1f us, "
@@ -1041,5 +1075,9 @@ const FSSIMBackend ff_fssim_vulkan_backend = {
     .init         = vk_init,
     .submit       = vk_submit,
     .collect      = vk_collect,
+    .moments      = vk_moments,
+    .submit3d     = vk_submit3d,
     .uninit       = vk_uninit,
+    .storage3d    = "device memory, 24 bytes per position (mu_a, mu_b, var_a + var_b, cov "
+                    "as doubles rounded to 48 bits)",
 };

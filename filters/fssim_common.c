@@ -75,12 +75,13 @@ const char *ff_fssim_algo_name(int algo)
     return algo_names[algo];
 }
 
-static AVFilterFormats *link_formats(enum AVPixelFormat hw_format)
+static AVFilterFormats *link_formats(const enum AVPixelFormat *hw_formats)
 {
     AVFilterFormats *f = ff_make_pixel_format_list(ff_fssim_sw_pix_fmts);
 
-    if (f && hw_format != AV_PIX_FMT_NONE && ff_add_format(&f, hw_format) < 0)
-        return NULL;   /* ff_add_format freed the list */
+    for (int i = 0; f && hw_formats[i] != AV_PIX_FMT_NONE; i++)
+        if (ff_add_format(&f, hw_formats[i]) < 0)
+            return NULL;   /* ff_add_format freed the list */
     return f;
 }
 
@@ -122,10 +123,10 @@ static int query_frame_metadata(const AVFilterContext *ctx,
 int ff_fssim_query_formats(const AVFilterContext *ctx,
                            struct AVFilterFormatsConfig **cfg_in,
                            struct AVFilterFormatsConfig **cfg_out,
-                           enum AVPixelFormat hw_format, int out_pad)
+                           const enum AVPixelFormat *hw_formats, int out_pad)
 {
     for (int i = 0; i < ctx->nb_inputs; i++) {
-        int ret = ff_formats_ref(link_formats(hw_format), &cfg_in[i]->formats);
+        int ret = ff_formats_ref(link_formats(hw_formats), &cfg_in[i]->formats);
         if (ret >= 0 && i == out_pad)
             ret = ff_formats_ref(cfg_in[i]->formats, &cfg_out[0]->formats);
         if (ret < 0)

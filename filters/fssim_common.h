@@ -172,8 +172,9 @@ extern const enum AVPixelFormat ff_fssim_sw_pix_fmts[];
 const char *ff_fssim_algo_name(int algo);
 
 /**
- * Formats of the filters' links: the software formats, plus hw_format for
- * the GPU filters (AV_PIX_FMT_NONE for fssim).  Each input gets its own
+ * Formats of the filters' links: the software formats, plus the hardware
+ * formats the filter's backends take (hw_formats, AV_PIX_FMT_NONE
+ * terminated; empty for fssim).  Each input gets its own
  * list, so that an input in another format than the others reaches the
  * filter and fails with a message naming both (doc/formats.md) instead of
  * being converted silently; software frames reach a GPU filter and get a
@@ -183,7 +184,7 @@ const char *ff_fssim_algo_name(int algo);
 int ff_fssim_query_formats(const AVFilterContext *ctx,
                            struct AVFilterFormatsConfig **cfg_in,
                            struct AVFilterFormatsConfig **cfg_out,
-                           enum AVPixelFormat hw_format, int out_pad);
+                           const enum AVPixelFormat *hw_formats, int out_pad);
 
 /**
  * The inputs of a filter with opts->nb_inputs inputs: "main" and

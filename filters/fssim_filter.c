@@ -83,7 +83,8 @@ int ff_fssim_filter_query_formats(const AVFilterContext *ctx,
                                   struct AVFilterFormatsConfig **cfg_out,
                                   enum AVPixelFormat hw_format)
 {
-    return ff_fssim_query_formats(ctx, cfg_in, cfg_out, hw_format, ff_fssim_out_pad(ctx));
+    const enum AVPixelFormat hw[] = { hw_format, AV_PIX_FMT_NONE };
+    return ff_fssim_query_formats(ctx, cfg_in, cfg_out, hw, ff_fssim_out_pad(ctx));
 }
 
 int ff_fssim_filter_config_output(AVFilterLink *outlink, FSSIMFilter *f)

@@ -36,6 +36,7 @@
 #include <inttypes.h>
 
 #include "config.h"
+#include "config_components.h"
 #include "libavutil/mem.h"
 #include "libavutil/opt.h"
 #include "libavutil/pixdesc.h"
@@ -48,8 +49,11 @@
 #include "fssim_common.h"
 #include "fssim_engine.h"
 
-/* The CUDA backend scores CUDA frames when FFmpeg compiles CUDA kernels. */
-#define FSSIM3D_CUDA (CONFIG_FFNVCODEC && (CONFIG_CUDA_NVCC || CONFIG_CUDA_LLVM))
+/* The CUDA backend scores CUDA frames when FFmpeg compiles CUDA kernels;
+ * the Vulkan backend Vulkan frames where fssim_vulkan is built (both need
+ * Vulkan and a GLSL compiler, which has no CONFIG_ variable of its own). */
+#define FSSIM3D_CUDA   (CONFIG_FFNVCODEC && (CONFIG_CUDA_NVCC || CONFIG_CUDA_LLVM))
+#define FSSIM3D_VULKAN (CONFIG_VULKAN && CONFIG_FSSIM_VULKAN_FILTER)
 
 typedef struct FSSIM3DContext {
     const AVClass *class;
@@ -258,32 +262,39 @@ static av_cold int init(AVFilterContext *ctx)
 static int query_formats(const AVFilterContext *ctx, AVFilterFormatsConfig **cfg_in,
                          AVFilterFormatsConfig **cfg_out)
 {
+    static const enum AVPixelFormat hw[] = {
 #if FSSIM3D_CUDA
-    return ff_fssim_query_formats(ctx, cfg_in, cfg_out, AV_PIX_FMT_CUDA, 0);
-#else
-    return ff_fssim_query_formats(ctx, cfg_in, cfg_out, AV_PIX_FMT_NONE, 0);
+        AV_PIX_FMT_CUDA,
 #endif
+#if FSSIM3D_VULKAN
+        AV_PIX_FMT_VULKAN,
+#endif
+        AV_PIX_FMT_NONE
+    };
+    return ff_fssim_query_formats(ctx, cfg_in, cfg_out, hw, 0);
 }
 
 /* The backend for the frames the inputs carry, chosen by their hardware
- * format (the frames' sw_format then describes the planes).  One CUDA
- * input is enough to pick CUDA: its check reports the other. */
-static const FSSIMBackend *pick_backend(const AVFilterContext *ctx)
+ * format (the frames' sw_format then describes the planes).  One CUDA or
+ * Vulkan input is enough to pick that backend: its check reports the
+ * other.  fix: the filter that brings an input to the other's size. */
+static const FSSIMBackend *pick_backend(const AVFilterContext *ctx, const char **fix)
 {
 #if FSSIM3D_CUDA
-    if (ctx->inputs[0]->format == AV_PIX_FMT_CUDA || ctx->inputs[1]->format == AV_PIX_FMT_CUDA)
+    if (ctx->inputs[0]->format == AV_PIX_FMT_CUDA || ctx->inputs[1]->format == AV_PIX_FMT_CUDA) {
+        *fix = "scale_cuda";
         return &ff_fssim_cuda_backend;
+    }
 #endif
+#if FSSIM3D_VULKAN
+    if (ctx->inputs[0]->format == AV_PIX_FMT_VULKAN ||
+        ctx->inputs[1]->format == AV_PIX_FMT_VULKAN) {
+        *fix = "scale_vulkan";
+        return &ff_fssim_vulkan_backend;
+    }
+#endif
+    *fix = "scale";
     return &ff_fssim_cpu_backend;
-}
-
-static const char *fix_filter(const FSSIMBackend *be)
-{
-#if FSSIM3D_CUDA
-    if (be == &ff_fssim_cuda_backend)
-        return "scale_cuda";
-#endif
-    return "scale";
 }
 
 static int config_input_ref(AVFilterLink *inlink)
@@ -292,10 +303,11 @@ static int config_input_ref(AVFilterLink *inlink)
     FSSIM3DContext *s = ctx->priv;
     FSSIMEngine *e = &s->eng;
     enum AVPixelFormat sw_format[2];
+    const char *fix;
     size_t bytes = 0;
     int ret;
 
-    e->backend = pick_backend(ctx);
+    e->backend = pick_backend(ctx, &fix);
     e->algos   = s->opts.algos;
     e->window  = s->opts.window;
     e->sigma   = s->opts.sigma;
@@ -303,7 +315,7 @@ static int config_input_ref(AVFilterLink *inlink)
     e->depth   = s->depth;
     ret = e->backend->check_inputs(e, sw_format);
     if (ret >= 0)
-        ret = ff_fssim_check_inputs(ctx, sw_format, 0, fix_filter(e->backend));
+        ret = ff_fssim_check_inputs(ctx, sw_format, 0, fix);
     if (ret >= 0)
         ret = ff_fssim_format_init(ctx, &e->fmt, sw_format[1], inlink->w, inlink->h);
     if (ret >= 0)

@@ -4,7 +4,8 @@
 # frames (test_cuda3d.py), fssim_vulkan on the GPU's Vulkan driver
 # (test_vulkan.py with its larger device cases), runs cut short on CUDA and
 # Vulkan frames (tests/e2e/test_cutshort.py) and Vulkan device loss through
-# the fault-injection layer (test_vulkan_faults.py).  One TAP file per test
+# the fault-injection layer (test_vulkan_faults.py), fssim3d on Vulkan
+# frames (test_vulkan3d.py, with its 1080p/2160p cases).  One TAP file per test
 # in OUT, and a line per test: "name: N ok, N not ok, N skipped".
 #
 # usage: tests/device/gpu_tests.sh FFMPEG_DIR FAULT_LAYER_DIR OUT
@@ -35,7 +36,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | 
 
 status=0
 for t in cuda/test_cuda.py cuda/test_cuda3d.py vulkan/test_vulkan.py e2e/test_cutshort.py \
-         vulkan/test_vulkan_faults.py; do
+         vulkan/test_vulkan_faults.py vulkan/test_vulkan3d.py; do
     name=$(basename "$t" .py)
     start=$(date +%s)
     python3 "$top/tests/$t" > "$out/$name.tap" 2>&1 || status=1

@@ -45,7 +45,7 @@ def backends():
     if not ft.has_filter("fssim_vulkan"):
         tap.skip("cut-short runs on Vulkan frames", "fssim_vulkan not built")
     elif works(vk, "hwupload"):
-        found.append(("Vulkan", vk, "hwupload", ["fssim_vulkan"]))
+        found.append(("Vulkan", vk, "hwupload", ["fssim_vulkan", "fssim3d=depth=5"]))
     else:
         tap.skip("cut-short runs on Vulkan frames", "no Vulkan device")
     cu = ["-init_hw_device", "cuda=gpu", "-filter_hw_device", "gpu"]

@@ -19,17 +19,20 @@
  */
 
 /*
- * Graph set-ups of fssim_vulkan that the ffmpeg command line cannot make,
- * for tests/vulkan/test_vulkan.py (doc/errors.md):
+ * Graph set-ups of fssim_vulkan (or fssim3d on Vulkan frames) that the
+ * ffmpeg command line cannot make, for tests/vulkan/test_vulkan.py and
+ * test_vulkan3d.py (doc/errors.md):
  *
  *   two-devices  the inputs uploaded to two different Vulkan devices
  *   no-fp64      a device whose enabled features lack shaderFloat64 and
  *                shaderInt64 (the list is edited after creation: what a GPU
  *                without them reports)
+ *   no-bda       a device whose enabled features lack bufferDeviceAddress
  *   same         both inputs on one device (the control case)
  *
- * usage: vk_graph_errors MODE DEVICE [FILTER_OPTIONS]
- * Configures buffer -> hwupload -> fssim_vulkan -> buffersink twice over,
+ * usage: vk_graph_errors MODE DEVICE [FILTER_OPTIONS [FILTER]]
+ * FILTER: fssim_vulkan (default) or fssim3d.
+ * Configures buffer -> hwupload -> FILTER -> buffersink twice over,
  * pushes two frames through when that succeeds, and prints "configured" or
  * "failed: <error>" after the filter's own messages.  Exit status 0 if the
  * graph configured and ran, 1 if not, 2 on a usage or set-up error.
@@ -60,8 +63,10 @@ static AVFilterContext *add(AVFilterGraph *g, const char *filter, const char *na
     return avfilter_init_str(f, args) < 0 ? NULL : f;
 }
 
-static int push_frames(AVFilterContext *src[2], AVFilterContext *sink)
+static int push_frames(AVFilterContext *src[2], AVFilterContext *sink, int is_3d)
 {
+    /* the frame's overall score: float's for fssim_vulkan, fssim3d's own */
+    const char *key = is_3d ? "lavfi.fssim3d.All" : "lavfi.fssim.float.All";
     AVFrame *out = av_frame_alloc();
     int ret = out ? 0 : AVERROR(ENOMEM);
 
@@ -87,8 +92,9 @@ static int push_frames(AVFilterContext *src[2], AVFilterContext *sink)
     for (int i = 0; ret >= 0 && i < 2; i++)
         ret = av_buffersrc_add_frame(src[i], NULL);
     while (ret >= 0 && (ret = av_buffersink_get_frame(sink, out)) >= 0) {
-        const AVDictionaryEntry *e = av_dict_get(out->metadata, "lavfi.fssim.float.All", NULL, 0);
-        printf("frame %"PRId64": float.All %s\n", out->pts, e ? e->value : "(none)");
+        const AVDictionaryEntry *e = av_dict_get(out->metadata, key, NULL, 0);
+        printf("frame %"PRId64": %s %s\n", out->pts, key + (is_3d ? 6 : 12),
+               e ? e->value : "(none)");
         av_frame_unref(out);
     }
     av_frame_free(&out);
@@ -99,14 +105,18 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 2 ? argv[1] : NULL, *device = argc > 2 ? argv[2] : NULL;
     const char *opts = argc > 3 ? argv[3] : "";
+    const char *filter = argc > 4 ? argv[4] : "fssim_vulkan";
     AVBufferRef *dev[2] = { NULL };
     AVFilterGraph *g = avfilter_graph_alloc();
     AVFilterContext *src[2], *up[2], *fs, *sink;
     char args[128];
     int ret;
 
-    if (!mode || (strcmp(mode, "two-devices") && strcmp(mode, "no-fp64") && strcmp(mode, "same"))) {
-        fprintf(stderr, "usage: %s two-devices|no-fp64|same DEVICE [OPTIONS]\n", argv[0]);
+    if (!mode || (strcmp(mode, "two-devices") && strcmp(mode, "no-fp64") &&
+                  strcmp(mode, "no-bda") && strcmp(mode, "same")) ||
+        (strcmp(filter, "fssim_vulkan") && strcmp(filter, "fssim3d"))) {
+        fprintf(stderr, "usage: %s two-devices|no-fp64|no-bda|same DEVICE [OPTIONS "
+                "[fssim_vulkan|fssim3d]]\n", argv[0]);
         return 2;
     }
     for (int i = 0; i < 2; i++) {
@@ -125,6 +135,12 @@ int main(int argc, char **argv)
         hw->device_features.features.shaderFloat64 = VK_FALSE;
         hw->device_features.features.shaderInt64   = VK_FALSE;
     }
+    if (!strcmp(mode, "no-bda")) {
+        AVVulkanDeviceContext *hw = ((AVHWDeviceContext *)dev[0]->data)->hwctx;
+        for (VkBaseOutStructure *f = hw->device_features.pNext; f; f = f->pNext)
+            if (f->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES)
+                ((VkPhysicalDeviceVulkan12Features *)f)->bufferDeviceAddress = VK_FALSE;
+    }
 
     snprintf(args, sizeof(args), "video_size=%dx%d:pix_fmt=%d:time_base=1/25:pixel_aspect=1/1",
              W, H, AV_PIX_FMT_YUV420P);
@@ -137,7 +153,7 @@ int main(int argc, char **argv)
         if (!src[i] || !up[i] || avfilter_link(src[i], 0, up[i], 0) < 0)
             return 2;
     }
-    fs   = add(g, "fssim_vulkan", "fssim", opts, NULL);
+    fs   = add(g, filter, "fssim", opts, NULL);
     sink = add(g, "buffersink", "out", NULL, NULL);
     if (!fs || !sink || avfilter_link(up[0], 0, fs, 0) < 0 ||
         avfilter_link(up[1], 0, fs, 1) < 0 || avfilter_link(fs, 0, sink, 0) < 0)
@@ -146,7 +162,7 @@ int main(int argc, char **argv)
     ret = avfilter_graph_config(g, NULL);
     if (ret >= 0) {
         printf("configured\n");
-        ret = push_frames(src, sink);
+        ret = push_frames(src, sink, !strcmp(filter, "fssim3d"));
     }
     if (ret < 0)
         printf("failed: %s\n", av_err2str(ret));

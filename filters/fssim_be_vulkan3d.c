@@ -1,0 +1,775 @@
+/*
+ * Copyright (c) 2026 the fssim developers
+ *
+ * This file is part of fssim, built into FFmpeg.
+ *
+ * fssim is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * fssim is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with fssim; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
+ * fssim: fssim3d's operations of the Vulkan backend (fssim_be_vulkan.c
+ * hands them the engine when it scores fssim3d's frames), on
+ * AV_PIX_FMT_VULKAN inputs from Vulkan Video decoding, hwupload or
+ * scale_vulkan.  Frame data never leaves the GPU; only the few doubles of
+ * each frame's scores come back.
+ *
+ * Per frame pair, one dispatch per component (fssim3d_moments.comp.glsl)
+ * computes the spatial moments in double into the frame's ring slot in
+ * device memory: per scored position mu_a, mu_b, var_a + var_b and cov,
+ * each a double rounded to 48 bits (24 bytes; fssim3d_core.glsl).  Per
+ * scored frame, fssim3d_score.comp.glsl combines the slots of its temporal
+ * window in double into per-workgroup partial sums, adds them per component
+ * in a fixed order, and the host reads the sums back.
+ *
+ * Every submission goes to one queue, so that a pipeline barrier at the
+ * start of each command buffer orders it after the ring writes of the
+ * earlier ones (barriers do not reach across queues).  A frame pair's
+ * moments are submitted at once and not waited for; a scored frame's job
+ * writes its sums to its result slot, read when the engine's queue
+ * collects it, and its fence covers everything submitted before it.
+ *
+ * A failed submission or fence (VK_ERROR_DEVICE_LOST...) ends the run: no
+ * score is read from the device after it, so that no frame is published
+ * with the sums of an incomplete job.
+ */
+#include <inttypes.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "libavutil/intfloat.h"
+#include "libavutil/mem.h"
+#include "libavutil/pixdesc.h"
+#include "libavfilter/filters.h"
+#include "libavfilter/vulkan_filter.h"
+
+#include "fssim_be_vulkan.h"
+
+extern const unsigned char ff_fssim3d_moments_comp_spv_data[];
+extern const unsigned int  ff_fssim3d_moments_comp_spv_len;
+extern const unsigned char ff_fssim3d_score_comp_spv_data[];
+extern const unsigned int  ff_fssim3d_score_comp_spv_len;
+
+/* Tiles and radii: fssim_consts.h, shared with fssim3d_core.glsl. */
+#define TILE_W      FSSIM_VK_TILE_W
+#define TILE_H      FSSIM_VK_TILE_H
+#define WG_SIZE     (TILE_W * TILE_H)
+#define MAX_TAPS    FSSIM3D_VK_MAX_TAPS
+#define SCORE_CHUNK (WG_SIZE * FSSIM3D_VK_SCORE_PER)   /* positions per score workgroup */
+#define MAX_PLANES  4
+#define NB_EXEC     16              /* jobs in flight: moments and scores */
+#define NB_TS       2               /* timestamps per job: start, end */
+/* A ring record (fssim3d_core.glsl): the high 32 bits of the four values,
+ * then their next 16 bits, in two arrays. */
+#define RECORD_HI   16
+#define RECORD_LO   8
+
+/* Descriptor bindings of the moments shader: one per plane of each frame. */
+enum { BIND_MAIN = 0, BIND_REF = BIND_MAIN + MAX_PLANES, BIND_IMG_NB = BIND_REF + MAX_PLANES };
+/* and of the score shader */
+enum { BIND_WINDOW, BIND_PARTIALS, BIND_RESULTS, BIND_SCORE_NB };
+
+/* Push constants, laid out as PushData in the shaders (scalar layout). */
+typedef struct FSSIM3DVkMomentsPush {
+    uint32_t hi_addr[2], lo_addr[2];
+    int32_t  size[2], out_size[2];
+    int32_t  offset, plane, chan, shift;
+} FSSIM3DVkMomentsPush;
+
+typedef struct FSSIM3DVkScorePush {
+    double   c1, c2;
+    uint32_t n, hi_off, lo_off, nb_taps, part_off, nb_parts, comp;
+} FSSIM3DVkScorePush;
+
+/* What a scored frame exchanges with the host, in host-visible memory, one
+ * per result slot: its window in (the Window block of
+ * fssim3d_score.comp.glsl), its per-component sums out. */
+typedef struct FSSIM3DVkIO {
+    double   wt[MAX_TAPS];
+    uint64_t slot[MAX_TAPS];     /* device address of the tap's ring slot */
+    double   sums[4];
+} FSSIM3DVkIO;
+
+typedef struct VkComp {
+    FSSIM3DVkMomentsPush mp;     /* all but the addresses, set per slot */
+    FSSIM3DVkScorePush   sp;     /* all but nb_taps, set per frame */
+    int    groups[2];            /* spatial pass workgroups */
+    int    score_groups;
+    size_t hi_off, lo_off;       /* the component's records in a slot */
+} VkComp;
+
+/* What an execution context's last submission was, until its fence has
+ * been seen to signal. */
+enum { JOB_NONE, JOB_MOMENTS, JOB_SCORE };
+
+typedef struct VkJob {
+    int      kind;
+    int64_t  n;                  /* frame pair or scored frame, for messages */
+    uint64_t seq;                /* submission order */
+} VkJob;
+
+struct VK3DBackend {
+    FFVulkanContext vkctx;
+    int initialized;
+    /* the compute family, restricted to its first queue: see the top */
+    AVVulkanDeviceQueueFamily qf;
+    FFVkExecPool e;
+    FFVulkanShader shd_moments, shd_score, shd_sum;
+
+    VkComp comp[4];
+    size_t slot_bytes;
+    FFVkBuffer ring[FSSIM3D_MAX_DEPTH];
+    FFVkBuffer partials;         /* double per score workgroup */
+    FFVkBuffer io;               /* FSSIM3DVkIO per result slot */
+    uint8_t *io_map;
+    size_t   io_stride;
+    uint32_t nb_parts;
+
+    VkJob   job[NB_EXEC];
+    int64_t nb_pairs, nb_scored; /* submitted */
+    uint64_t seq;
+    /* per result slot: the context and submission of its score job */
+    FFVkExecContext **slot_exec;
+    uint64_t *slot_seq;
+
+    /* GPU time, from timestamp queries */
+    VkQueryPool ts_pool;
+    PFN_vkCmdWriteTimestamp write_ts;
+    uint64_t ts_mask;
+    double   ts_period;
+    double   moments_us, score_us;
+    uint64_t nb_moments_ts, nb_score_ts;
+
+    /* A submission or a fence failed: the device is not trusted for the
+     * rest of the run, nothing is read back from it any more. */
+    int failed;
+};
+
+/* Shared memory of a spatial workgroup at radius r, as
+ * fssim3d_moments.comp.glsl sizes it: the samples of the tile and its
+ * halo, the five horizontal sums in double, the taps. */
+static int moments_shared_bytes(int r)
+{
+    const int sw = TILE_W + 2 * r, sh = TILE_H + 2 * r;
+    return 4 * sw * sh + 8 * 5 * sh * TILE_W + 8 * (2 * FSSIM_MAX_RADIUS + 1);
+}
+
+/* doc/errors.md: name the missing feature and the way out. */
+static int check_device(FSSIMEngine *e, VK3DBackend *b)
+{
+    AVFilterContext *ctx = e->ctx;
+    FFVulkanContext *vkctx = &b->vkctx;
+    const char *name = vkctx->props.properties.deviceName;
+    const VkPhysicalDeviceFeatures *feats = &vkctx->hwctx->device_features.features;
+    const VkPhysicalDeviceVulkan12Features *f12 =
+        ff_vk_find_struct(vkctx->hwctx->device_features.pNext,
+                          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
+    const VkPhysicalDeviceLimits *lim = &vkctx->props.properties.limits;
+    const int shared = moments_shared_bytes(e->window / 2);
+
+    if (!feats->shaderFloat64 || !f12 || !f12->bufferDeviceAddress) {
+        const int both = !feats->shaderFloat64 && (!f12 || !f12->bufferDeviceAddress);
+        av_log(ctx, AV_LOG_ERROR, "The Vulkan device '%s' lacks %s%s%s (or it is not enabled), "
+               "which fssim3d on Vulkan frames needs for its double-precision moments and "
+               "its ring in device memory. Score these frames on the CPU instead: "
+               "hwdownload,format=<the frames' format> on both inputs.\n", name,
+               feats->shaderFloat64 ? "" : "shaderFloat64", both ? " and " : "",
+               f12 && f12->bufferDeviceAddress ? "" : "bufferDeviceAddress");
+        return AVERROR(ENOSYS);
+    }
+    if (lim->maxComputeWorkGroupInvocations < WG_SIZE) {
+        av_log(ctx, AV_LOG_ERROR, "The Vulkan device '%s' runs fewer than %d invocations "
+               "per workgroup.\n", name, WG_SIZE);
+        return AVERROR(ENOSYS);
+    }
+    if (lim->maxComputeSharedMemorySize < shared) {
+        av_log(ctx, AV_LOG_ERROR, "The Vulkan device '%s' offers %u bytes of shared memory "
+               "per workgroup; fssim3d needs %d with window=%d. Use a smaller window.\n",
+               name, lim->maxComputeSharedMemorySize, shared, e->window);
+        return AVERROR(ENOSYS);
+    }
+    return 0;
+}
+
+/* The layout of the ring and the dispatches: everything but the device
+ * objects, so that the ring's size is known before anything can fail. */
+static void setup_comps(FSSIMEngine *e, VK3DBackend *b)
+{
+    const FSSIMRefFloatParams fp = { e->window, e->sigma, e->padding };
+    const int off = e->padding == FSSIM_REF_PAD_VALID ? e->window / 2 : 0;
+    const double L = (double)((1 << e->fmt.depth) - 1);
+    uint32_t parts = 0;
+
+    b->slot_bytes = 0;
+    for (int c = 0; c < e->fmt.nb_comps; c++) {
+        const FSSIMPlane *p = &e->fmt.comp[c];
+        VkComp *vc = &b->comp[c];
+        int ow, oh;
+
+        /* ff_fssim_check_options() made sure every plane scores something */
+        fssim_ref_float_out_size(p->width, p->height, &fp, &ow, &oh);
+        memset(vc, 0, sizeof(*vc));
+        vc->mp = (FSSIM3DVkMomentsPush) {
+            .size     = { p->width, p->height },
+            .out_size = { ow, oh },
+            .offset   = off,
+            .plane    = p->plane,
+            .chan     = p->offset / p->bytes,
+            .shift    = p->shift,
+        };
+        vc->groups[0]    = (ow + TILE_W - 1) / TILE_W;
+        vc->groups[1]    = (oh + TILE_H - 1) / TILE_H;
+        vc->score_groups = ((size_t)ow * oh + SCORE_CHUNK - 1) / SCORE_CHUNK;
+        vc->hi_off       = b->slot_bytes;
+        b->slot_bytes   += ff_fssim_vk_align((size_t)ow * oh * RECORD_HI);
+        vc->lo_off       = b->slot_bytes;
+        b->slot_bytes   += ff_fssim_vk_align((size_t)ow * oh * RECORD_LO);
+        vc->sp = (FSSIM3DVkScorePush) {
+            .c1       = FSSIM_FLOAT_C1(L),
+            .c2       = FSSIM_FLOAT_C2(L),
+            .n        = (uint32_t)ow * oh,
+            .hi_off   = vc->hi_off,
+            .lo_off   = vc->lo_off,
+            .part_off = parts,
+            .nb_parts = vc->score_groups,
+            .comp     = c,
+        };
+        parts += vc->score_groups;
+    }
+    b->nb_parts  = parts;
+    b->io_stride = ff_fssim_vk_align(sizeof(FSSIM3DVkIO));
+}
+
+static int init_shader(FSSIMEngine *e, VK3DBackend *b, FFVulkanShader *shd, int mode)
+{
+    FFVulkanContext *vkctx = &b->vkctx;
+    const int moments = mode < 0;
+    FFVulkanDescriptorSetBinding desc[BIND_IMG_NB];
+    const int nb = moments ? BIND_IMG_NB : BIND_SCORE_NB;
+    double g[FSSIM_MAX_WINDOW] = { 0 };
+    int err;
+
+    for (int i = 0; i < nb; i++)
+        desc[i] = (FFVulkanDescriptorSetBinding) {
+            .type   = moments ? VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE :
+                                VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .stages = VK_SHADER_STAGE_COMPUTE_BIT,
+        };
+    SPEC_LIST_CREATE(sl, 17, 17 * sizeof(uint64_t))
+
+    if (moments) {
+        fssim_ref_gauss_weights(e->window, e->sigma, g);
+        SPEC_LIST_ADD(sl, 0, 32, e->window / 2);
+        /* the reference's weights, bit for bit */
+        for (int i = 0; i < 15; i++)
+            SPEC_LIST_ADD(sl, 1 + i, 64, av_double2int(g[i]));
+    } else {
+        SPEC_LIST_ADD(sl, 0, 32, mode);
+    }
+
+    ff_vk_shader_load(shd, VK_SHADER_STAGE_COMPUTE_BIT, sl,
+                      (uint32_t []) { WG_SIZE, 1, 1 }, 0);
+    RET(ff_fssim_vk_add_descriptor_set(vkctx, shd, desc, nb));
+    RET(ff_vk_shader_add_push_const(shd, 0, moments ? sizeof(FSSIM3DVkMomentsPush) :
+                                                      sizeof(FSSIM3DVkScorePush),
+                                    VK_SHADER_STAGE_COMPUTE_BIT));
+    if (moments)
+        RET(ff_vk_shader_link(vkctx, shd, (const char *)ff_fssim3d_moments_comp_spv_data,
+                              ff_fssim3d_moments_comp_spv_len, "main"));
+    else
+        RET(ff_vk_shader_link(vkctx, shd, (const char *)ff_fssim3d_score_comp_spv_data,
+                              ff_fssim3d_score_comp_spv_len, "main"));
+    /* the list lives on this stack frame */
+    shd->specialization_info = NULL;
+    RET(ff_vk_shader_register_exec(vkctx, &b->e, shd));
+    return 0;
+
+fail:
+    shd->specialization_info = NULL;
+    return err;
+}
+
+static void init_timestamps(AVFilterContext *ctx, VK3DBackend *b)
+{
+    FFVulkanContext *vkctx = &b->vkctx;
+    FFVulkanFunctions *vk = &vkctx->vkfn;
+    const uint32_t bits = vkctx->qf_props[b->qf.idx].queueFamilyProperties.timestampValidBits;
+    VkQueryPoolCreateInfo info = {
+        .sType      = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+        .queryType  = VK_QUERY_TYPE_TIMESTAMP,
+        .queryCount = NB_TS * NB_EXEC,
+    };
+
+    /* Only for the GPU time statistics: carry on without them. */
+    b->write_ts = (PFN_vkCmdWriteTimestamp)vk->GetDeviceProcAddr(vkctx->hwctx->act_dev,
+                                                                 "vkCmdWriteTimestamp");
+    if (!bits || !b->write_ts ||
+        vk->CreateQueryPool(vkctx->hwctx->act_dev, &info, vkctx->hwctx->alloc,
+                            &b->ts_pool) != VK_SUCCESS) {
+        b->ts_pool = VK_NULL_HANDLE;
+        av_log(ctx, AV_LOG_VERBOSE, "No timestamp queries: GPU time not measured.\n");
+        return;
+    }
+    b->ts_mask   = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+    b->ts_period = vkctx->props.properties.limits.timestampPeriod;
+}
+
+int ff_fssim_vk3d_init(FSSIMEngine *e, VK3DBackend **pb, size_t *bytes)
+{
+    AVFilterContext *ctx = e->ctx;
+    FilterLink *ml = ff_filter_link(ctx->inputs[0]);
+    const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    AVVulkanDeviceQueueFamily *qf;
+    FFVulkanContext *vkctx;
+    VK3DBackend *b;
+    int err;
+
+    b = *pb = av_mallocz(sizeof(*b));
+    if (!b)
+        return AVERROR(ENOMEM);
+    vkctx = &b->vkctx;
+    b->slot_exec = av_calloc(e->nb_slots, sizeof(*b->slot_exec));
+    b->slot_seq  = av_calloc(e->nb_slots, sizeof(*b->slot_seq));
+    if (!b->slot_exec || !b->slot_seq)
+        return AVERROR(ENOMEM);
+
+    /* the ring's size first, so that it is reported even if a step fails */
+    setup_comps(e, b);
+    *bytes = (size_t)e->depth * b->slot_bytes;
+
+    err = ff_vk_init(vkctx, ctx, NULL, ml->hw_frames_ctx);
+    if (err < 0)
+        return err;
+    b->initialized = 1;
+    RET(check_device(e, b));
+
+    qf = ff_vk_qf_find(vkctx, VK_QUEUE_COMPUTE_BIT, 0);
+    if (!qf) {
+        av_log(ctx, AV_LOG_ERROR, "The Vulkan device has no compute queue.\n");
+        return AVERROR(ENOTSUP);
+    }
+    b->qf = *qf;
+    b->qf.num = 1;
+    RET(ff_vk_exec_pool_init(vkctx, &b->qf, &b->e, NB_EXEC, 0, 0, 0, NULL));
+
+    /* Allocated once: nothing is allocated on the device per frame.  A
+     * buffer per slot: no single allocation or buffer grows with depth. */
+    for (int k = 0; k < e->depth; k++) {
+        err = ff_vk_create_buf(vkctx, &b->ring[k], b->slot_bytes, NULL, NULL,
+                               usage | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT,
+                               VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+        /* the ring is the one large allocation: a failure there is "too
+         * little device memory" (the caller suggests a smaller depth) */
+        if (err < 0)
+            return AVERROR(ENOMEM);
+    }
+    RET(ff_vk_create_buf(vkctx, &b->partials, ff_fssim_vk_align(b->nb_parts * sizeof(double)),
+                         NULL, NULL, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT));
+    RET(ff_vk_create_buf(vkctx, &b->io, b->io_stride * e->nb_slots, NULL, NULL, usage,
+                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                         VK_MEMORY_PROPERTY_HOST_COHERENT_BIT));
+    RET(ff_vk_map_buffer(vkctx, &b->io, &b->io_map, 0));
+
+    RET(init_shader(e, b, &b->shd_moments, -1));
+    RET(init_shader(e, b, &b->shd_score, 0));
+    RET(init_shader(e, b, &b->shd_sum, 1));
+    init_timestamps(ctx, b);
+
+    av_log(ctx, AV_LOG_VERBOSE, "Vulkan device '%s': %zu bytes a ring slot, %u score "
+           "workgroups, %d bytes of shared memory in the spatial pass.\n",
+           vkctx->props.properties.deviceName, b->slot_bytes, b->nb_parts,
+           moments_shared_bytes(e->window / 2));
+    return 0;
+
+fail:
+    return err;
+}
+
+/* ---- per frame -------------------------------------------------------- */
+
+static const char *job_name(int kind)
+{
+    return kind == JOB_MOMENTS ? "spatial moments of frame pair" : "scores of frame";
+}
+
+/* A command buffer that could not be started or submitted: its fence was
+ * reset and will never signal, so ff_vk_exec_pool_free() must not wait on
+ * it (that wait has no timeout).  ff_vk_exec_submit() has logged the
+ * VkResult; say what it was for. */
+static int submit_failed(AVFilterContext *ctx, VK3DBackend *b, FFVkExecContext *exec,
+                         int kind, int64_t n, int err)
+{
+    exec->had_submission = 0;
+    b->failed = AVERROR_EXTERNAL;
+    av_log(ctx, AV_LOG_ERROR, "Submitting the %s %"PRId64" to the Vulkan device failed: "
+           "%s. No score is published after it.\n", job_name(kind), n, av_err2str(err));
+    return b->failed;
+}
+
+/* A fence that reports an error (VK_ERROR_DEVICE_LOST...): the ring and the
+ * sums hold an older frame's values or garbage, never published. */
+static int fence_failed(AVFilterContext *ctx, VK3DBackend *b, VkResult res, const VkJob *job)
+{
+    b->failed = AVERROR_EXTERNAL;
+    av_log(ctx, AV_LOG_ERROR, "Vulkan error while waiting for the %s %"PRId64": %s. "
+           "Its scores and those of the frames after it are not published.\n",
+           job_name(job->kind), job->n, ff_vk_ret2str(res));
+    return b->failed;
+}
+
+static void read_gpu_time(VK3DBackend *b, FFVkExecContext *exec, int kind)
+{
+    FFVulkanContext *vkctx = &b->vkctx;
+    uint64_t ts[NB_TS];
+    double us;
+
+    if (!b->ts_pool ||
+        vkctx->vkfn.GetQueryPoolResults(vkctx->hwctx->act_dev, b->ts_pool, NB_TS * exec->idx,
+                                        NB_TS, sizeof(ts), ts, sizeof(ts[0]),
+                                        VK_QUERY_RESULT_64_BIT) != VK_SUCCESS)
+        return;
+    us = ((ts[1] - ts[0]) & b->ts_mask) * b->ts_period * 1e-3;
+    if (kind == JOB_MOMENTS) {
+        b->moments_us += us;
+        b->nb_moments_ts++;
+    } else {
+        b->score_us += us;
+        b->nb_score_ts++;
+    }
+}
+
+/* Wait until the last job of an execution context is done, check its fence
+ * and release what it held (the frames, their image views).  ff_vk_exec_start()
+ * and ff_vk_exec_wait() would ignore the VkResult. */
+static int job_done(AVFilterContext *ctx, VK3DBackend *b, FFVkExecContext *exec)
+{
+    FFVulkanContext *vkctx = &b->vkctx;
+    VkJob *job = &b->job[exec->idx];
+    VkResult res;
+
+    if (job->kind == JOB_NONE)
+        return 0;
+    res = vkctx->vkfn.WaitForFences(vkctx->hwctx->act_dev, 1, &exec->fence, VK_TRUE,
+                                    UINT64_MAX);
+    if (res != VK_SUCCESS)
+        return fence_failed(ctx, b, res, job);
+    ff_vk_exec_discard_deps(vkctx, exec);
+    read_gpu_time(b, exec, job->kind);
+    job->kind = JOB_NONE;
+    return 0;
+}
+
+static void write_ts(VK3DBackend *b, FFVkExecContext *exec, int i)
+{
+    FFVulkanFunctions *vk = &b->vkctx.vkfn;
+
+    if (!b->ts_pool)
+        return;
+    if (!i)
+        vk->CmdResetQueryPool(exec->buf, b->ts_pool, NB_TS * exec->idx, NB_TS);
+    b->write_ts(exec->buf, i ? VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT :
+                               VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                b->ts_pool, NB_TS * exec->idx + i);
+}
+
+/* A job that failed before anything was recorded: submit the empty command
+ * buffer so that the context's fence signals again. */
+static int abandon(AVFilterContext *ctx, VK3DBackend *b, FFVkExecContext *exec, int kind,
+                   int64_t n, int err)
+{
+    ff_vk_exec_discard_deps(&b->vkctx, exec);
+    if (ff_vk_exec_submit(&b->vkctx, exec) < 0)
+        submit_failed(ctx, b, exec, kind, n, err);
+    return err;
+}
+
+int ff_fssim_vk3d_moments(FSSIMEngine *e, VK3DBackend *b, int slot, const AVFrame *ref,
+                          const AVFrame *main)
+{
+    AVFilterContext *ctx = e->ctx;
+    FFVulkanContext *vkctx = &b->vkctx;
+    FFVulkanFunctions *vk = &vkctx->vkfn;
+    const int nb_planes = av_pix_fmt_count_planes(e->fmt.pix_fmt);
+    /* split inputs share the frame: one dependency, one barrier */
+    const int same = main->data[0] == ref->data[0];
+    /* FFmpeg's helpers take the frames as writable: they lock them and
+     * record their new layout, never change the AVFrame */
+    AVFrame *mf = (AVFrame *)main, *rf = (AVFrame *)ref;
+    VkImageView mv[AV_NUM_DATA_POINTERS], rv[AV_NUM_DATA_POINTERS];
+    VkImageMemoryBarrier2 img_bar[8];
+    const int64_t n = b->nb_pairs;
+    int nb_img_bar = 0, err;
+    FFVkExecContext *exec;
+
+    /* a failed device runs nothing reliably any more */
+    if (b->failed)
+        return b->failed;
+    exec = ff_vk_exec_get(vkctx, &b->e);
+    err = job_done(ctx, b, exec);
+    if (err < 0)
+        return err;
+    err = ff_vk_exec_start(vkctx, exec);
+    if (err < 0)
+        return submit_failed(ctx, b, exec, JOB_MOMENTS, n, err);
+
+    /* the frames stay referenced until the job is done */
+    RET(ff_vk_exec_add_dep_frame(vkctx, exec, mf, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                                 VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT));
+    RET(ff_vk_create_imageviews(vkctx, exec, mv, mf, FF_VK_REP_UINT));
+    if (!same) {
+        RET(ff_vk_exec_add_dep_frame(vkctx, exec, rf, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                                     VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT));
+        RET(ff_vk_create_imageviews(vkctx, exec, rv, rf, FF_VK_REP_UINT));
+    } else {
+        memcpy(rv, mv, sizeof(rv));
+    }
+
+    write_ts(b, exec, 0);
+    ff_vk_frame_barrier(vkctx, exec, mf, img_bar, &nb_img_bar,
+                        VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                        VK_ACCESS_SHADER_READ_BIT,
+                        VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                        VK_QUEUE_FAMILY_IGNORED);
+    if (!same)
+        ff_vk_frame_barrier(vkctx, exec, rf, img_bar, &nb_img_bar,
+                            VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                            VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                            VK_ACCESS_SHADER_READ_BIT,
+                            VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                            VK_QUEUE_FAMILY_IGNORED);
+    /* the slot's earlier readers (score jobs) and writers, on this queue */
+    ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                   img_bar, nb_img_bar);
+
+    for (int i = 0; i < MAX_PLANES; i++) {
+        const int p = FFMIN(i, nb_planes - 1);
+        ff_vk_shader_update_img(vkctx, exec, &b->shd_moments, 0, BIND_MAIN + i, 0, mv[p],
+                                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_NULL_HANDLE);
+        ff_vk_shader_update_img(vkctx, exec, &b->shd_moments, 0, BIND_REF + i, 0, rv[p],
+                                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_NULL_HANDLE);
+    }
+    ff_vk_exec_bind_shader(vkctx, exec, &b->shd_moments);
+    for (int c = 0; c < e->fmt.nb_comps; c++) {
+        VkComp *vc = &b->comp[c];
+        const uint64_t hi = b->ring[slot].address + vc->hi_off;
+        const uint64_t lo = b->ring[slot].address + vc->lo_off;
+
+        vc->mp.hi_addr[0] = (uint32_t)hi;
+        vc->mp.hi_addr[1] = (uint32_t)(hi >> 32);
+        vc->mp.lo_addr[0] = (uint32_t)lo;
+        vc->mp.lo_addr[1] = (uint32_t)(lo >> 32);
+        ff_vk_shader_update_push_const(vkctx, exec, &b->shd_moments,
+                                       VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(vc->mp), &vc->mp);
+        vk->CmdDispatch(exec->buf, vc->groups[0], vc->groups[1], 1);
+    }
+    write_ts(b, exec, 1);
+
+    err = ff_vk_exec_submit(vkctx, exec);
+    if (err < 0)
+        return submit_failed(ctx, b, exec, JOB_MOMENTS, n, err);
+    b->job[exec->idx] = (VkJob) { JOB_MOMENTS, n, b->seq++ };
+    b->nb_pairs++;
+    return 0;
+
+fail:
+    return abandon(ctx, b, exec, JOB_MOMENTS, n, err);
+}
+
+int ff_fssim_vk3d_submit(FSSIMEngine *e, VK3DBackend *b, int slot, const FSSIM3DWindow *win)
+{
+    AVFilterContext *ctx = e->ctx;
+    FFVulkanContext *vkctx = &b->vkctx;
+    FFVulkanFunctions *vk = &vkctx->vkfn;
+    const size_t off = slot * b->io_stride;
+    FSSIM3DVkIO *io = (FSSIM3DVkIO *)(b->io_map + off);
+    const int64_t n = b->nb_scored;
+    FFVkExecContext *exec;
+    uint32_t nb_taps = 0;
+    int err;
+
+    /* After a failure nothing the device holds can be trusted: the ring
+     * may lack a frame's moments.  Held frames are not scored at uninit
+     * then. */
+    if (b->failed)
+        return b->failed;
+    exec = ff_vk_exec_get(vkctx, &b->e);
+    err = job_done(ctx, b, exec);
+    if (err < 0)
+        return err;
+
+    /* the taps of non-zero weight, in window order, as the reference sums
+     * them; the slot's previous job, which read io, was collected */
+    for (int k = 0; k < win->depth; k++) {
+        if (win->slot[k] < 0)
+            continue;
+        io->wt[nb_taps]   = win->wt[k];
+        io->slot[nb_taps] = b->ring[win->slot[k]].address;
+        nb_taps++;
+    }
+
+    err = ff_vk_exec_start(vkctx, exec);
+    if (err < 0)
+        return submit_failed(ctx, b, exec, JOB_SCORE, n, err);
+    write_ts(b, exec, 0);
+    /* the moments jobs submitted before, on this queue */
+    ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                        NULL, 0);
+    for (int pass = 0; pass < 2; pass++) {
+        FFVulkanShader *shd = pass ? &b->shd_sum : &b->shd_score;
+
+        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_WINDOW, 0, &b->io, off,
+                                        offsetof(FSSIM3DVkIO, sums), VK_FORMAT_UNDEFINED);
+        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_PARTIALS, 0, &b->partials,
+                                        0, b->partials.size, VK_FORMAT_UNDEFINED);
+        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_RESULTS, 0, &b->io,
+                                        off + offsetof(FSSIM3DVkIO, sums), sizeof(io->sums),
+                                        VK_FORMAT_UNDEFINED);
+        ff_vk_exec_bind_shader(vkctx, exec, shd);
+        for (int c = 0; c < e->fmt.nb_comps; c++) {
+            VkComp *vc = &b->comp[c];
+            vc->sp.nb_taps = nb_taps;
+            ff_vk_shader_update_push_const(vkctx, exec, shd, VK_SHADER_STAGE_COMPUTE_BIT,
+                                           0, sizeof(vc->sp), &vc->sp);
+            vk->CmdDispatch(exec->buf, pass ? 1 : vc->score_groups, 1, 1);
+        }
+        /* the partial sums, then the sums for the host */
+        if (pass)
+            ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_HOST_BIT,
+                                VK_ACCESS_2_HOST_READ_BIT, NULL, 0);
+        else
+            ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                                VK_ACCESS_2_SHADER_STORAGE_READ_BIT, NULL, 0);
+    }
+    write_ts(b, exec, 1);
+
+    err = ff_vk_exec_submit(vkctx, exec);
+    if (err < 0)
+        return submit_failed(ctx, b, exec, JOB_SCORE, n, err);
+    b->slot_exec[slot] = exec;
+    b->slot_seq[slot]  = b->seq;
+    b->job[exec->idx]  = (VkJob) { JOB_SCORE, n, b->seq++ };
+    b->nb_scored++;
+    return 0;
+}
+
+int ff_fssim_vk3d_collect(FSSIMEngine *e, VK3DBackend *b, int slot, int wait,
+                          FSSIMSums *sums)
+{
+    AVFilterContext *ctx = e->ctx;
+    FFVulkanContext *vkctx = &b->vkctx;
+    FFVkExecContext *exec = b->slot_exec[slot];
+    const VkJob *job = &b->job[exec->idx];
+    const FSSIM3DVkIO *io = (const FSSIM3DVkIO *)(b->io_map + slot * b->io_stride);
+    int err = 0;
+
+    if (b->failed)
+        return b->failed;
+    /* unless its context was taken for a later job (which waited for it) */
+    if (job->kind == JOB_SCORE && job->seq == b->slot_seq[slot]) {
+        if (!wait &&
+            vkctx->vkfn.GetFenceStatus(vkctx->hwctx->act_dev, exec->fence) == VK_NOT_READY)
+            return 0;
+        err = job_done(ctx, b, exec);
+    }
+    /* its fence covered every job submitted before it: release their frames */
+    for (int i = 0; i < b->e.pool_size && err >= 0; i++)
+        if (b->job[i].kind != JOB_NONE && b->job[i].seq < b->slot_seq[slot])
+            err = job_done(ctx, b, &b->e.contexts[i]);
+    if (err < 0)
+        return err;
+
+    if (!(b->io.flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) {
+        err = ff_vk_flush_buffer(vkctx, &b->io, slot * b->io_stride, b->io_stride, 0);
+        if (err < 0)
+            return err;
+    }
+    for (int c = 0; c < e->fmt.nb_comps; c++)
+        sums->v[0][c][FSSIM_PART_FLOAT].d = io->sums[c];
+    return 1;
+}
+
+/*
+ * Wait until our queue is done with every batch submitted so far.  With
+ * emulated timeline semaphores (Mesa's common queue code, as in lavapipe) a
+ * queue thread runs the batches and, after a batch's fence and semaphores
+ * have signalled, still drops its references to the semaphores it waited
+ * on.  The frames this backend lets go of at uninit can be the last
+ * references to their pools, whose teardown destroys the frames'
+ * semaphores at once: a batch that waited on one of them would then be
+ * retired by that thread on freed memory.  An empty batch is retired after
+ * every earlier one on its queue, so its fence covers them all (and every
+ * job of this backend ran on that one queue).
+ */
+static void retire_queue(VK3DBackend *b)
+{
+    FFVulkanContext *vkctx = &b->vkctx;
+    FFVkExecContext *exec;
+
+    /* after a GPU error a context's fence may never signal */
+    if (!b->e.contexts || b->failed)
+        return;
+    exec = ff_vk_exec_get(vkctx, &b->e);
+    if (ff_vk_exec_start(vkctx, exec) < 0 || ff_vk_exec_submit(vkctx, exec) < 0) {
+        /* its fence is reset and never signals: see submit_failed() */
+        exec->had_submission = 0;
+        return;
+    }
+    vkctx->vkfn.WaitForFences(vkctx->hwctx->act_dev, 1, &exec->fence, VK_TRUE, UINT64_MAX);
+}
+
+void ff_fssim_vk3d_uninit(FSSIMEngine *e, VK3DBackend **pb)
+{
+    AVFilterContext *ctx = e->ctx;
+    VK3DBackend *b = *pb;
+    FFVulkanContext *vkctx;
+
+    if (!b)
+        return;
+    vkctx = &b->vkctx;
+    if (b->initialized) {
+        /* jobs whose frames were never scored (the run was cut short):
+         * their errors, if any, no longer change what was published */
+        for (int i = 0; i < b->e.pool_size && !b->failed; i++)
+            job_done(ctx, b, &b->e.contexts[i]);
+        retire_queue(b);
+
+        if (b->nb_moments_ts && b->nb_score_ts) {
+            const double mus = b->moments_us / b->nb_moments_ts;
+            const double sus = b->score_us / b->nb_score_ts;
+            av_log(ctx, AV_LOG_VERBOSE, "GPU time per frame pair: %.1f us over %"PRIu64
+                   " frames (spatial moments %.1f us, temporal window and score %.1f us; "
+                   "%s)\n", mus + sus, b->nb_score_ts, mus, sus,
+                   vkctx->props.properties.deviceName);
+        }
+
+        ff_vk_exec_pool_free(vkctx, &b->e);
+        ff_vk_shader_free(vkctx, &b->shd_moments);
+        ff_vk_shader_free(vkctx, &b->shd_score);
+        ff_vk_shader_free(vkctx, &b->shd_sum);
+        for (int k = 0; k < FSSIM3D_MAX_DEPTH; k++)
+            ff_vk_free_buf(vkctx, &b->ring[k]);
+        ff_vk_free_buf(vkctx, &b->partials);
+        ff_vk_free_buf(vkctx, &b->io);
+        if (b->ts_pool)
+            vkctx->vkfn.DestroyQueryPool(vkctx->hwctx->act_dev, b->ts_pool,
+                                         vkctx->hwctx->alloc);
+        ff_vk_uninit(vkctx);
+    }
+    av_freep(&b->slot_exec);
+    av_freep(&b->slot_seq);
+    av_freep(pb);
+}
