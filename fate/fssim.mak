@@ -26,7 +26,9 @@ FATE_FSSIM-$(call ALLYES, FSSIM_FILTER $(FSSIM_FATE_DEPS)) += \
     fate-fssim-all-p010         \
     fate-fssim-all-gbrp12       \
     fate-fssim-float-same       \
-    fate-fssim-stats
+    fate-fssim-psnr-yuv420p10   \
+    fate-fssim-stats            \
+    fate-fssim-psnr-stats
 
 fate-fssim-int-yuv420p:     CMD = refcmp_metadata fssim=algo=int yuv420p 1e-9
 fate-fssim-float-yuv444p10: CMD = refcmp_metadata fssim=algo=float yuv444p10le 1e-9
@@ -36,10 +38,14 @@ fate-fssim-all-nv12:        CMD = $(call FSSIM_REFCMP_SEMI,nv12,fssim=algo=float
 fate-fssim-all-p010:        CMD = $(call FSSIM_REFCMP_SEMI,p010le,fssim=algo=float+int+block,1e-7)
 fate-fssim-all-gbrp12:      CMD = refcmp_metadata fssim=algo=float+int+block gbrp12le 1e-7
 fate-fssim-float-same:      CMD = refcmp_metadata fssim=algo=float:padding=same:window=7:sigma=1 yuv420p 1e-9
+fate-fssim-psnr-yuv420p10:  CMD = refcmp_metadata fssim=algo=psnr yuv420p10le 1e-12
 
 # The stats file keeps the ssim filter's line format; int is exact, so the
 # printed values are too.
 fate-fssim-stats: CMD = ffmpeg -lavfi "testsrc2=size=300x200:rate=1:duration=3,split[ref][tmp];[tmp]avgblur=4[enc];[enc][ref]fssim=algo=int:stats_file=-" -f null /dev/null
+
+# psnr's stats file keeps the psnr filter's line format.
+fate-fssim-psnr-stats: CMD = ffmpeg -lavfi "testsrc2=size=300x200:rate=1:duration=3,split[ref][tmp];[tmp]avgblur=4[enc];[enc][ref]fssim=algo=psnr+int:stats_algo=psnr:stats_file=-" -f null /dev/null
 
 FATE_FSSIM3D-$(call ALLYES, FSSIM3D_FILTER $(FSSIM_FATE_DEPS)) += \
     fate-fssim3d-yuv420p \

@@ -40,8 +40,9 @@
 
 typedef struct CPUUnit {
     int    dist, algo, comp;
-    int    y0, y1;           /* rows (int), scored rows (float), window rows (block) */
+    int    y0, y1;           /* rows (int, psnr), scored rows (float), window rows (block) */
     FSSIMRefIntSums isum;    /* int */
+    uint64_t sse;            /* psnr */
     double sum;              /* float, block, 3-D */
 } CPUUnit;
 
@@ -105,6 +106,8 @@ static int algo_rows(const FSSIMEngine *e, int algo, int c, size_t *scratch)
     case FSSIM_ALGO_BLOCK:
         *scratch = fssim_ref_block_scratch_size(p->width);
         return fssim_ref_block_windows(p->width, p->height, &w, &h) < 0 ? 0 : h;
+    case FSSIM_ALGO_PSNR:
+        return p->height;
     }
     return 0;
 }
@@ -223,6 +226,7 @@ static void run_unit(FSSIMEngine *e, const CPUTask *t, CPUUnit *u, void *scratch
     const int depth = e->fmt.depth;
 
     u->isum = (FSSIMRefIntSums) { 0 };
+    u->sse  = 0;
     u->sum  = 0.0;
     if (t->win) {
         const double L = (double)((1 << depth) - 1);
@@ -271,6 +275,9 @@ static void run_unit(FSSIMEngine *e, const CPUTask *t, CPUUnit *u, void *scratch
         case FSSIM_ALGO_BLOCK:
             fssim_ref_block_rows(&pa, &pb, depth, u->y0, u->y1, scratch, &u->sum);
             break;
+        case FSSIM_ALGO_PSNR:
+            fssim_ref_sse_rows(&pa, &pb, u->y0, u->y1, &u->sse);
+            break;
         }
     }
 }
@@ -315,6 +322,8 @@ static void gather(const CPUList *l, AVFrame *const *dist, FSSIMSums *s)
             continue;
         if (u->algo == FSSIM_ALGO_INT)
             v[FSSIM_PART_INT].d += u->isum.t;
+        else if (u->algo == FSSIM_ALGO_PSNR)
+            v[FSSIM_PART_SSE].u += u->sse;
         else
             v[u->algo].d += u->sum;
     }

@@ -44,6 +44,7 @@
  */
 #include <inttypes.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "libavutil/avassert.h"
 #include "libavutil/mem.h"
@@ -409,8 +410,9 @@ static int cuda_collect(FSSIMEngine *e, int slot, int wait, FSSIMSums *sums)
                 v[FSSIM_PART_FLOAT].d = r[c];
                 continue;
             }
-            for (int p = 0; p < FSSIM_NB_FUSED_PARTS; p++)
-                v[p].d = r[(k * e->fmt.nb_comps + c) * FSSIM_NB_FUSED_PARTS + p];
+            /* the bits as they are: the sse part is an integer */
+            memcpy(v, &r[(k * e->fmt.nb_comps + c) * FSSIM_NB_FUSED_PARTS],
+                   FSSIM_NB_FUSED_PARTS * sizeof(*v));
         }
     }
     return 1;

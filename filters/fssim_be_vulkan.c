@@ -54,7 +54,7 @@ extern const unsigned int  ff_fssim_resample_comp_spv_len;
 #define MAX_PLANES  4
 /* Frames whose sums may still be on their way back. */
 #define QUEUE_DEPTH 6
-#define RES_WORDS   8           /* result words per plane, see reduce_main() */
+#define RES_WORDS   10          /* result words per plane, see reduce_main() */
 #define NB_TS       3           /* timestamps: start, tiles done, end */
 
 /* Descriptor bindings, as in fssim_core.glsl. */
@@ -205,7 +205,7 @@ static void setup_planes(FSSIMEngine *e)
     }
 
     s->part_f_size = ff_fssim_vk_align(sizeof(float) * parts);
-    s->part_d_size = ff_fssim_vk_align(s->fp64 ? 2 * sizeof(double) * parts : 0);
+    s->part_d_size = ff_fssim_vk_align(s->fp64 ? 4 * sizeof(double) * parts : 0);
     s->win_size    = ff_fssim_vk_align(sizeof(float) * wins);
     s->part_f_off  = 0;
     s->part_d_off  = s->part_f_size;
@@ -218,8 +218,8 @@ static void setup_planes(FSSIMEngine *e)
  * samples of the tile and its halo, the horizontal sums (also the
  * reduction's staging area), the 4x4 blocks and the taps.  The staging
  * area (HBUF_R) holds one slot per subgroup (subgroups of >= 4, see
- * check_device()) or per invocation, each a float pair and a double pair:
- * 6 words. */
+ * check_device()) or per invocation, each a float pair and a double pair
+ * (6 words), and with psnr a second double pair (10 words). */
 static int shared_bytes(const FSSIMEngine *e, int halo)
 {
     const VKBackend *s = e->priv;
@@ -227,7 +227,8 @@ static int shared_bytes(const FSSIMEngine *e, int halo)
     const int hf = algos & FSSIM_BIT(FSSIM_ALGO_FLOAT) ? 5 * (TILE_H + 2 * rf) * TILE_W : 0;
     const int hi = algos & FSSIM_BIT(FSSIM_ALGO_INT) ?
                    (e->fmt.depth > 12 ? 8 : 5) * (TILE_H + 2 * FSSIM_INT_RADIUS) * TILE_W : 0;
-    const int hr = 6 * (s->subgroup_size ? WG_SIZE / 4 : WG_SIZE);  /* 6 * NSLOT */
+    const int hr = (algos & FSSIM_BIT(FSSIM_ALGO_PSNR) ? 10 : 6) *
+                   (s->subgroup_size ? WG_SIZE / 4 : WG_SIZE);        /* HBUF_R */
     const int blk = algos & FSSIM_BIT(FSSIM_ALGO_BLOCK) ? (TILE_W / 4 + 1) * (TILE_H / 4 + 1) * 6 : 1;
 
     return 4 * ((TILE_W + 2 * halo) * (TILE_H + 2 * halo) + FFMAX3(hf, hi, hr) + blk +
@@ -260,12 +261,13 @@ static int check_device(FSSIMEngine *e)
     const uint32_t shared = vkctx->props.properties.limits.maxComputeSharedMemorySize;
     uint32_t sg;
 
-    s->fp64 = !!(e->algos & (FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_BLOCK)));
+    s->fp64 = !!(e->algos & (FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_BLOCK) |
+                             FSSIM_BIT(FSSIM_ALGO_PSNR)));
     if (s->fp64 && (!feats->shaderFloat64 || !feats->shaderInt64)) {
         const int both = !feats->shaderFloat64 && !feats->shaderInt64;
         av_log(ctx, AV_LOG_ERROR, "The Vulkan device '%s' lacks %s%s%s (or it is not enabled), "
-               "which algo=int and algo=block need for their exact 64-bit arithmetic. Use "
-               "algo=float on this device.\n", name,
+               "which algo=int, block and psnr need for their exact 64-bit arithmetic. "
+               "Use algo=float on this device.\n", name,
                feats->shaderFloat64 ? "" : "shaderFloat64", both ? " and " : "",
                feats->shaderInt64 ? "" : "shaderInt64");
         return AVERROR(ENOSYS);
@@ -878,6 +880,10 @@ static int read_sums(FSSIMEngine *e, FFVkExecContext *exec, FSSIMSum (*v)[FSSIM_
         v[c][FSSIM_PART_FLOAT].d = (double)av_int2float(w[0]) + (double)av_int2float(w[1]);
         v[c][FSSIM_PART_INT].d   = av_int2double(w[2] | (uint64_t)w[3] << 32);
         v[c][FSSIM_PART_BLOCK].d = av_int2double(w[4] | (uint64_t)w[5] << 32);
+        /* psnr's sum, split at 2^24 into two exact doubles */
+        v[c][FSSIM_PART_SSE].u   = (uint64_t)av_int2double(w[6] | (uint64_t)w[7] << 32) *
+                                   (1 << 24) +
+                                   (uint64_t)av_int2double(w[8] | (uint64_t)w[9] << 32);
     }
     return 0;
 }

@@ -90,6 +90,8 @@ typedef struct FSSIMOptions {
       { .i64 = FSSIM_BIT(FSSIM_ALGO_INT) }, 0, 0, FSSIM_OPT_FLAGS, .unit = "algo" },    \
     { "block", "FFmpeg ssim filter algorithm", 0, AV_OPT_TYPE_CONST,                    \
       { .i64 = FSSIM_BIT(FSSIM_ALGO_BLOCK) }, 0, 0, FSSIM_OPT_FLAGS, .unit = "algo" },  \
+    { "psnr",  "PSNR (FFmpeg psnr filter)", 0, AV_OPT_TYPE_CONST,                       \
+      { .i64 = FSSIM_BIT(FSSIM_ALGO_PSNR) }, 0, 0, FSSIM_OPT_FLAGS, .unit = "algo" },   \
     FSSIM_WINDOW_OPTIONS(type, field),                                                   \
     { "stats_algo", "algorithm written to stats_file", offsetof(type, field.stats_algo),\
       AV_OPT_TYPE_INT, { .i64 = -1 }, -1, FSSIM_NB_ALGOS - 1, FSSIM_OPT_FLAGS,          \
@@ -101,11 +103,13 @@ typedef struct FSSIMOptions {
     { "int",   "integer SSIM", 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_ALGO_INT }, 0, 0,   \
       FSSIM_OPT_FLAGS, .unit = "stats_algo" },                                           \
     { "block", "FFmpeg ssim", 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_ALGO_BLOCK }, 0, 0,  \
-      FSSIM_OPT_FLAGS, .unit = "stats_algo" }
+      FSSIM_OPT_FLAGS, .unit = "stats_algo" },                                           \
+    { "psnr",  "PSNR, in FFmpeg psnr's line format", 0, AV_OPT_TYPE_CONST,             \
+      { .i64 = FSSIM_ALGO_PSNR }, 0, 0, FSSIM_OPT_FLAGS, .unit = "stats_algo" }
 
 /* The algorithms the filters compute (the option's range). */
 #define FSSIM_ALGOS_MASK (FSSIM_BIT(FSSIM_ALGO_FLOAT) | FSSIM_BIT(FSSIM_ALGO_INT) | \
-                          FSSIM_BIT(FSSIM_ALGO_BLOCK))
+                          FSSIM_BIT(FSSIM_ALGO_BLOCK) | FSSIM_BIT(FSSIM_ALGO_PSNR))
 
 /* The ladder's options: how many inputs, and how renditions of another
  * size than the reference are brought to its size. */
@@ -259,13 +263,31 @@ int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o,
 
 /* ---- outputs ---------------------------------------------------------- */
 
+/* The nearest-rank percentiles kept for the logs (doc/outputs.md#pooling). */
+#define FSSIM_NB_PCT 3
+
+/*
+ * One nearest-rank percentile of a growing series: the rank
+ * k(n) = ceil(p n / 100) grows by at most one a value, so the k smallest
+ * values sit in a max-heap (lo) and the others in a min-heap (hi), and
+ * adding a value moves at most one across: O(log n) a frame, exact.
+ */
+typedef struct FSSIMPercentile {
+    double  *lo, *hi;
+    unsigned nb_lo, nb_hi, size;
+} FSSIMPercentile;
+
 typedef struct FSSIMPool {
     double sum, inv_sum, min, max;
+    double mse_sum;                       /* psnr: the per-frame MSE */
+    FSSIMPercentile pct[FSSIM_NB_PCT];    /* only where a log is written */
 } FSSIMPool;
 
-/** Per-frame scores: score[rendition][algo][component]. */
+/** Per-frame scores: score[rendition][algo][component], All at index
+ *  nb_comps; psnr's MSE beside (its score is dB). */
 typedef struct FSSIMScores {
-    double score[FSSIM_MAX_DIST][FSSIM_NB_ALGOS][4];
+    double score[FSSIM_MAX_DIST][FSSIM_NB_ALGOS][5];
+    double mse[FSSIM_MAX_DIST][5];
     uint8_t scored[FSSIM_MAX_DIST];  /* the rendition had a frame */
 } FSSIMScores;
 
@@ -293,6 +315,9 @@ typedef struct FSSIMOutput {
     uint64_t    nb_scored[FSSIM_MAX_DIST];  /* frames scored per rendition */
     FSSIMPool   pool[FSSIM_MAX_DIST][FSSIM_NB_ALGOS][5];  /* per component, then All */
 } FSSIMOutput;
+
+/** psnr's pooled per-frame values are capped as libvmaf caps them. */
+double ff_fssim_psnr_cap(int depth);
 
 /**
  * Open the stats files and the log (at init, so a bad path fails before any

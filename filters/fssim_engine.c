@@ -112,19 +112,52 @@ void ff_fssim_engine_uninit(FSSIMEngine *e)
                 fssim_ref_resample_axis_free(&e->axis[k][c][i]);
 }
 
+/* All of one rendition and algorithm: the planes weighted by their sample
+ * counts, divided once at the end, so that planes that all score exactly 1
+ * give exactly 1 (and dB inf, as FFmpeg's ssim prints), which the rounded
+ * shares of FSSIMFormat.weight (2/3 + 1/6 + 1/6 < 1) would not. */
+static double weighted_all(const FSSIMFormat *f, const double *v)
+{
+    double all = 0.0, total = 0.0;
+
+    for (int c = 0; c < f->nb_comps; c++) {
+        const double n = (double)f->comp[c].width * f->comp[c].height;
+        all   += n * v[c];
+        total += n;
+    }
+    return all / total;
+}
+
 void ff_fssim_scores(const FSSIMEngine *e, const FSSIMSums *sums, unsigned present,
                      FSSIMScores *sc)
 {
+    const FSSIMFormat *f = &e->fmt;
+    const int n = f->nb_comps;
+
     memset(sc, 0, sizeof(*sc));
     for (int k = 0; k < e->nb_dist; k++) {
         if (!(present & (1u << k)))
             continue;
         sc->scored[k] = 1;
-        for (int c = 0; c < e->fmt.nb_comps; c++) {
-            const FSSIMSum *v = sums->v[k][c];
-            for (int a = FSSIM_ALGO_FLOAT; a <= FSSIM_ALGO_BLOCK; a++)
-                if (e->algos & FSSIM_BIT(a))
-                    sc->score[k][a][c] = v[a].d / e->den[c][a];
+        for (int a = FSSIM_ALGO_FLOAT; a <= FSSIM_ALGO_BLOCK; a++) {
+            if (!(e->algos & FSSIM_BIT(a)))
+                continue;
+            for (int c = 0; c < n; c++)
+                sc->score[k][a][c] = sums->v[k][c][a].d / e->den[c][a];
+            sc->score[k][a][n] = weighted_all(f, sc->score[k][a]);
+        }
+        if (e->algos & FSSIM_BIT(FSSIM_ALGO_PSNR)) {
+            int w[4], h[4];
+            for (int c = 0; c < n; c++) {
+                w[c] = f->comp[c].width;
+                h[c] = f->comp[c].height;
+                sc->mse[k][c] = fssim_ref_mse(sums->v[k][c][FSSIM_PART_SSE].u, w[c], h[c]);
+                sc->score[k][FSSIM_ALGO_PSNR][c] = fssim_ref_psnr_from_mse(sc->mse[k][c],
+                                                                           f->depth);
+            }
+            /* FFmpeg psnr's weighting of the planes' MSE */
+            sc->mse[k][n] = fssim_ref_mse_all(sc->mse[k], w, h, n);
+            sc->score[k][FSSIM_ALGO_PSNR][n] = fssim_ref_psnr_from_mse(sc->mse[k][n], f->depth);
         }
     }
 }

@@ -101,29 +101,115 @@ static double pool_harmonic(const FSSIMPool *p, uint64_t n)
     return n ? n / p->inv_sum - 1.0 : NAN;
 }
 
-static void pool_add(FSSIMPool *p, uint64_t n, double v)
+static const double pct_rank[FSSIM_NB_PCT] = { 1, 5, 50 };
+static const char *const pct_name[FSSIM_NB_PCT] = { "p1", "p5", "p50" };
+
+double ff_fssim_psnr_cap(int depth)
 {
+    return 6.0 * depth + 12.0;
+}
+
+/* heap helpers: lo is a max-heap, hi a min-heap (sign flipped) */
+static void heap_push(double *h, unsigned *n, double v)
+{
+    unsigned i = (*n)++;
+    for (; i && h[(i - 1) / 2] < v; i = (i - 1) / 2)
+        h[i] = h[(i - 1) / 2];
+    h[i] = v;
+}
+
+static double heap_pop(double *h, unsigned *n)
+{
+    const double top = h[0], v = h[--*n];
+    unsigned i = 0;
+
+    for (;;) {
+        unsigned c = 2 * i + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && h[c + 1] > h[c])
+            c++;
+        if (h[c] <= v)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n)
+        h[i] = v;
+    return top;
+}
+
+/* Add the n-th value (n from 1) of a series; the nearest rank of p is
+ * ceil(p n / 100), the largest value of lo. */
+static int pct_add(FSSIMPercentile *t, double p, uint64_t n, double v)
+{
+    const uint64_t k = (uint64_t)ceil(p * n / 100.0 - 1e-9);
+
+    if (t->nb_lo + t->nb_hi + 1 > t->size) {
+        const unsigned size = FFMAX(64, 2 * t->size);
+        double *lo = av_realloc_array(t->lo, size, sizeof(*lo));
+        double *hi = lo ? av_realloc_array(t->hi, size, sizeof(*hi)) : NULL;
+        if (lo)
+            t->lo = lo;
+        if (!hi)
+            return AVERROR(ENOMEM);
+        t->hi = hi;
+        t->size = size;
+    }
+    if (t->nb_lo && v < t->lo[0])
+        heap_push(t->lo, &t->nb_lo, v);
+    else
+        heap_push(t->hi, &t->nb_hi, -v);
+    while (t->nb_lo > k)
+        heap_push(t->hi, &t->nb_hi, -heap_pop(t->lo, &t->nb_lo));
+    while (t->nb_lo < k)
+        heap_push(t->lo, &t->nb_lo, -heap_pop(t->hi, &t->nb_hi));
+    return 0;
+}
+
+static double pct_value(const FSSIMPercentile *t)
+{
+    return t->nb_lo ? t->lo[0] : NAN;
+}
+
+static void pct_free(FSSIMPercentile *t)
+{
+    av_freep(&t->lo);
+    av_freep(&t->hi);
+    t->nb_lo = t->nb_hi = t->size = 0;
+}
+
+static int pool_add(FSSIMPool *p, uint64_t n, double v, int pct)
+{
+    int ret = 0;
+
     if (!n)
         p->min = p->max = v;
     p->sum     += v;
     p->inv_sum += 1.0 / (1.0 + v);
     p->min      = FFMIN(p->min, v);
     p->max      = FFMAX(p->max, v);
+    for (int i = 0; pct && i < FSSIM_NB_PCT && ret >= 0; i++)
+        ret = pct_add(&p->pct[i], pct_rank[i], n + 1, v);
+    return ret;
 }
 
-/* Planes weighted by their sample counts, divided once at the end: planes
- * that all score exactly 1 give exactly 1 (and dB inf, as FFmpeg's ssim
- * prints), which the rounded shares in fmt.weight[] (2/3 + 1/6 + 1/6 < 1)
- * do not.  Every rendition is scored at the reference's size. */
-static double frame_all(const FSSIMOutput *out, const double *score)
+/* psnr: the per-frame values pooled (capped, as libvmaf pools them), and
+ * the PSNR of the mean MSE (FFmpeg psnr's "average"). */
+static double pooled_value(const FSSIMOutput *out, int a, double v)
 {
-    double all = 0.0, total = 0.0;
-    for (int c = 0; c < out->fmt.nb_comps; c++) {
-        const double n = (double)out->fmt.comp[c].width * out->fmt.comp[c].height;
-        all   += n * score[c];
-        total += n;
-    }
-    return all / total;
+    return a == FSSIM_ALGO_PSNR && out->algos ? FFMIN(v, ff_fssim_psnr_cap(out->fmt.depth)) : v;
+}
+
+static double psnr_of_mean_mse(const FSSIMOutput *out, const FSSIMPool *p, uint64_t n)
+{
+    return n ? fssim_ref_psnr_from_mse(p->mse_sum / n, out->fmt.depth) : NAN;
+}
+
+/* psnr is dB already: it has no dB key or column */
+static int has_db(const FSSIMOutput *out, int a)
+{
+    return !out->algos || a != FSSIM_ALGO_PSNR;
 }
 
 static int open_file(AVFilterContext *ctx, const char *path, const char *what,
@@ -197,6 +283,15 @@ static int check_stats_files(AVFilterContext *ctx, FSSIMOutput *out)
     return ret;
 }
 
+static void free_pools(FSSIMOutput *out)
+{
+    for (int k = 0; k < FSSIM_MAX_DIST; k++)
+        for (int a = 0; a < FSSIM_NB_ALGOS; a++)
+            for (int c = 0; c < 5; c++)
+                for (int i = 0; i < FSSIM_NB_PCT; i++)
+                    pct_free(&out->pool[k][a][c].pct[i]);
+}
+
 /*
  * Outputs parked by an instance freed mid-stream, for the instance of the
  * rebuilt graph: FFmpeg frees the old graph before it builds the new one,
@@ -260,6 +355,7 @@ static int take_parked(AVFilterContext *ctx, FSSIMOutput *out, const char *key)
         ret = 1;
     } else if (p) {
         p->live = 1;           /* another filter or other algorithms: a new log */
+        free_pools(&p->state);
     } else if ((p = av_mallocz(sizeof(*p))) && (p->key = av_strdup(key))) {
         p->live = 1;
         *pp = p;
@@ -528,7 +624,14 @@ static void write_csv_header(AVFilterContext *ctx, FSSIMOutput *out)
             continue;
         for (int c = 0; c < f->nb_comps; c++)
             fprintf(log, ",%s.%c", name, f->comp[c].name);
-        fprintf(log, ",%s.All,%s.dB", name, name);
+        fprintf(log, ",%s.All", name);
+        if (has_db(out, a)) {
+            fprintf(log, ",%s.dB", name);
+            continue;
+        }
+        for (int c = 0; c < f->nb_comps; c++)
+            fprintf(log, ",mse.%c", f->comp[c].name);
+        fputs(",mse.All", log);
     }
     fputc('\n', log);
 }
@@ -584,6 +687,14 @@ static void write_json_pooled(FSSIMOutput *out, int k, const char *indent)
             json_number(log, n ? p->max : NAN);
             fputs(", \"harmonic_mean\": ", log);
             json_number(log, pool_harmonic(p, n));
+            for (int i = 0; i < FSSIM_NB_PCT; i++) {
+                fprintf(log, ", \"%s\": ", pct_name[i]);
+                json_number(log, n ? pct_value(&p->pct[i]) : NAN);
+            }
+            if (!has_db(out, a)) {
+                fputs(", \"psnr_of_mean_mse\": ", log);
+                json_number(log, psnr_of_mean_mse(out, p, n));
+            }
             fputc('}', log);
         }
         fprintf(log, "\n%s}", indent);
@@ -622,25 +733,35 @@ static void write_json_trailer(FSSIMOutput *out)
     out->log_trailer_len = FFMAX(len, out->log_trailer_len);
 }
 
-static void json_scores(FSSIMOutput *out, const double (*score)[4])
+/* One object of per-plane values and All (and dB). */
+static void json_values(FSSIMOutput *out, const char *name, const double *v, int db)
 {
     FILE *log = out->log;
+    const int n = out->fmt.nb_comps;
 
+    fprintf(log, ", \"%s\": {", name);
+    for (int c = 0; c < n; c++) {
+        fprintf(log, "\"%c\": ", out->fmt.comp[c].name);
+        json_number(log, v[c]);
+        fputs(", ", log);
+    }
+    fputs("\"All\": ", log);
+    json_number(log, v[n]);
+    if (db) {
+        fputs(", \"dB\": ", log);
+        json_number(log, ff_fssim_db(v[n]));
+    }
+    fputc('}', log);
+}
+
+static void json_scores(FSSIMOutput *out, const FSSIMScores *s, int k)
+{
     for (int a = 0; a < nb_slots(out); a++) {
-        const double all = frame_all(out, score[a]);
         if (!slot_used(out, a))
             continue;
-        fprintf(log, ", \"%s\": {", slot_name(out, a));
-        for (int c = 0; c < out->fmt.nb_comps; c++) {
-            fprintf(log, "\"%c\": ", out->fmt.comp[c].name);
-            json_number(log, score[a][c]);
-            fputs(", ", log);
-        }
-        fputs("\"All\": ", log);
-        json_number(log, all);
-        fputs(", \"dB\": ", log);
-        json_number(log, ff_fssim_db(all));
-        fputc('}', log);
+        json_values(out, slot_name(out, a), s->score[k][a], has_db(out, a));
+        if (!has_db(out, a))
+            json_values(out, "mse", s->mse[k], 0);
     }
 }
 
@@ -657,7 +778,7 @@ static void log_frame_json(FSSIMOutput *out, const AVFrame *frame, const FSSIMSc
         fputs("null, \"pts_time\": null", log);
     }
     if (!is_ladder(out)) {
-        json_scores(out, s->score[0]);
+        json_scores(out, s, 0);
     } else {
         int first = 1;
         fputs(", \"renditions\": [", log);
@@ -665,7 +786,7 @@ static void log_frame_json(FSSIMOutput *out, const AVFrame *frame, const FSSIMSc
             if (!s->scored[k])
                 continue;
             fprintf(log, "%s{\"k\": %d", first ? "" : ", ", k + 1);
-            json_scores(out, s->score[k]);
+            json_scores(out, s, k);
             fputc('}', log);
             first = 0;
         }
@@ -689,12 +810,15 @@ static void log_frame_csv(FSSIMOutput *out, const AVFrame *frame, const FSSIMSco
         if (is_ladder(out))
             fprintf(log, ",%d", k + 1);
         for (int a = 0; a < nb_slots(out); a++) {
-            const double all = frame_all(out, s->score[k][a]);
+            const double *v = s->score[k][a];
             if (!slot_used(out, a))
                 continue;
-            for (int c = 0; c < out->fmt.nb_comps; c++)
-                fprintf(log, ",%.17g", s->score[k][a][c]);
-            fprintf(log, ",%.17g,%.17g", all, ff_fssim_db(all));
+            for (int c = 0; c <= out->fmt.nb_comps; c++)
+                fprintf(log, ",%.17g", v[c]);
+            if (has_db(out, a))
+                fprintf(log, ",%.17g", ff_fssim_db(v[out->fmt.nb_comps]));
+            for (int c = 0; !has_db(out, a) && c <= out->fmt.nb_comps; c++)
+                fprintf(log, ",%.17g", s->mse[k][c]);
         }
         fputc('\n', log);
     }
@@ -713,16 +837,28 @@ static void set_meta(AVDictionary **metadata, const char *prefix, int k, const c
     av_dict_set(metadata, key, value, 0);
 }
 
-/* The ssim filter's line format, so existing parsers keep working. */
-static void write_stats_line(FSSIMOutput *out, int k, const double *sc)
+/* The ssim filter's line format, so existing parsers keep working; psnr:
+ * the psnr filter's. */
+static void write_stats_line(FSSIMOutput *out, int k, const FSSIMScores *s)
 {
     FILE *f = out->stats_file[k];
-    const double all = frame_all(out, sc);
+    const int n = out->fmt.nb_comps;
+    const double *sc = s->score[k][out->stats_algo];
 
     fprintf(f, "n:%"PRIu64" ", out->first_n + out->nb_scored[k] + 1);
-    for (int c = 0; c < out->fmt.nb_comps; c++)
+    if (out->algos && out->stats_algo == FSSIM_ALGO_PSNR) {
+        fprintf(f, "mse_avg:%0.2f ", s->mse[k][n]);
+        for (int c = 0; c < n; c++)
+            fprintf(f, "mse_%c:%0.2f ", av_tolower(out->fmt.comp[c].name), s->mse[k][c]);
+        fprintf(f, "psnr_avg:%0.2f ", sc[n]);
+        for (int c = 0; c < n; c++)
+            fprintf(f, "psnr_%c:%0.2f ", av_tolower(out->fmt.comp[c].name), sc[c]);
+        fputc('\n', f);
+        return;
+    }
+    for (int c = 0; c < n; c++)
         fprintf(f, "%c:%f ", out->fmt.comp[c].name, sc[c]);
-    fprintf(f, "All:%f (%f)\n", all, ff_fssim_db(all));
+    fprintf(f, "All:%f (%f)\n", sc[n], ff_fssim_db(sc[n]));
 }
 
 int ff_fssim_output_frame(AVFilterContext *ctx, FSSIMOutput *out, AVFrame *frame,
@@ -736,7 +872,7 @@ int ff_fssim_output_frame(AVFilterContext *ctx, FSSIMOutput *out, AVFrame *frame
 
     for (int k = 0; k < out->nb_dist; k++)
         if (out->stats_file[k] && s->scored[k])
-            write_stats_line(out, k, s->score[k][out->stats_algo]);
+            write_stats_line(out, k, s);
     if ((ret = check_stats_files(ctx, out)) < 0)
         return ret;
 
@@ -756,17 +892,25 @@ int ff_fssim_output_frame(AVFilterContext *ctx, FSSIMOutput *out, AVFrame *frame
             continue;
         for (int a = 0; a < nb_slots(out); a++) {
             const char *name = out->algos ? ff_fssim_algo_name(a) : NULL;
-            const double all = frame_all(out, s->score[k][a]);
+            const double *v = s->score[k][a];
             if (!slot_used(out, a))
                 continue;
-            for (int c = 0; c < f->nb_comps; c++) {
+            for (int c = 0; c <= f->nb_comps; c++) {
                 const char comp[2] = { f->comp[c].name, 0 };
-                set_meta(&frame->metadata, out->key_prefix, rend, name, comp, s->score[k][a][c]);
-                pool_add(&out->pool[k][a][c], out->nb_scored[k], s->score[k][a][c]);
+                const char *cn = c < f->nb_comps ? comp : "All";
+                FSSIMPool *p = &out->pool[k][a][c];
+                set_meta(&frame->metadata, out->key_prefix, rend, name, cn, v[c]);
+                if (!has_db(out, a)) {
+                    set_meta(&frame->metadata, out->key_prefix, rend, "mse", cn, s->mse[k][c]);
+                    p->mse_sum += s->mse[k][c];
+                }
+                ret = pool_add(p, out->nb_scored[k], pooled_value(out, a, v[c]), !!out->log);
+                if (ret < 0)
+                    return ret;
             }
-            set_meta(&frame->metadata, out->key_prefix, rend, name, "All", all);
-            set_meta(&frame->metadata, out->key_prefix, rend, name, "dB", ff_fssim_db(all));
-            pool_add(&out->pool[k][a][f->nb_comps], out->nb_scored[k], all);
+            if (has_db(out, a))
+                set_meta(&frame->metadata, out->key_prefix, rend, name, "dB",
+                         ff_fssim_db(v[f->nb_comps]));
         }
         out->nb_scored[k]++;
     }
@@ -777,6 +921,25 @@ int ff_fssim_output_frame(AVFilterContext *ctx, FSSIMOutput *out, AVFrame *frame
         write_json_trailer(out);
     }
     return check_file(ctx, out, out->log);
+}
+
+/* FFmpeg psnr's summary: the per-frame PSNR pooled (capped), the PSNR of
+ * the mean MSE (average), and of the largest and smallest mean MSE. */
+static void log_psnr_summary(AVFilterContext *ctx, FSSIMOutput *out, int k, const char *rend)
+{
+    const FSSIMFormat *f = &out->fmt;
+    const FSSIMPool *all = &out->pool[k][FSSIM_ALGO_PSNR][f->nb_comps];
+    const uint64_t n = out->nb_scored[k];
+    AVBPrint bp;
+
+    av_bprint_init(&bp, 0, AV_BPRINT_SIZE_AUTOMATIC);
+    for (int c = 0; c < f->nb_comps; c++)
+        av_bprintf(&bp, " %c:%f", f->comp[c].name,
+                   pool_mean(&out->pool[k][FSSIM_ALGO_PSNR][c], n));
+    av_log(ctx, AV_LOG_INFO, "PSNR%s%s All:%f average:%f min:%f max:%f frames:%"PRIu64"\n",
+           rend, bp.str, pool_mean(all, n), psnr_of_mean_mse(out, all, n), all->min, all->max,
+           n);
+    av_bprint_finalize(&bp, NULL);
 }
 
 static void log_summary(AVFilterContext *ctx, FSSIMOutput *out)
@@ -793,6 +956,10 @@ static void log_summary(AVFilterContext *ctx, FSSIMOutput *out)
                 continue;
             if (is_ladder(out))
                 snprintf(rend, sizeof(rend), " %s", ctx->input_pads[k].name);
+            if (!has_db(out, a)) {
+                log_psnr_summary(ctx, out, k, rend);
+                continue;
+            }
             av_bprint_init(&bp, 0, AV_BPRINT_SIZE_AUTOMATIC);
             for (int c = 0; c < f->nb_comps; c++) {
                 const double m = pool_mean(&out->pool[k][a][c], n);
@@ -806,14 +973,29 @@ static void log_summary(AVFilterContext *ctx, FSSIMOutput *out)
     }
 }
 
+/* Row r of the pooled values of one pool (the CSV's pooled rows). */
+static double pooled_row(const FSSIMOutput *out, const FSSIMPool *p, uint64_t n, int r)
+{
+    switch (r) {
+    case 0:  return pool_mean(p, n);
+    case 1:  return n ? p->min : NAN;
+    case 2:  return n ? p->max : NAN;
+    case 3:  return pool_harmonic(p, n);
+    case 7:  return psnr_of_mean_mse(out, p, n);
+    default: return n ? pct_value(&p->pct[r - 4]) : NAN;
+    }
+}
+
 static void write_csv_pooled(FSSIMOutput *out)
 {
-    static const char *const rows[] = { "mean", "min", "max", "harmonic_mean" };
+    static const char *const rows[] = { "mean", "min", "max", "harmonic_mean", "p1", "p5",
+                                        "p50", "psnr_of_mean_mse" };
+    const int psnr = out->algos & FSSIM_BIT(FSSIM_ALGO_PSNR);
     FILE *log = out->log;
 
     for (int k = 0; k < out->nb_dist; k++) {
         const uint64_t n = out->nb_scored[k];
-        for (int r = 0; r < 4; r++) {
+        for (int r = 0; r < 7 + !!psnr; r++) {
             fprintf(log, "%s,,", rows[r]);
             if (is_ladder(out))
                 fprintf(log, ",%d", k + 1);
@@ -821,14 +1003,20 @@ static void write_csv_pooled(FSSIMOutput *out)
                 double v = 0.0;
                 if (!slot_used(out, a))
                     continue;
+                /* psnr_of_mean_mse is psnr's alone: empty elsewhere */
                 for (int c = 0; c <= out->fmt.nb_comps; c++) {
-                    const FSSIMPool *p = &out->pool[k][a][c];
-                    v = r == 0 ? pool_mean(p, n) : r == 1 ? p->min : r == 2 ? p->max :
-                        pool_harmonic(p, n);
-                    fprintf(log, ",%.17g", v);
+                    v = pooled_row(out, &out->pool[k][a][c], n, r);
+                    if (r < 7 || !has_db(out, a))
+                        fprintf(log, ",%.17g", v);
+                    else
+                        fputc(',', log);
                 }
-                /* dB of this row's All */
-                fprintf(log, ",%.17g", ff_fssim_db(v));
+                /* dB of this row's All; psnr: its MSE columns stay empty */
+                if (has_db(out, a) && r < 7)
+                    fprintf(log, ",%.17g", ff_fssim_db(v));
+                else
+                    for (int c = 0; c < (has_db(out, a) ? 1 : out->fmt.nb_comps + 1); c++)
+                        fputc(',', log);
             }
             fputc('\n', log);
         }
@@ -904,6 +1092,8 @@ int ff_fssim_output_close(AVFilterContext *ctx, FSSIMOutput *out, int ended)
     for (int k = 0; k < out->nb_dist; k++)
         ret = close_file(ctx, out, &out->stats_file[k], ret);
     release_parked(ctx, out, park && !ret);
+    if (!park || ret)
+        free_pools(out);
     out->opts = NULL;
     return ret;
 }

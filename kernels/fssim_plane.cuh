@@ -436,6 +436,27 @@ static __device__ __forceinline__ double vpass_float(const FSSIMCudaParams &p, c
     return sum;
 }
 
+/* psnr: the squared differences of the thread's VROWS pixels of column c,
+ * exact: integers below 2^34, their sums over a block below 2^44, exact in
+ * double whatever the order. */
+static __device__ __forceinline__ double sse_pass(const FSSIMCudaParams &p,
+                                                  const FSSIMSmemLayout &l, char *smem,
+                                                  int c, int r0, int gx, int gy0, bool interior)
+{
+    const float *S = (const float *)(smem + l.s), *D = (const float *)(smem + l.d);
+    const int R = (l.region - FSSIM_TILE) / 2;
+    double sum = 0.0;
+
+#pragma unroll
+    for (int o = 0; o < VROWS; o++) {
+        const int i = (R + r0 + o) * l.region + R + c;
+        const double e = (double)S[i] - (double)D[i];
+        if (interior || (gx < p.width && gy0 + o < p.height))
+            sum += e * e;
+    }
+    return sum;
+}
+
 /* The block algorithm: 4x4 block sums of the tile's 9x9 blocks, then the
  * 8x8 windows whose top-left block is in the tile. */
 template <typename TB>
@@ -505,7 +526,7 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
     const int n_int = p.algos & FSSIM_BIT(FSSIM_ALGO_INT) ?
                       (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) * HGROUPS : 0;
     const int n_flt = p.algos & FSSIM_BIT(FSSIM_ALGO_FLOAT) ? (FSSIM_TILE + 2 * rf) * HGROUPS : 0;
-    double part[FSSIM_NB_FUSED_PARTS] = { 0.0, 0.0, 0.0 };
+    double part[FSSIM_NB_FUSED_PARTS] = { 0.0, 0.0, 0.0, 0.0 };
     double *out = (double *)p.partials +
                   (p.part_offset + blockIdx.y * gridDim.x + blockIdx.x) * FSSIM_NB_FUSED_PARTS;
     float cs, cd;
@@ -536,24 +557,42 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
                                                  interior, cs, cd);
     if (p.algos & FSSIM_BIT(FSSIM_ALGO_BLOCK))
         part[FSSIM_PART_BLOCK] = block_pass<TB>(p, l, smem, x0, y0, KIND != FSSIM_KIND_8);
+    if (p.algos & FSSIM_BIT(FSSIM_ALGO_PSNR))
+        part[FSSIM_PART_SSE] = sse_pass(p, l, smem, vc, vr0, x0 + vc, y0 + vr0, interior);
 
     block_sums((double *)(smem + l.red), part, out);
 }
 
 /* One block per component: adds the component's per-tile partials in a
- * fixed order. */
+ * fixed order.  psnr's sum of squared differences goes beyond 2^53 on
+ * large 16-bit planes: it is added as a 64-bit integer (any order is
+ * exact) and written as one, in the bits of its double slot. */
 static __device__ __forceinline__ void fssim_reduce_impl(const FSSIMCudaReduceParams &p)
 {
     __shared__ double red[FSSIM_NB_FUSED_PARTS * (FSSIM_THREADS + FSSIM_WARPS)];
+    __shared__ unsigned long long sse[FSSIM_THREADS];
     const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
     const double *in = (const double *)p.partials + p.offset[blockIdx.x] * FSSIM_NB_FUSED_PARTS;
-    double v[FSSIM_NB_FUSED_PARTS] = { 0.0, 0.0, 0.0 };
+    double *out = (double *)p.out + blockIdx.x * FSSIM_NB_FUSED_PARTS;
+    double v[FSSIM_NB_FUSED_PARTS] = { 0.0, 0.0, 0.0, 0.0 };
+    unsigned long long e = 0;
 
-    for (int i = tid; i < p.count[blockIdx.x]; i += FSSIM_THREADS)
+    for (int i = tid; i < p.count[blockIdx.x]; i += FSSIM_THREADS) {
 #pragma unroll
         for (int k = 0; k < FSSIM_NB_FUSED_PARTS; k++)
-            v[k] += in[i * FSSIM_NB_FUSED_PARTS + k];
-    block_sums(red, v, (double *)p.out + blockIdx.x * FSSIM_NB_FUSED_PARTS);
+            if (k != FSSIM_PART_SSE)
+                v[k] += in[i * FSSIM_NB_FUSED_PARTS + k];
+        e += (unsigned long long)in[i * FSSIM_NB_FUSED_PARTS + FSSIM_PART_SSE];
+    }
+    sse[tid] = e;
+    block_sums(red, v, out);
+    /* block_sums wrote its own (zero) sse slot */
+    __syncthreads();
+    if (tid == 0) {
+        for (int i = 1; i < FSSIM_THREADS; i++)
+            e += sse[i];
+        ((unsigned long long *)out)[FSSIM_PART_SSE] = e;
+    }
 }
 
 /* Thread blocks per SM that registers must allow when shared memory allows

@@ -51,8 +51,8 @@
 #define FSSIM_PART_MS_S(j)  (4 + 2 * (j))     /* SSIM map sum at scale j */
 #define FSSIM_PART_MS_CS(j) (5 + 2 * (j))     /* contrast-structure map sum */
 #define FSSIM_NB_PARTS     (4 + 2 * FSSIM_MS_SCALES)
-/* the parts of the fused single-scale pass: float, int, block */
-#define FSSIM_NB_FUSED_PARTS 3
+/* the parts of the fused single-scale pass: float, int, block, sse */
+#define FSSIM_NB_FUSED_PARTS 4
 
 /* ---- int: the integer SSIM of Daala / libvmaf ---------------------------- */
 #define FSSIM_INT_RADIUS   4

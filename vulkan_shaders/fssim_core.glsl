@@ -55,6 +55,7 @@
 #define ALGO_FLOAT FSSIM_BIT(FSSIM_ALGO_FLOAT)
 #define ALGO_INT   FSSIM_BIT(FSSIM_ALGO_INT)
 #define ALGO_BLOCK FSSIM_BIT(FSSIM_ALGO_BLOCK)
+#define ALGO_PSNR  FSSIM_BIT(FSSIM_ALGO_PSNR)
 
 layout (local_size_x_id = 253, local_size_y_id = 254, local_size_z_id = 255) in;
 
@@ -97,6 +98,9 @@ layout (constant_id = 26) const int64_t BC2    = 0;
 const bool DO_FLOAT = (ALGOS & ALGO_FLOAT) != 0;
 const bool DO_INT   = (ALGOS & ALGO_INT)   != 0;
 const bool DO_BLOCK = (ALGOS & ALGO_BLOCK) != 0;
+const bool DO_PSNR  = (ALGOS & ALGO_PSNR)  != 0;
+/* the double channels: int and block, psnr's sum of squared differences */
+const bool WITH_D   = DO_INT || DO_BLOCK;
 const int  SW = TW + 2 * HALO;
 const int  SH = TH + 2 * HALO;
 /* Shared memory sized for the algorithms asked for (keep in sync with
@@ -107,10 +111,11 @@ const int  HBUF_F = DO_FLOAT ? 5 * HPLANE : 0;
 const int  HBUF_I = DO_INT ? (WIDE ? 8 : 5) * IPLANE : 0;
 /* The reductions' staging area: one slot per subgroup (SG: subgroups of at
  * least 4 invocations, which the host requires) or per invocation; a slot
- * is a float pair (2 words, in [0, 2 NSLOT)) and a double pair (4 words, in
- * [2 NSLOT, 6 NSLOT)), see stage_f() and stage_d(). */
+ * is a float pair (2 words, in [0, 2 NSLOT)), a double pair (4 words, in
+ * [2 NSLOT, 6 NSLOT)) and psnr's double pair (in [6 NSLOT, 10 NSLOT)), see
+ * stage_f() and stage_d(). */
 const int  NSLOT  = SG ? NT / 4 : NT;
-const int  HBUF_R = 6 * NSLOT;
+const int  HBUF_R = (DO_PSNR ? 10 : 6) * NSLOT;
 const int  HBUF_FI = HBUF_F > HBUF_I ? HBUF_F : HBUF_I;
 const int  HBUF = HBUF_FI > HBUF_R ? HBUF_FI : HBUF_R;
 
@@ -143,7 +148,9 @@ layout (set = 0, binding = 6) uniform utexture2D ref2;
 layout (set = 0, binding = 7) uniform utexture2D ref3;
 layout (set = 0, binding = 8, scalar) buffer PartF { float part_f[]; };
 #if FSSIM_FP64
-layout (set = 0, binding = 9, scalar) buffer PartD { dvec2 part_d[]; };
+/* per workgroup: int and block; psnr's sum split as 2^24 hi + lo, so that
+ * the plane's sums of each stay below 2^53, exact in double */
+layout (set = 0, binding = 9, scalar) buffer PartD { dvec4 part_d[]; };
 #endif
 layout (set = 0, binding = 10, scalar) buffer Win  { float win[]; };
 layout (set = 0, binding = 11, scalar) buffer Res  { uint res[]; };
@@ -505,26 +512,29 @@ vec2 staged_f(uint i)
 }
 
 #if FSSIM_FP64
-void stage_d(uint i, dvec2 v)
+/* pair 0: int and block, at [2 NSLOT, 6 NSLOT); pair 1: psnr's, after */
+void stage_d(uint i, dvec2 v, uint pair)
 {
     const uvec2 a = unpackDouble2x32(v.x), b = unpackDouble2x32(v.y);
-    hbuf[2 * NSLOT + 4 * i + 0] = a.x;
-    hbuf[2 * NSLOT + 4 * i + 1] = a.y;
-    hbuf[2 * NSLOT + 4 * i + 2] = b.x;
-    hbuf[2 * NSLOT + 4 * i + 3] = b.y;
+    const uint o = (2 + 4 * pair) * NSLOT + 4 * i;
+    hbuf[o + 0] = a.x;
+    hbuf[o + 1] = a.y;
+    hbuf[o + 2] = b.x;
+    hbuf[o + 3] = b.y;
 }
 
-dvec2 staged_d(uint i)
+dvec2 staged_d(uint i, uint pair)
 {
-    const uint o = 2 * NSLOT + 4 * i;
+    const uint o = (2 + 4 * pair) * NSLOT + 4 * i;
     return dvec2(packDouble2x32(uvec2(hbuf[o], hbuf[o + 1])),
                  packDouble2x32(uvec2(hbuf[o + 2], hbuf[o + 3])));
 }
 #endif
 
-/* On return, thread 0 holds the workgroup's sums. */
+/* On return, thread 0 holds the workgroup's sums: f, and d and e (psnr)
+ * where the algorithms asked for have them. */
 #if FSSIM_FP64
-void reduce_all(inout vec2 f, inout dvec2 d, const bool with_d, uint tid)
+void reduce_all(inout vec2 f, inout dvec2 d, inout dvec2 e, uint tid)
 #else
 void reduce_all(inout vec2 f, uint tid)
 #endif
@@ -534,15 +544,19 @@ void reduce_all(inout vec2 f, uint tid)
         for (uint o = gl_SubgroupSize >> 1; o > 0; o >>= 1) {
             f = two_sum(f, subgroupShuffleXor(f, o));
 #if FSSIM_FP64
-            if (with_d)
+            if (WITH_D)
                 d += subgroupShuffleXor(d, o);
+            if (DO_PSNR)
+                e += subgroupShuffleXor(e, o);
 #endif
         }
         if (gl_SubgroupInvocationID == 0) {
             stage_f(gl_SubgroupID, f);
 #if FSSIM_FP64
-            if (with_d)
-                stage_d(gl_SubgroupID, d);
+            if (WITH_D)
+                stage_d(gl_SubgroupID, d, 0);
+            if (DO_PSNR)
+                stage_d(gl_SubgroupID, e, 1);
 #endif
         }
         barrier();
@@ -550,16 +564,20 @@ void reduce_all(inout vec2 f, uint tid)
             for (uint i = 1; i < gl_NumSubgroups; i++) {
                 f = two_sum(f, staged_f(i));
 #if FSSIM_FP64
-                if (with_d)
-                    d += staged_d(i);
+                if (WITH_D)
+                    d += staged_d(i, 0);
+                if (DO_PSNR)
+                    e += staged_d(i, 1);
 #endif
             }
         }
     } else {
         stage_f(tid, f);
 #if FSSIM_FP64
-        if (with_d)
-            stage_d(tid, d);
+        if (WITH_D)
+            stage_d(tid, d, 0);
+        if (DO_PSNR)
+            stage_d(tid, e, 1);
 #endif
         barrier();
         for (uint st = NT / 2; st > 0; st >>= 1) {
@@ -567,9 +585,13 @@ void reduce_all(inout vec2 f, uint tid)
                 f = two_sum(staged_f(tid), staged_f(tid + st));
                 stage_f(tid, f);
 #if FSSIM_FP64
-                if (with_d) {
-                    d = staged_d(tid) + staged_d(tid + st);
-                    stage_d(tid, d);
+                if (WITH_D) {
+                    d = staged_d(tid, 0) + staged_d(tid + st, 0);
+                    stage_d(tid, d, 0);
+                }
+                if (DO_PSNR) {
+                    e = staged_d(tid, 1) + staged_d(tid + st, 1);
+                    stage_d(tid, e, 1);
                 }
 #endif
             }
@@ -604,19 +626,31 @@ void tile_main()
 #if FSSIM_FP64
     if (DO_INT)
         ts = int_pass(org, lp, tid);
+    /* psnr: exact squared differences, below 2^32 each, 2^40 a workgroup */
+    double es = 0.0;
+    if (DO_PSNR) {
+        const ivec2 p = org + lp;
+        if (p.x < size.x && p.y < size.y) {
+            const uint v = smp[(HALO + lp.y) * SW + HALO + lp.x];
+            const int diff = int(v & 0xFFFFu) - int(v >> 16);
+            es = double(uint(diff * diff));
+        }
+    }
 #endif
 
     vec2 f = vec2(fs, 0.0);
 #if FSSIM_FP64
-    dvec2 d = dvec2(ts, bs);
-    reduce_all(f, d, DO_INT || DO_BLOCK, tid);
+    dvec2 d = dvec2(ts, bs), e = dvec2(es, 0.0);
+    reduce_all(f, d, e, tid);
 #else
     reduce_all(f, tid);
 #endif
     if (tid == 0) {
         part_f[part] = f.x + f.y;
 #if FSSIM_FP64
-        part_d[part] = d;
+        /* split at 2^24: the plane's sums of each part stay below 2^53 */
+        const double hi = floor(e.x / 16777216.0);
+        part_d[part] = dvec4(d, hi, e.x - hi * 16777216.0);
 #endif
     }
 }
@@ -630,13 +664,13 @@ void reduce_main()
     const uint tid = gl_LocalInvocationIndex;
     vec2 fa[NACC];
 #if FSSIM_FP64
-    dvec2 da[NACC];
+    dvec2 da[NACC], ea[NACC];
 #endif
 
     for (int k = 0; k < NACC; k++) {
         fa[k] = vec2(0.0);
 #if FSSIM_FP64
-        da[k] = dvec2(0.0);
+        da[k] = ea[k] = dvec2(0.0);
 #endif
     }
     for (uint i = tid; i < nb_parts; i += NT * NACC) {
@@ -646,19 +680,22 @@ void reduce_main()
                 fa[k] = two_sum(fa[k], vec2(part_f[part_off + j], 0.0));
 #if FSSIM_FP64
                 if (DO_INT || (DO_BLOCK && !DEEP))
-                    da[k] += part_d[part_off + j];
+                    da[k] += part_d[part_off + j].xy;
+                if (DO_PSNR)
+                    ea[k] += part_d[part_off + j].zw;
 #endif
             }
         }
     }
     vec2 f = fa[0];
 #if FSSIM_FP64
-    dvec2 d = da[0];
+    dvec2 d = da[0], e = ea[0];
 #endif
     for (int k = 1; k < NACC; k++) {
         f = two_sum(f, fa[k]);
 #if FSSIM_FP64
         d += da[k];
+        e += ea[k];
 #endif
     }
 #if FSSIM_FP64
@@ -674,7 +711,7 @@ void reduce_main()
 #endif
 
 #if FSSIM_FP64
-    reduce_all(f, d, DO_INT || DO_BLOCK, tid);
+    reduce_all(f, d, e, tid);
 #else
     reduce_all(f, tid);
 #endif
@@ -683,10 +720,15 @@ void reduce_main()
         res[res_off + 1] = floatBitsToUint(f.y);
 #if FSSIM_FP64
         const uvec2 t = unpackDouble2x32(d.x), b = unpackDouble2x32(d.y);
+        const uvec2 h = unpackDouble2x32(e.x), l = unpackDouble2x32(e.y);
         res[res_off + 2] = t.x;
         res[res_off + 3] = t.y;
         res[res_off + 4] = b.x;
         res[res_off + 5] = b.y;
+        res[res_off + 6] = h.x;
+        res[res_off + 7] = h.y;
+        res[res_off + 8] = l.x;
+        res[res_off + 9] = l.y;
 #endif
     }
 }

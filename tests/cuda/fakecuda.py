@@ -128,7 +128,9 @@ def max_diff(cpu, gpu, tols):
                 if comp == "dB":
                     continue
                 w = g.get(algo, {}).get(comp)
-                d = abs(v - w) if v is not None and w is not None else float("inf")
+                # None: inf in JSON (psnr of identical planes), equal only to itself
+                d = abs(v - w) if v is not None and w is not None else \
+                    0.0 if v is None and w is None else float("inf")
                 if d / tol > worst:
                     worst, where = d / tol, (key, algo, comp, v, w)
     return worst, where

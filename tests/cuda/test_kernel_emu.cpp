@@ -30,6 +30,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 extern "C" {
 #include "fssim_ref.h"
@@ -170,6 +171,13 @@ static void run_case(const Case &c)
         if (c.content == SAME)
             tap_ok(got == 1.0, "%s: float of identical planes is exactly 1", name);
     }
+    if (c.algos & FSSIM_BIT(FSSIM_ALGO_PSNR)) {
+        uint64_t ref = 0, got;
+        fssim_ref_sse_rows(&ra, &rb, 0, c.h, &ref);
+        memcpy(&got, &out[0][FSSIM_PART_SSE], sizeof(got));
+        tap_ok(got == ref, "%s: psnr's sum of squared differences %llu equals the reference's %llu",
+               name, (unsigned long long)got, (unsigned long long)ref);
+    }
     if (c.algos & FSSIM_BIT(FSSIM_ALGO_BLOCK)) {
         int nx, ny;
         const double ref = fssim_ref_block(&ra, &rb, c.depth);
@@ -181,9 +189,35 @@ static void run_case(const Case &c)
     }
 }
 
+/* The reduction adds psnr's tile sums as 64-bit integers: a 16-bit 2160p
+ * plane's sum goes beyond 2^53, where doubles would round. */
+static void test_sse_reduction(void)
+{
+    const int n = 9000;
+    const double tile = 4398046511103.0;     /* 2^42 - 1, a tile's largest */
+    std::vector<double> partials((size_t)n * FSSIM_NB_FUSED_PARTS, 0.0);
+    double out[FSSIM_NB_FUSED_PARTS];
+    FSSIMCudaReduceParams rp = {};
+    uint64_t got;
+
+    for (int i = 0; i < n; i++)
+        partials[(size_t)i * FSSIM_NB_FUSED_PARTS + FSSIM_PART_SSE] = tile - (i & 7);
+    rp.partials = (unsigned long long)(uintptr_t)partials.data();
+    rp.out      = (unsigned long long)(uintptr_t)out;
+    rp.count[0] = n;
+    emu_launch(reduce, 1, 1, FSSIM_TILE, FSSIM_THREADS / FSSIM_TILE, rp);
+    memcpy(&got, &out[FSSIM_PART_SSE], sizeof(got));
+    uint64_t want = 0;
+    for (int i = 0; i < n; i++)
+        want += (uint64_t)tile - (i & 7);
+    tap_ok(got == want && want > (1ULL << 53),
+           "psnr: tile sums added as integers beyond 2^53 (%llu)", (unsigned long long)got);
+}
+
 int main(void)
 {
-    const int ALL = FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_FLOAT) | FSSIM_BIT(FSSIM_ALGO_BLOCK);
+    const int ALL = FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_FLOAT) |
+                    FSSIM_BIT(FSSIM_ALGO_BLOCK) | FSSIM_BIT(FSSIM_ALGO_PSNR);
     const Case cases[] = {
         /*  w    h  dep by st sh  algos window sigma same content */
         {  70,  45,  8, 1, 1, 0, ALL, 11, 1.5, 0, NOISE  },
@@ -212,6 +246,7 @@ int main(void)
         { 130,  97,  8, 1, 1, 0, FSSIM_BIT(FSSIM_ALGO_FLOAT), 13, 3.0, 1, SMOOTH },
         { 130,  97, 10, 2, 1, 0, FSSIM_BIT(FSSIM_ALGO_BLOCK), 11, 1.5, 0, NOISE },
     };
+    test_sse_reduction();
     for (const Case &c : cases)
         run_case(c);
     return tap_done();

@@ -12,7 +12,10 @@ dumped as rawvideo and every value of the reference file is recomputed:
          (<= 1e-9)
   block  FFmpeg's own ssim filter on the same frames (%f strings equal;
          semi-planar formats through their planar equivalent)
-The stats test's lines are checked against the int values the same way.
+  psnr   exact numpy integer sums of squared differences: MSE and PSNR
+         (<= 1e-12 relative)
+The stats tests' lines are checked against the int and psnr values the
+same way.
 
 Prints unnumbered TAP lines ("ok - ..."); test_fate.sh numbers them.
 """
@@ -65,6 +68,18 @@ def int_ssim(a, b, depth):
     t = W_ * (2 * mxy + c1) * (c2 + 2 * (xy.astype(float) * W_ - mxy)) / \
         ((mx2 + my2 + c1) * (x2.astype(float) * W_ - mx2 + y2.astype(float) * W_ - my2 + c2))
     return t.sum() / w.sum()
+
+
+def mse_psnr(a, b, depth):
+    """Exact MSE and PSNR of a plane pair (doc/algorithms.md#psnr)."""
+    d = a.astype(np.int64) - b.astype(np.int64)
+    mse = float(int((d * d).sum())) / d.size
+    L = float((1 << depth) - 1)
+    return mse, (10 * math.log10(L * L / mse) if mse else float("inf"))
+
+
+def close_rel(v, want, tol=1e-12):
+    return v == want or abs(v - want) <= tol * abs(want)
 
 
 def float_ssim(a, b, depth, window=11, sigma=1.5, same=False):
@@ -174,9 +189,15 @@ def review(d, refdir, name, opts, pf, back):
     out(len(meta) == len(enc) == 5, "%s: 5 frames in the reference" % name, len(meta))
     stats = ssim_stats(d, enc, ref, pf)
     worst = {"int": 0.0, "float": 0.0}
-    bad, count = [], {"int": 0, "float": 0, "block": 0}
+    bad, count = [], {"int": 0, "float": 0, "block": 0, "psnr": 0}
     for k, m in enumerate(meta[:len(enc)]):
         for c, comp in enumerate(f.comps):
+            if "lavfi.fssim.psnr.%s" % comp in m:
+                count["psnr"] += 1
+                mse, psnr = mse_psnr(enc[k][c], ref[k][c], f.depth)
+                got = (float(m["lavfi.fssim.mse.%s" % comp]), float(m["lavfi.fssim.psnr.%s" % comp]))
+                if not (close_rel(got[0], mse) and close_rel(got[1], psnr)):
+                    bad.append("frame %d %s: mse/psnr %r, want %r" % (k, comp, got, (mse, psnr)))
             for algo in ("int", "float", "block"):
                 key = "lavfi.fssim.%s.%s" % (algo, comp)
                 if key not in m:
@@ -190,7 +211,7 @@ def review(d, refdir, name, opts, pf, back):
                                          abs(v - float_ssim(enc[k][c], ref[k][c], f.depth, **fo)))
                 elif "%f" % v != stats[k][comp]:
                     bad.append("frame %d %s: %f vs ssim %s" % (k, comp, v, stats[k][comp]))
-    algos = [a for a in ("int", "float", "block") if count[a]]
+    algos = [a for a in ("int", "float", "block", "psnr") if count[a]]
     out(bool(algos), "%s: the reference holds values of %s" % (name, "+".join(algos) or "nothing"))
     if count["int"]:
         out(worst["int"] <= 1e-12, "%s: int values equal an exact numpy doc/algorithms.md#int (worst %.2g)" % (
@@ -199,9 +220,10 @@ def review(d, refdir, name, opts, pf, back):
         out(worst["float"] <= 1e-9, "%s: float values equal %s (worst %.2g)" % (
             name, "skimage" if not fo["same"] and fo.get("window", 11) == 11 else "numpy",
             worst["float"]))
-    if count["block"]:
-        out(not bad, "%s: block values print as FFmpeg ssim's on the same frames (%d)" % (
-            name, count["block"]), "\n".join(bad))
+    if count["block"] or count["psnr"]:
+        out(not bad, "%s: block values print as FFmpeg ssim's on the same frames, psnr and "
+            "mse equal an exact numpy evaluation (%d, %d)" % (name, count["block"],
+                                                           count["psnr"]), "\n".join(bad))
 
 
 def review_stats(d, refdir, mak):
@@ -237,6 +259,44 @@ def review_stats(d, refdir, mak):
         "numpy doc/algorithms.md#int" % (len(lines), pf), "\n".join(bad))
 
 
+def review_psnr_stats(d, refdir, mak):
+    """fssim-psnr-stats: FFmpeg psnr's line format, values of an exact
+    numpy evaluation printed as psnr prints them (%0.2f)."""
+    path = os.path.join(refdir, "fssim-psnr-stats")
+    with open(mak) as f:
+        text = f.read()
+    m = re.search(r'^fate-fssim-psnr-stats:.*testsrc2=size=(\d+)x(\d+):rate=1:duration=(\d+),'
+                  r'split.*stats_algo=psnr.*$', text, re.M)
+    if not (m and (int(m.group(1)), int(m.group(2))) == (W, H)):
+        out(False, "fssim-psnr-stats: the test is the psnr stats run this review knows",
+            m and m.group(0))
+        return
+    n = int(m.group(3))
+    log = os.path.join(d, "psnr_stats.json")
+    ft.run([ft.FFMPEG, "-v", "error", "-y", "-lavfi",
+            "testsrc2=size=%dx%d:rate=1:duration=%d,split[ref][tmp];[tmp]avgblur=4[enc];"
+            "[enc][ref]fssim=algo=psnr:log_path=%s" % (W, H, n, log), "-f", "null", "-"])
+    pf = ft.load_log(log)["input"]["pix_fmt"]
+    enc, ref = dump(d, pf, False, duration=n, fmt_filter=False)
+    f = ft.pix_fmt(pf)
+    with open(path) as fh:
+        lines = [l.split() for l in fh.read().splitlines() if l.strip()]
+    bad = []
+    for k, line in enumerate(lines):
+        vals = [mse_psnr(enc[k][c], ref[k][c], f.depth) for c in range(len(f.comps))]
+        wts = f.weights(W, H)
+        mse_all = sum(w * v[0] for w, v in zip(wts, vals))
+        L = float((1 << f.depth) - 1)
+        want = ["n:%d" % (k + 1), "mse_avg:%0.2f" % mse_all] + \
+            ["mse_%s:%0.2f" % (c.lower(), v[0]) for c, v in zip(f.comps, vals)] + \
+            ["psnr_avg:%0.2f" % (10 * math.log10(L * L / mse_all))] + \
+            ["psnr_%s:%0.2f" % (c.lower(), v[1]) for c, v in zip(f.comps, vals)]
+        if line != want:
+            bad.append("%s\nwant %s" % (" ".join(line), " ".join(want)))
+    out(len(lines) == n and not bad, "fssim-psnr-stats: %d lines in psnr's format, values (%s) "
+        "of an exact numpy evaluation" % (len(lines), pf), "\n".join(bad))
+
+
 def main():
     top = ft.TOP_SRCDIR
     refdir = os.path.join(top, "fate", "ref")
@@ -253,6 +313,10 @@ def main():
         review_stats(d, refdir, mak)
     except (RuntimeError, ValueError, OSError) as e:
         out(False, "fssim-stats: review ran", e)
+    try:
+        review_psnr_stats(d, refdir, mak)
+    except (RuntimeError, ValueError, OSError) as e:
+        out(False, "fssim-psnr-stats: review ran", e)
 
 
 if __name__ == "__main__":

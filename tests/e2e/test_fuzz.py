@@ -69,7 +69,7 @@ VK_TIMEOUT = 60
 CRASH = re.compile(r"Assertion|Segmentation|core dumped|Sanitizer|double free|"
                    r"stack smashing|Aborted|runtime error:", re.I)
 ERROR_LINE = re.compile(r"\[(error|fatal)\] ")
-SUMMARY = re.compile(r"\] \[info\] SSIM(?: (float|int|block))? .* frames:(\d+)\s*$")
+SUMMARY = re.compile(r"\] \[info\] (?:SSIM(?: (float|int|block))?|(PSNR)) .* frames:(\d+)\s*$")
 
 WORK = ft.workdir("fuzz")
 CLIPS = os.path.join(WORK, "clips")
@@ -462,7 +462,9 @@ class Case:
                 (("float+int", {"float", "int"}), 8), (("float+int+block", {"float", "int", "block"}), 10),
                 (("int+block", {"int", "block"}), 6), (("block+float", {"float", "block"}), 4),
                 (("none", None), 2), (("bogus", None), 2), (("0", None), 1), (("int+bogus", None), 1),
-                (("-int", "?"), 1), (("7", {"float", "int", "block"}), 1), (("8", None), 1)])
+                (("-int", "?"), 1), (("7", {"float", "int", "block"}), 1),
+                (("psnr", {"psnr"}), 6), (("float+psnr", {"float", "psnr"}), 4),
+                (("8", {"psnr"}), 1), (("32", None), 1)])
             o.append("algo=" + v)
             if good is None:
                 self.fail_if("algo=" + v)
@@ -615,7 +617,7 @@ class Case:
             self.opts.append(self.choice(["stats_file", "f"]) + "=" + self.stats["path"])
             if self.filter != "fssim3d" and self.rng.random() < 0.4:
                 v = self.choice(["auto"] + sorted(self.algos) if self.clean else
-                                ["auto", "float", "int", "block", "bogus"])
+                                ["auto", "float", "int", "block", "psnr", "bogus"])
                 self.opts.append("stats_algo=" + v)
                 if v == "bogus":
                     self.fail_if("stats_algo=bogus")
@@ -664,6 +666,10 @@ def finite_or_null(v):
                          and math.isfinite(v))
 
 
+# the pooled statistics of every series (doc/outputs.md#pooling)
+POOLED = {"mean", "min", "max", "harmonic_mean", "p1", "p5", "p50"}
+
+
 def check_json(text, filt):
     """Problems of a JSON log's text (empty list: good); and the log."""
     try:
@@ -691,7 +697,8 @@ def check_json(text, filt):
         errs.append("no pooled values")
     keys = set(pooled or {})
     for fr in frames:
-        algos = set(fr) - {"n", "pts", "pts_time"}
+        # psnr's MSE comes beside it, unpooled
+        algos = set(fr) - {"n", "pts", "pts_time", "mse"}
         if pooled is not None and algos != keys:
             errs.append("frame %r has %s, pooled has %s" % (fr.get("n"), sorted(algos), sorted(keys)))
             break
@@ -706,9 +713,14 @@ def check_json(text, filt):
             break
     for a, comps in (pooled or {}).items():
         for c, st in comps.items():
-            if set(st) != {"mean", "min", "max", "harmonic_mean"} or \
+            xs = sorted(fr[a][c] for fr in frames if fr[a][c] is not None) \
+                if isinstance(frames, list) else []
+            if set(st) != POOLED | ({"psnr_of_mean_mse"} if a == "psnr" else set()) or \
                     not all(finite_or_null(v) for v in st.values()):
                 errs.append("pooled %s.%s: %r" % (a, c, st))
+            elif xs and a != "psnr" and [st[p] for p in ("p1", "p5", "p50")] != \
+                    [xs[max(1, math.ceil(q * len(xs) / 100.0)) - 1] for q in (1, 5, 50)]:
+                errs.append("pooled %s.%s: percentiles %r of %r" % (a, c, st, xs))
     return errs, log
 
 
@@ -727,7 +739,7 @@ def check_csv(text):
     m = re.match(r"^# frames=(\d+)$", lines[-1]) if lines else None
     if data and (not m or int(m.group(1)) != len(data)):
         errs.append("last line %r does not count the %d rows" % (lines[-1:], len(data)))
-    if data and pooled != ["mean", "min", "max", "harmonic_mean"]:
+    if data and pooled != ["mean", "min", "max", "harmonic_mean", "p1", "p5", "p50"]:
         errs.append("pooled rows %s" % pooled)
     return errs, len(data)
 
@@ -739,7 +751,9 @@ def check_stats(text):
         errs.append("the stats file ends mid-line")
     ns = []
     for l in lines:
-        m = re.match(r"^n:(\d+)( [A-Z]:\S+)+ All:\S+ \(\S+\)$", l)
+        # ssim's line format, or psnr's (stats_algo=psnr)
+        m = re.match(r"^n:(\d+)(?:( [A-Z]:\S+)+ All:\S+ \(\S+\)|"
+                     r" mse_avg:\S+( mse_[a-z]:\S+)+ psnr_avg:\S+( psnr_[a-z]:\S+)+ )$", l)
         if not m:
             errs.append("not a stats line: %r" % l)
             break
@@ -755,7 +769,7 @@ def summaries(stderr):
     for line in stderr.splitlines():
         m = SUMMARY.search(line)
         if m:
-            out[m.group(1) or "fssim3d"] = int(m.group(2))
+            out[m.group(1) or (m.group(2) and "psnr") or "fssim3d"] = int(m.group(3))
     return out
 
 

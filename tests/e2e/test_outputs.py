@@ -38,6 +38,11 @@ def harmonic(xs):
     return len(xs) / sum(1.0 / (1.0 + x) for x in xs) - 1.0
 
 
+def nearest_rank(xs, p):
+    """The value at rank ceil(p/100 * n) of xs sorted ascending."""
+    return sorted(xs)[max(1, math.ceil(p * len(xs) / 100.0)) - 1]
+
+
 def db(x):
     return -10.0 * math.log10(1.0 - x)
 
@@ -101,18 +106,19 @@ def test_json(tap, log):
         for c in ("Y", "U", "V", "All"):
             xs = [f[a][c] for f in fr]
             want = {"mean": sum(xs) / len(xs), "min": min(xs), "max": max(xs),
-                    "harmonic_mean": harmonic(xs)}
+                    "harmonic_mean": harmonic(xs), "p1": nearest_rank(xs, 1),
+                    "p5": nearest_rank(xs, 5), "p50": nearest_rank(xs, 50)}
             got = pooled.get(a, {}).get(c, {})
             if set(got) != set(want):
                 bad.append("%s.%s: keys %s" % (a, c, sorted(got)))
                 continue
             for k in want:
-                tol = 0 if k in ("min", "max") else 1e-15
+                tol = 0 if k in ("min", "max", "p1", "p5", "p50") else 1e-15
                 if abs(got[k] - want[k]) > tol:
                     bad.append("%s.%s.%s: %r, recomputed %r" % (a, c, k, got[k], want[k]))
     tap.ok(set(pooled) == set(ALGOS) and not bad,
-           "JSON: pooled mean/min/max/harmonic_mean (libvmaf's) equal those recomputed from "
-           "the frames", "\n".join(bad))
+           "JSON: pooled mean/min/max/harmonic_mean (libvmaf's) and the nearest-rank "
+           "p1/p5/p50 equal those recomputed from the frames", "\n".join(bad))
     hm = pooled["float"]["All"]["harmonic_mean"]
     tap.ok(hm < pooled["float"]["All"]["mean"], "harmonic mean below the mean for varying frames")
 
@@ -148,7 +154,7 @@ def test_csv(tap, d, main, ref, log):
     tap.ok(len(frames) == N and not bad, "CSV: %d frame rows equal the JSON values exactly" % N,
            "\n".join(bad))
     bad = []
-    for stat in ("mean", "min", "max", "harmonic_mean"):
+    for stat in ("mean", "min", "max", "harmonic_mean", "p1", "p5", "p50"):
         r = pooled.get(stat)
         if not r:
             bad.append("no %s row" % stat)
@@ -159,8 +165,8 @@ def test_csv(tap, d, main, ref, log):
             want = db(log["pooled"][a]["All"][stat]) if c == "dB" else log["pooled"][a][c][stat]
             if abs(v - want) > 1e-12 * max(1.0, abs(want)):
                 bad.append("%s %s: %r, want %r" % (stat, col, v, want))
-    tap.ok(not bad, "CSV: pooled rows mean/min/max/harmonic_mean equal the JSON's (dB of the "
-           "row's All)", "\n".join(bad))
+    tap.ok(not bad, "CSV: pooled rows mean/min/max/harmonic_mean/p1/p5/p50 equal the JSON's "
+           "(dB of the row's All)", "\n".join(bad))
 
 
 STATS_RE = re.compile(r"^n:(\d+) Y:(%s) U:(%s) V:(%s) All:(%s) \((%s|inf)\)$" % (F6, F6, F6, F6, F6))

@@ -36,8 +36,9 @@ import sys
 import fssimtest as ft
 import vkcheck
 
-TOL = {"int": 1e-12, "float": 1e-5, "block": 1e-6}
-ALGOS = ("float", "int", "block")
+# psnr and mse: the same exact integer sums as the CPU, so the same doubles
+TOL = {"int": 1e-12, "float": 1e-5, "block": 1e-6, "psnr": 1e-12, "mse": 1e-12}
+ALGOS = ("float", "int", "block", "psnr")
 DEVICE = os.environ.get("FSSIM_VULKAN_DEVICE", "0")
 BIG = os.environ.get("FSSIM_VULKAN_DEVICE_TESTS", "") not in ("", "0")
 HW = ["-init_hw_device", "vulkan=vk:%s" % DEVICE, "-filter_hw_device", "vk"]
@@ -153,14 +154,22 @@ def diffs(a, b, algos):
                 if k == "dB":
                     continue
                 w = fb[algo].get(k)
-                d = float("inf") if w is None or v is None else abs(v - w)
+                # None: inf in JSON (psnr of identical planes), equal only to itself
+                d = 0.0 if w is None and v is None else \
+                    float("inf") if w is None or v is None else abs(v - w)
                 out[algo] = max(out.get(algo, 0.0), d)
     return out
 
 
+def algos_of(options):
+    """The algorithms an option string asks for (psnr: its MSE too)."""
+    algos = [a for a in ALGOS if re.search(r"\b%s\b" % a, options.split(":")[0])]
+    return algos + (["mse"] if "psnr" in algos else [])
+
+
 def compare(case, fmt, w, h, n, options, kind="natural"):
     """fssim_vulkan == fssim within the tolerances of doc/algorithms.md#accuracy on the same frames."""
-    algos = [a for a in ALGOS if re.search(r"\b%s\b" % a, options.split(":")[0])]
+    algos = algos_of(options)
     inputs = sum(clips(fmt, w, h, n, kind), [])
     cpu, pc = score(inputs, cpu_graph(options), case + "_cpu", hw=False)
     gpu, pg = score(inputs, vk_graph(options), case + "_vk")
@@ -203,7 +212,7 @@ def vulkan_device():
 
 
 def check_accuracy():
-    A = "algo=float+int+block"
+    A = "algo=float+int+block+psnr"
     compare("yuv420p", "yuv420p", 96, 64, 3, A)
     compare("yuv444p", "yuv444p", 80, 48, 2, A)
     compare("yuv422p", "yuv422p", 72, 40, 2, A)
@@ -234,6 +243,8 @@ def check_accuracy():
     compare("block-only-8", "yuv420p", 96, 64, 2, "algo=block")
     compare("block-only-odd", "yuv444p", 35, 19, 2, "algo=block")
     compare("block-only-gray16", "gray16le", 100, 70, 2, "algo=block")
+    compare("psnr-only", "p010le", 64, 48, 2, "algo=psnr")
+    compare("psnr-only-16", "yuv444p16le", 100, 70, 2, "algo=psnr")
     # windows, sigma and padding
     compare("window3", "yuv420p", 64, 48, 2, A + ":window=3:sigma=0.5")
     compare("window15", "yuv444p10le", 64, 48, 2, A + ":window=15:sigma=3")
@@ -261,7 +272,7 @@ def check_accuracy():
 LADDERS = [
     # name, pix_fmt, reference size, rendition sizes, options
     ("ladder yuv420p", "yuv420p", (64, 48), [(32, 24), (64, 48), (80, 60)],
-     "algo=float+int+block"),
+     "algo=float+int+block+psnr"),
     ("ladder p010 lanczos", "p010le", (64, 40), [(40, 24), (48, 30)],
      "algo=float+int+block:scaler=lanczos"),
     ("ladder yuv444p odd bilinear", "yuv444p", (51, 35), [(33, 21), (51, 35)],
@@ -273,7 +284,7 @@ def check_ladder():
     """fssim_vulkan=inputs=N == fssim=inputs=N per rendition."""
     for name, fmt, (rw, rh), sizes, options in LADDERS:
         tag = re.sub(r"\W+", "_", name)
-        algos = [a for a in ALGOS if re.search(r"\b%s\b" % a, options.split(":")[0])]
+        algos = algos_of(options)
         rends = [clips(fmt, w, h, 3)[0] for w, h in sizes]
         inputs = sum(rends, []) + clips(fmt, rw, rh, 3)[1]
         n = len(sizes) + 1
@@ -314,15 +325,19 @@ def check_identical():
     for fmt in ("yuv420p", "p010le", "gray16le"):
         inputs = clips(fmt, 64, 48, 2)[0]
         log, p = score(inputs, "[0:v]hwupload,split[m][r];[m][r]fssim_vulkan="
-                       "algo=float+int+block:log_path=@LOG@", "same_" + fmt)
+                       "algo=float+int+block+psnr:log_path=@LOG@", "same_" + fmt)
         if not tap.ok(log is not None, "identical inputs (%s): runs" % fmt, p.stderr[-2000:]):
             continue
-        vals = [(a, c, v) for fr in log["frames"] for a in ALGOS
+        vals = [(a, c, v) for fr in log["frames"] for a in ("float", "int", "block")
                 for c, v in fr[a].items() if c != "dB"]
         tap.ok(all(v == 1.0 for a, c, v in vals if a != "int") and
                all(abs(v - 1.0) <= 1e-15 for a, c, v in vals if a == "int"),
                "identical inputs (%s): float and block exactly 1, int 1 to 1e-15" % fmt,
                [x for x in vals if x[2] != 1.0])
+        tap.ok(all(fr["psnr"][c] is None and fr["mse"][c] == 0 for fr in log["frames"]
+                   for c in fr["psnr"]),
+               "identical inputs (%s): psnr inf (null), mse 0" % fmt,
+               [fr["psnr"] for fr in log["frames"]])
 
 
 def check_flow():
