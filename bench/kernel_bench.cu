@@ -170,9 +170,10 @@ static void run(const Module &m, int w, int h, int depth, int iters, bool check)
         CK(cuFuncSetAttribute(m.plane, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, l.total));
         for (int i = 0; i < 3; i++) {
             fssim_cuda_fill_params(&kp[i], depth, pl[i].w, pl[i].h, bytes, 1, 0, algos, 11, 1.5, 0);
-            kp[i].main_ptr = pl[i].dev[0];
-            kp[i].ref_ptr  = pl[i].dev[1];
-            kp[i].main_pitch = kp[i].ref_pitch = (int)pl[i].pitch;
+            kp[i].main_ptr[0] = pl[i].dev[0];
+            kp[i].ref_ptr     = pl[i].dev[1];
+            kp[i].main_pitch[0] = kp[i].ref_pitch = (int)pl[i].pitch;
+            kp[i].nb_main     = 1;
             kp[i].partials = partials;
             kp[i].part_offset = off;
             rp.offset[i] = off;

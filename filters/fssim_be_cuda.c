@@ -23,10 +23,11 @@
  * hwupload_cuda or scale_cuda left them.  Frame data never leaves the GPU:
  * only per-plane sums come back, asynchronously, through result slots.
  *
- * 2-D (fssim_cuda): per rendition, one fused kernel per plane
- * (fssim_plane, kernels/fssim_plane.cuh) computes every requested algorithm
- * from one read of each sample into per-tile partial sums, and
- * fssim_reduce adds them per plane in a fixed order into the job's slot.
+ * 2-D (fssim_cuda): one fused kernel per plane (fssim_plane,
+ * kernels/fssim_plane.cuh) computes every requested algorithm for every
+ * rendition from one read of each sample, the reference's own terms once,
+ * into per-tile partial sums, and fssim_reduce adds them per plane and
+ * rendition in a fixed order into the job's slot.
  * A ladder's rendition of another size is first resampled
  * (fssim_resample_h/v, kernels/fssim_resample.cuh) into a frame of the
  * reference's size in device memory, laid out like the rendition's.
@@ -291,11 +292,14 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
                                p->shift, e->algos, e->window, e->sigma,
                                e->padding == FSSIM_REF_PAD_SAME);
         kp->part_offset = b->nb_tiles;
+        kp->part_stride = 0;
         b->reduce.offset[i] = b->nb_tiles;
         b->reduce.count[i]  = fssim_cuda_nb_blocks(p->width, p->height,
                                                    &b->grid[i][0], &b->grid[i][1]);
         b->nb_tiles += b->reduce.count[i];
     }
+    for (int i = 0; i < e->fmt.nb_comps; i++)
+        b->params[i].part_stride = b->nb_tiles;
     b->smem_bytes = l.total;
 
     ret = push(e, c);
@@ -316,6 +320,8 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
     pop(e, c);
     if (ret < 0)
         return ret;
+    for (int i = 0; i < e->fmt.nb_comps; i++)
+        b->params[i].partials = b->partials;
 
     av_log(ctx, AV_LOG_VERBOSE, "%d tiles of %dx%d, %d bytes of shared memory each, "
            "%zu bytes of tile sums\n", b->nb_tiles, FSSIM_TILE, FSSIM_TILE, b->smem_bytes,
@@ -326,43 +332,51 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
                                     (size_t)e->nb_dist * e->fmt.nb_comps * part_bytes);
 }
 
-/* The kernels of one rendition into its part of the slot. */
-static int launch_2d(FSSIMEngine *e, CUDABackend *b, int k, const AVFrame *ref,
-                     const AVFrame *dist, CUdeviceptr results)
+/* The kernels of the renditions present (their indices in ks[]) into
+ * their parts of the slot. */
+static int launch_2d(FSSIMEngine *e, CUDABackend *b, const AVFrame *ref, AVFrame *const *dist,
+                     const int *ks, int n, CUdeviceptr results)
 {
     FSSIMCuda *c = &b->cuda;
     CudaFunctions *cu = c->cu;
     const size_t part_bytes = FSSIM_NB_FUSED_PARTS * sizeof(double);
-    const CUdeviceptr partials = b->partials + (size_t)k * b->nb_tiles * part_bytes;
-    const CUDAResampled *rs = e->resample[k] ? &b->rs[k] : NULL;
     void *args[1];
-    int ret = rs ? launch_resample(e, b, k, dist) : 0;
+    int ret = 0;
 
-    for (int i = 0; i < e->fmt.nb_comps && ret >= 0; i++) {
-        const FSSIMPlane *p = &e->fmt.comp[i];
-        FSSIMCudaParams *kp = &b->params[i];
+    for (int i = 0; i < n && ret >= 0; i++)
+        if (e->resample[ks[i]])
+            ret = launch_resample(e, b, ks[i], dist[ks[i]]);
+    for (int j = 0; j < e->fmt.nb_comps && ret >= 0; j++) {
+        const FSSIMPlane *p = &e->fmt.comp[j];
+        FSSIMCudaParams *kp = &b->params[j];
 
-        /* a resampled rendition is scored from its frame at the reference's size */
-        kp->main_ptr   = (rs ? rs->data[p->plane] : (CUdeviceptr)dist->data[p->plane]) +
-                         p->offset;
-        kp->ref_ptr    = (CUdeviceptr)ref->data[p->plane] + p->offset;
-        kp->main_pitch = rs ? rs->pitch[p->plane] : dist->linesize[p->plane];
-        kp->ref_pitch  = ref->linesize[p->plane];
-        kp->partials   = partials;
+        kp->ref_ptr   = (CUdeviceptr)ref->data[p->plane] + p->offset;
+        kp->ref_pitch = ref->linesize[p->plane];
+        kp->nb_main   = n;
+        for (int i = 0; i < n; i++) {
+            const int k = ks[i];
+            /* a resampled rendition is scored from its frame at the reference's size */
+            const CUDAResampled *rs = e->resample[k] ? &b->rs[k] : NULL;
+            kp->main_ptr[i]   = (rs ? rs->data[p->plane] : (CUdeviceptr)dist[k]->data[p->plane]) +
+                                p->offset;
+            kp->main_pitch[i] = rs ? rs->pitch[p->plane] : dist[k]->linesize[p->plane];
+        }
         args[0] = kp;
-        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuLaunchKernel(b->plane_func, b->grid[i][0],
-                                                           b->grid[i][1], 1, FSSIM_TILE,
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuLaunchKernel(b->plane_func, b->grid[j][0],
+                                                           b->grid[j][1], 1, FSSIM_TILE,
                                                            FSSIM_THREADS / FSSIM_TILE, 1,
                                                            b->smem_bytes, c->stream, args, NULL));
     }
-    if (ret < 0)
-        return ret;
-    b->reduce.partials = partials;
-    b->reduce.out = results + (size_t)k * e->fmt.nb_comps * part_bytes;
-    args[0] = &b->reduce;
-    return FSSIM_CHECK_CU(c, e->ctx, cu->cuLaunchKernel(b->reduce_func, e->fmt.nb_comps, 1, 1,
-                                                        FSSIM_TILE, FSSIM_THREADS / FSSIM_TILE,
-                                                        1, 0, c->stream, args, NULL));
+    for (int i = 0; i < n && ret >= 0; i++) {
+        b->reduce.partials = b->partials + (size_t)i * b->nb_tiles * part_bytes;
+        b->reduce.out = results + (size_t)ks[i] * e->fmt.nb_comps * part_bytes;
+        args[0] = &b->reduce;
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuLaunchKernel(b->reduce_func, e->fmt.nb_comps, 1,
+                                                           1, FSSIM_TILE,
+                                                           FSSIM_THREADS / FSSIM_TILE, 1, 0,
+                                                           c->stream, args, NULL));
+    }
+    return ret;
 }
 
 static int cuda_submit(FSSIMEngine *e, int slot, const AVFrame *ref, AVFrame *const *dist)
@@ -371,22 +385,24 @@ static int cuda_submit(FSSIMEngine *e, int slot, const AVFrame *ref, AVFrame *co
     FSSIMCuda *c = &b->cuda;
     const AVFrame *frames[FSSIM_MAX_INPUTS];
     const CUdeviceptr results = b->slots.dev + slot * b->slots.slot_bytes;
-    int ret;
+    int ks[FSSIM_MAX_DIST], n = 0, ret;
 
     /* a failed context runs nothing reliably any more */
     if (c->failed)
         return c->failed;
-    for (int k = 0; k < e->nb_dist; k++)
+    for (int k = 0; k < e->nb_dist; k++) {
         frames[k] = dist[k];
+        if (dist[k])
+            ks[n++] = k;
+    }
     frames[e->nb_dist] = ref;
 
     ret = push(e, c);
     if (ret < 0)
         return ret;
     ret = ff_fssim_cuda_slot_begin(e->ctx, c, &b->slots, slot, frames, e->nb_dist + 1);
-    for (int k = 0; k < e->nb_dist && ret >= 0; k++)
-        if (dist[k])
-            ret = launch_2d(e, b, k, ref, dist[k], results);
+    if (ret >= 0)
+        ret = launch_2d(e, b, ref, dist, ks, n, results);
     if (ret >= 0)
         ret = ff_fssim_cuda_slot_end(e->ctx, c, &b->slots, slot);
     pop(e, c);

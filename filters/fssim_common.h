@@ -38,8 +38,7 @@
 #include "fssim_consts.h"
 #include "fssim_ref.h"
 
-/* A ladder: one reference and up to FSSIM_MAX_DIST renditions. */
-#define FSSIM_MAX_DIST   16
+/* A ladder: one reference and up to FSSIM_MAX_DIST renditions (fssim_consts.h). */
 #define FSSIM_MAX_INPUTS (FSSIM_MAX_DIST + 1)
 
 enum FSSIMLogFormat { FSSIM_LOG_JSON, FSSIM_LOG_CSV };

@@ -40,13 +40,20 @@ typedef struct FSSIMCudaParams {
     double c1base, c2base;
     /* block, deeper than 8 bits: vf_ssim.c's 64-bit constants */
     long long block_c1, block_c2;
-    unsigned long long main_ptr, ref_ptr;   /* first sample of the component */
-    unsigned long long partials;            /* double [FSSIM_NB_FUSED_PARTS] per block */
+    /* the first sample of the component: the reference's, and each
+     * rendition's (or its resampled frame's) */
+    unsigned long long ref_ptr;
+    unsigned long long main_ptr[FSSIM_MAX_DIST];
+    /* double [FSSIM_NB_FUSED_PARTS] per block: rendition i's block b at
+     * (i * part_stride + part_offset + b) */
+    unsigned long long partials;
     /* float: (0.01 L)^2, (0.03 L)^2 in raw sample units */
     float float_c1, float_c2;
     /* normalised Gaussian weights g[0..2*radius] */
     float g[2 * FSSIM_MAX_RADIUS + 1];
-    int main_pitch, ref_pitch;             /* bytes */
+    int ref_pitch;                          /* bytes */
+    int main_pitch[FSSIM_MAX_DIST];
+    int nb_main;                            /* renditions scored */
     int width, height;                      /* samples */
     int step;                               /* containers between samples */
     int shift;                              /* right shift to the value */
@@ -55,6 +62,7 @@ typedef struct FSSIMCudaParams {
     int same_padding;                       /* float: zeros outside, score all */
     int block_nx, block_ny;                 /* block: windows per row, rows */
     int part_offset;                        /* first block's index in partials */
+    int part_stride;                        /* blocks of one rendition, all planes */
 } FSSIMCudaParams;
 
 typedef struct FSSIMCudaReduceParams {
@@ -89,7 +97,7 @@ typedef struct FSSIMCudaResampleParams {
     FSSIM_STATIC_ASSERT(sizeof(type) == (size) && offsetof(type, last) == (offset),  \
                         #type " is laid out as the kernels expect")
 
-FSSIM_CHECK_LAYOUT(FSSIMCudaParams, 176, part_offset, 168);
+FSSIM_CHECK_LAYOUT(FSSIMCudaParams, 360, part_stride, 356);
 FSSIM_CHECK_LAYOUT(FSSIMCudaReduceParams, 48, count, 32);
 FSSIM_CHECK_LAYOUT(FSSIMCudaResampleParams, 104, pad, 100);
 
@@ -121,8 +129,9 @@ FSSIM_HD int fssim_cuda_kind(int depth)
 /* Shared memory of one thread block, in bytes from the start:
  *  s, d:   the tile and its halo, raw samples as float (exact up to 16 bits)
  *  hi:     int algorithm, horizontal sums, 5 moments x (TILE+8) rows x TILE
- *  hf:     float algorithm, horizontal sums, 4 moments x region rows x TILE
- *  bs:     block algorithm, 4 sums of 9x9 4x4-blocks
+ *  hf:     float algorithm, horizontal sums, 5 moments x region rows x TILE
+ *  bs:     block algorithm, 5 sums of 9x9 4x4-blocks
+ *  (the reference's own moments and sums stay there for every rendition)
  *  red:    the reductions: 3 values per thread, then 3 per warp */
 typedef struct FSSIMSmemLayout {
     int region;                 /* side of the loaded square */
@@ -146,10 +155,10 @@ FSSIM_HD FSSIMSmemLayout fssim_smem_layout(int radius, int algos, int kind)
         off += 5 * (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) * FSSIM_TILE * wide;
     l.hf  = off;
     if (algos & FSSIM_BIT(FSSIM_ALGO_FLOAT))
-        off += 4 * l.region * FSSIM_TILE * 4;
+        off += 5 * l.region * FSSIM_TILE * 4;
     l.bs  = off;
     if (algos & FSSIM_BIT(FSSIM_ALGO_BLOCK))
-        off += 4 * 81 * wide;
+        off += 5 * 81 * wide;
     l.red = off = fssim_align8(off);
     off  += 8 * FSSIM_NB_FUSED_PARTS * (FSSIM_THREADS + FSSIM_WARPS);
     l.total = off;

@@ -25,12 +25,17 @@
  * modules of which the filter loads only the one it needs, since the
  * driver's just-in-time compilation of the PTX is most of a cold start.
  *
- * Each thread block scores a FSSIM_TILE x FSSIM_TILE tile: it loads the
- * tile and its halo once into shared memory, runs the separable horizontal
- * and vertical passes of every requested algorithm there, computes the
- * per-pixel terms and reduces them, in a fixed order, to one partial sum per
- * algorithm.  fssim_reduce then adds the partials of each plane, again in a
- * fixed order, so every result is bitwise identical from run to run.
+ * Each thread block scores a FSSIM_TILE x FSSIM_TILE tile of the reference
+ * against every rendition of a ladder (one, for two inputs): it loads the
+ * reference's tile and its halo once into shared memory and computes the
+ * reference's own terms there once (its samples, their squares, their
+ * horizontal window sums); then, rendition by rendition, it loads the
+ * rendition's tile, computes the rendition's and the cross terms, runs the
+ * vertical passes of every requested algorithm, computes the per-pixel
+ * terms and reduces them, in a fixed order, to one partial sum per
+ * algorithm and rendition.  fssim_reduce then adds the partials of each
+ * plane, again in a fixed order, so every result is bitwise identical from
+ * run to run.
  *
  * Compiled to PTX by FFmpeg's build with nvcc or clang (through FFmpeg's
  * compat/cuda/cuda_runtime.h), and on the host by the emulation test.
@@ -183,17 +188,19 @@ static __device__ __forceinline__ unsigned load_sample(const FSSIMCudaParams &p,
     return (unsigned)row[x * p.step] >> p.shift;
 }
 
-/* Load the tile and its halo; samples outside the plane read as 0.  Each
- * warp reads rows, so loads coalesce, and every load of a thread is issued
- * before the first store, so their latencies overlap. */
+/* Load the tile and its halo of one or two planes (dst2: NULL for one);
+ * samples outside the plane read as 0.  Each warp reads rows, so loads
+ * coalesce, and every load of a thread is issued before the first store,
+ * so their latencies overlap. */
 #define LOAD_ROWS ((FSSIM_TILE + 2 * FSSIM_MAX_RADIUS + 7) / 8)
 #define LOAD_COLS ((FSSIM_TILE + 2 * FSSIM_MAX_RADIUS + 31) / 32)
 
 template <typename T>
 static __device__ __forceinline__ void load_tile(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
-                                                 char *smem, int x0, int y0)
+                                                 float *dst, unsigned long long base, int pitch,
+                                                 float *dst2, unsigned long long base2,
+                                                 int pitch2, int x0, int y0)
 {
-    float *S = (float *)(smem + l.s), *D = (float *)(smem + l.d);
     const int R = (l.region - FSSIM_TILE) / 2;
     float s[LOAD_ROWS][LOAD_COLS], d[LOAD_ROWS][LOAD_COLS];
 
@@ -205,8 +212,8 @@ static __device__ __forceinline__ void load_tile(const FSSIMCudaParams &p, const
             const int gx = x0 - R + rx, gy = y0 - R + ry;
             const bool in = ry < l.region && rx < l.region &&
                             gx >= 0 && gx < p.width && gy >= 0 && gy < p.height;
-            s[i][j] = in ? (float)load_sample<T>(p, p.main_ptr, p.main_pitch, gx, gy) : 0.0f;
-            d[i][j] = in ? (float)load_sample<T>(p, p.ref_ptr,  p.ref_pitch,  gx, gy) : 0.0f;
+            s[i][j] = in ? (float)load_sample<T>(p, base, pitch, gx, gy) : 0.0f;
+            d[i][j] = in && dst2 ? (float)load_sample<T>(p, base2, pitch2, gx, gy) : 0.0f;
         }
     }
 #pragma unroll
@@ -215,8 +222,9 @@ static __device__ __forceinline__ void load_tile(const FSSIMCudaParams &p, const
         for (int j = 0; j < LOAD_COLS; j++) {
             const int ry = threadIdx.y + 8 * i, rx = threadIdx.x + 32 * j;
             if (ry < l.region && rx < l.region) {
-                S[ry * l.region + rx] = s[i][j];
-                D[ry * l.region + rx] = d[i][j];
+                dst[ry * l.region + rx] = s[i][j];
+                if (dst2)
+                    dst2[ry * l.region + rx] = d[i][j];
             }
         }
     }
@@ -233,8 +241,11 @@ static __device__ __forceinline__ void load_tile(const FSSIMCudaParams &p, const
  * product and sum is an integer below 2^24), uint32 up to 12 bits (below
  * 2^32), double beyond (below 2^53).
  */
-template <typename TI>
-static __device__ __forceinline__ void hpass_int(const FSSIMSmemLayout &l, char *smem, int ry, int c0)
+enum { PART_REF = 1, PART_DIST = 2 };
+
+template <typename TI, int PARTS>
+static __device__ __forceinline__ void hpass_int(const FSSIMSmemLayout &l, char *smem, int ry,
+                                                 int c0)
 {
     const float *S = (const float *)(smem + l.s) + ry * l.region;
     const float *D = (const float *)(smem + l.d) + ry * l.region;
@@ -247,7 +258,8 @@ static __device__ __forceinline__ void hpass_int(const FSSIMSmemLayout &l, char 
 
     TI ss[HCOLS + 8], sd[HCOLS + 8], dd[HCOLS + 8];
 
-    /* each sample's products once, shared by the HCOLS outputs */
+    /* each sample's products once, shared by the HCOLS outputs; the
+     * reference's sums (muy, y2) once for all renditions */
 #pragma unroll
     for (int i = 0; i < HCOLS + 8; i++) {
         s[i]  = (TI)S[base + i];
@@ -268,17 +280,23 @@ static __device__ __forceinline__ void hpass_int(const FSSIMSmemLayout &l, char 
             xy  += k * sd[o + j];
             y2  += k * dd[o + j];
         }
-        H[0 * plane + o] = mux;
-        H[1 * plane + o] = muy;
-        H[2 * plane + o] = x2;
-        H[3 * plane + o] = xy;
-        H[4 * plane + o] = y2;
+        if (PARTS & PART_DIST) {
+            H[0 * plane + o] = mux;
+            H[2 * plane + o] = x2;
+            H[3 * plane + o] = xy;
+        }
+        if (PARTS & PART_REF) {
+            H[1 * plane + o] = muy;
+            H[4 * plane + o] = y2;
+        }
     }
 }
 
 /* Horizontal pass of the float algorithm on centred, in-plane samples.
- * RF: the radius when known at compile time (0: p.radius). */
-template <int RF>
+ * RF: the radius when known at compile time (0: p.radius).  The moments:
+ * ma, mb, q = qa + qb, pr, and the reference's own qb = sum g b^2, kept for
+ * the renditions after the first (PARTS: what this pass computes). */
+template <int RF, int PARTS>
 static __device__ __forceinline__ void hpass_float(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
                                                    char *smem, int ry, int c0, int x0, int y0,
                                                    bool interior, float cs, float cd)
@@ -316,31 +334,40 @@ static __device__ __forceinline__ void hpass_float(const FSSIMCudaParams &p, con
             }
         }
     }
-    /* each sample's products once; a^2 + b^2 unfused, so that q == 2 pr
-     * when a == b */
-    float sq[NS], ab[NS];
+    /* each sample's products once, unfused, so that with a == b the
+     * squares and products are one value and q == 2 pr exactly */
+    float aa[NS], bb[NS], ab[NS];
 #pragma unroll
     for (int i = 0; i < NS; i++) {
-        sq[i] = rn_add_f32(rn_mul_f32(a[i], a[i]), rn_mul_f32(b[i], b[i]));
+        aa[i] = rn_mul_f32(a[i], a[i]);
+        bb[i] = rn_mul_f32(b[i], b[i]);
         ab[i] = rn_mul_f32(a[i], b[i]);
     }
 #pragma unroll
     for (int o = 0; o < HCOLS; o++) {
-        float ma = 0.0f, mb = 0.0f, q = 0.0f, pr = 0.0f;
+        float ma = 0.0f, mb = 0.0f, qa = 0.0f, qb = 0.0f, pr = 0.0f;
 #pragma unroll
         for (int j = 0; j < NT; j++) {
             if (j <= 2 * r) {
                 const float g = p.g[j];
                 ma += g * a[o + j];
                 mb += g * b[o + j];
-                q  += g * sq[o + j];
+                qa += g * aa[o + j];
+                qb += g * bb[o + j];
                 pr += g * ab[o + j];
             }
         }
-        H[0 * plane + o] = ma;
-        H[1 * plane + o] = mb;
-        H[2 * plane + o] = q;
-        H[3 * plane + o] = pr;
+        if (PARTS & PART_REF) {
+            H[1 * plane + o] = mb;
+            H[4 * plane + o] = qb;
+        } else {
+            qb = H[4 * plane + o];
+        }
+        if (PARTS & PART_DIST) {
+            H[0 * plane + o] = ma;
+            H[2 * plane + o] = rn_add_f32(qa, qb);
+            H[3 * plane + o] = pr;
+        }
     }
 }
 
@@ -458,8 +485,10 @@ static __device__ __forceinline__ double sse_pass(const FSSIMCudaParams &p,
 }
 
 /* The block algorithm: 4x4 block sums of the tile's 9x9 blocks, then the
- * 8x8 windows whose top-left block is in the tile. */
-template <typename TB>
+ * 8x8 windows whose top-left block is in the tile.  The sums: s1, s2,
+ * ss = sa2 + sb2, s12, and the reference's own sb2 = sum b^2, kept for the
+ * renditions after the first (PARTS: what this pass computes). */
+template <typename TB, int PARTS>
 static __device__ __forceinline__ double block_pass(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
                                     char *smem, int x0, int y0, bool deep)
 {
@@ -471,20 +500,26 @@ static __device__ __forceinline__ double block_pass(const FSSIMCudaParams &p, co
 
     if (tid < 81) {
         const int bx = tid % 9, by = tid / 9;
-        TB s1 = 0, s2 = 0, ss = 0, s12 = 0;
+        TB s1 = 0, s2 = 0, sa2 = 0, sb2 = 0, s12 = 0;
         for (int y = 0; y < 4; y++) {
             for (int x = 0; x < 4; x++) {
                 const int i = (R + 4 * by + y) * l.region + R + 4 * bx + x;
                 const TB a = (TB)S[i], b = (TB)D[i];
                 s1  += a;
                 s2  += b;
-                ss  += a * a + b * b;
+                sa2 += a * a;
+                sb2 += b * b;
                 s12 += a * b;
             }
         }
+        if (PARTS & PART_REF) {
+            B[1 * 81 + tid] = s2;
+            B[4 * 81 + tid] = sb2;
+        } else {
+            sb2 = B[4 * 81 + tid];
+        }
         B[0 * 81 + tid] = s1;
-        B[1 * 81 + tid] = s2;
-        B[2 * 81 + tid] = ss;
+        B[2 * 81 + tid] = sa2 + sb2;
         B[3 * 81 + tid] = s12;
     }
     __syncthreads();
@@ -505,6 +540,31 @@ static __device__ __forceinline__ double block_pass(const FSSIMCudaParams &p, co
     return sum;
 }
 
+/* The horizontal passes of the int and float algorithms over the tile,
+ * one list of row pieces keeping all threads busy. */
+template <typename TI, int RF, int PARTS>
+static __device__ __forceinline__ void hpasses(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
+                                               char *smem, int x0, int y0, bool interior,
+                                               float cs, float cd)
+{
+    const int rf = RF ? RF : p.radius;
+    const int R  = (l.region - FSSIM_TILE) / 2;
+    const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
+    const int n_int = p.algos & FSSIM_BIT(FSSIM_ALGO_INT) ?
+                      (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) * HGROUPS : 0;
+    const int n_flt = p.algos & FSSIM_BIT(FSSIM_ALGO_FLOAT) ? (FSSIM_TILE + 2 * rf) * HGROUPS : 0;
+
+    for (int i = tid; i < n_int + n_flt; i += FSSIM_THREADS) {
+        if (i < n_int) {
+            hpass_int<TI, PARTS>(l, smem, R - FSSIM_INT_RADIUS + i / HGROUPS, i % HGROUPS * HCOLS);
+        } else {
+            const int j = i - n_int;
+            hpass_float<RF, PARTS>(p, l, smem, R - rf + j / HGROUPS, j % HGROUPS * HCOLS,
+                                   x0, y0, interior, cs, cd);
+        }
+    }
+}
+
 /*
  * RF: the float window's radius when the module is built for one (0: any,
  * from p.radius).  Known at compile time, it removes the per-tap checks and
@@ -523,44 +583,50 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
                           y0 + FSSIM_TILE + R <= p.height;
     const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
     const int vc  = tid % FSSIM_TILE, vr0 = tid / FSSIM_TILE * VROWS;
-    const int n_int = p.algos & FSSIM_BIT(FSSIM_ALGO_INT) ?
-                      (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) * HGROUPS : 0;
-    const int n_flt = p.algos & FSSIM_BIT(FSSIM_ALGO_FLOAT) ? (FSSIM_TILE + 2 * rf) * HGROUPS : 0;
-    double part[FSSIM_NB_FUSED_PARTS] = { 0.0, 0.0, 0.0, 0.0 };
-    double *out = (double *)p.partials +
-                  (p.part_offset + blockIdx.y * gridDim.x + blockIdx.x) * FSSIM_NB_FUSED_PARTS;
-    float cs, cd;
-
-    load_tile<T>(p, l, smem, x0, y0);
-    __syncthreads();
+    const int block = blockIdx.y * gridDim.x + blockIdx.x;
+    float *S = (float *)(smem + l.s), *D = (float *)(smem + l.d);
     /* the float centring constants: any value works, the tile's centre
      * sample makes flat tiles exact */
-    cs = ((const float *)(smem + l.s))[(R + FSSIM_TILE / 2) * (l.region + 1)];
-    cd = ((const float *)(smem + l.d))[(R + FSSIM_TILE / 2) * (l.region + 1)];
+    const int centre = (R + FSSIM_TILE / 2) * (l.region + 1);
+    float cs, cd;
 
-    /* one list of int and float row pieces keeps all threads busy */
-    for (int i = tid; i < n_int + n_flt; i += FSSIM_THREADS) {
-        if (i < n_int) {
-            hpass_int<TI>(l, smem, R - FSSIM_INT_RADIUS + i / HGROUPS, i % HGROUPS * HCOLS);
-        } else {
-            const int j = i - n_int;
-            hpass_float<RF>(p, l, smem, R - rf + j / HGROUPS, j % HGROUPS * HCOLS,
-                            x0, y0, interior, cs, cd);
-        }
-    }
+    /* the reference and the first rendition at once */
+    load_tile<T>(p, l, S, p.main_ptr[0], p.main_pitch[0], D, p.ref_ptr, p.ref_pitch, x0, y0);
     __syncthreads();
+    cd = D[centre];
 
-    if (p.algos & FSSIM_BIT(FSSIM_ALGO_INT))
-        part[FSSIM_PART_INT] = vpass_int<TI>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0, interior);
-    if (p.algos & FSSIM_BIT(FSSIM_ALGO_FLOAT))
-        part[FSSIM_PART_FLOAT] = vpass_float<RF>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0,
-                                                 interior, cs, cd);
-    if (p.algos & FSSIM_BIT(FSSIM_ALGO_BLOCK))
-        part[FSSIM_PART_BLOCK] = block_pass<TB>(p, l, smem, x0, y0, KIND != FSSIM_KIND_8);
-    if (p.algos & FSSIM_BIT(FSSIM_ALGO_PSNR))
-        part[FSSIM_PART_SSE] = sse_pass(p, l, smem, vc, vr0, x0 + vc, y0 + vr0, interior);
+    for (int m = 0; m < p.nb_main; m++) {
+        double part[FSSIM_NB_FUSED_PARTS] = { 0.0, 0.0, 0.0, 0.0 };
+        double *out = (double *)p.partials +
+                      ((size_t)m * p.part_stride + p.part_offset + block) * FSSIM_NB_FUSED_PARTS;
 
-    block_sums((double *)(smem + l.red), part, out);
+        if (m) {
+            /* the previous rendition's passes are done with S */
+            __syncthreads();
+            load_tile<T>(p, l, S, p.main_ptr[m], p.main_pitch[m], NULL, 0, 0, x0, y0);
+            __syncthreads();
+        }
+        cs = S[centre];
+        if (m)
+            hpasses<TI, RF, PART_DIST>(p, l, smem, x0, y0, interior, cs, cd);
+        else
+            hpasses<TI, RF, PART_REF | PART_DIST>(p, l, smem, x0, y0, interior, cs, cd);
+        __syncthreads();
+
+        if (p.algos & FSSIM_BIT(FSSIM_ALGO_INT))
+            part[FSSIM_PART_INT] = vpass_int<TI>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0, interior);
+        if (p.algos & FSSIM_BIT(FSSIM_ALGO_FLOAT))
+            part[FSSIM_PART_FLOAT] = vpass_float<RF>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0,
+                                                     interior, cs, cd);
+        if (p.algos & FSSIM_BIT(FSSIM_ALGO_BLOCK))
+            part[FSSIM_PART_BLOCK] = m ?
+                block_pass<TB, PART_DIST>(p, l, smem, x0, y0, KIND != FSSIM_KIND_8) :
+                block_pass<TB, PART_REF | PART_DIST>(p, l, smem, x0, y0, KIND != FSSIM_KIND_8);
+        if (p.algos & FSSIM_BIT(FSSIM_ALGO_PSNR))
+            part[FSSIM_PART_SSE] = sse_pass(p, l, smem, vc, vr0, x0 + vc, y0 + vr0, interior);
+
+        block_sums((double *)(smem + l.red), part, out);
+    }
 }
 
 /* One block per component: adds the component's per-tile partials in a

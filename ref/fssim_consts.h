@@ -39,6 +39,9 @@
 #define FSSIM_NB_ALGOS     5
 #define FSSIM_BIT(algo)    (1 << (algo))
 
+/* ---- ladders: one reference and up to FSSIM_MAX_DIST renditions --------- */
+#define FSSIM_MAX_DIST     16
+
 /* ---- per-plane sums a backend returns ------------------------------------
  * float, int, block: the sums of the per-position terms; sse: the exact
  * sum of squared differences (a 64-bit integer); msssim: the sums of the

@@ -122,9 +122,10 @@ static void run_case(const Case &c)
     std::vector<double> partials((size_t)nblocks * FSSIM_NB_FUSED_PARTS, NAN);
     double out[2][FSSIM_NB_FUSED_PARTS];
 
-    p.main_ptr    = (unsigned long long)(uintptr_t)a.data();
+    p.main_ptr[0] = (unsigned long long)(uintptr_t)a.data();
     p.ref_ptr     = (unsigned long long)(uintptr_t)b.data();
-    p.main_pitch  = p.ref_pitch = pitch;
+    p.main_pitch[0] = p.ref_pitch = pitch;
+    p.nb_main     = 1;
     p.partials    = (unsigned long long)(uintptr_t)partials.data();
     p.part_offset = 0;
 
@@ -214,6 +215,67 @@ static void test_sse_reduction(void)
            "psnr: tile sums added as integers beyond 2^53 (%llu)", (unsigned long long)got);
 }
 
+/* A ladder's launch (one reference, three renditions, the reference's own
+ * terms computed once) gives each rendition the partial sums of its launch
+ * alone, bit for bit. */
+static void test_ladder_launch(void)
+{
+    const int ALL = FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_FLOAT) |
+                    FSSIM_BIT(FSSIM_ALGO_BLOCK) | FSSIM_BIT(FSSIM_ALGO_PSNR);
+    const Case cases[] = {
+        {  70,  45,  8, 1, 1, 0, ALL, 11, 1.5, 0, NOISE  },
+        {  67,  41, 10, 2, 2, 6, ALL,  7, 1.0, 1, SMOOTH },
+        {  48,  40, 16, 2, 1, 0, ALL, 11, 1.5, 0, EDGES  },
+    };
+    for (const Case &c : cases) {
+        const int pitch = c.w * c.step * c.bytes + 13 + (c.bytes == 2 ? 1 : 0);
+        std::vector<uint8_t> ref = make_plane(c, pitch, false, NULL), d[3];
+        int gx, gy;
+        const int n = fssim_cuda_nb_blocks(c.w, c.h, &gx, &gy);
+        std::vector<double> lad((size_t)3 * n * FSSIM_NB_FUSED_PARTS), one((size_t)n * FSSIM_NB_FUSED_PARTS);
+        FSSIMCudaParams p;
+        const int def = c.window == 2 * FSSIM_DEFAULT_RADIUS + 1;
+        void (*const kernels[2][3])(FSSIMCudaParams) = {
+            { plane_8<0>, plane_12<0>, plane_16<0> },
+            { plane_8<FSSIM_DEFAULT_RADIUS>, plane_12<FSSIM_DEFAULT_RADIUS>,
+              plane_16<FSSIM_DEFAULT_RADIUS> },
+        };
+        int same = 1;
+
+        for (int k = 0; k < 3; k++) {
+            Case ck = c;
+            ck.content = (Content)((c.content + k) % 4);
+            d[k] = make_plane(ck, pitch, true, NULL);
+        }
+        fssim_cuda_fill_params(&p, c.depth, c.w, c.h, c.bytes, c.step, c.shift, c.algos,
+                               c.window, c.sigma, c.same);
+        p.ref_ptr = (unsigned long long)(uintptr_t)ref.data();
+        p.ref_pitch = pitch;
+        p.nb_main = 3;
+        p.part_stride = n;
+        for (int k = 0; k < 3; k++) {
+            p.main_ptr[k] = (unsigned long long)(uintptr_t)d[k].data();
+            p.main_pitch[k] = pitch;
+        }
+        p.partials = (unsigned long long)(uintptr_t)lad.data();
+        emu_launch(kernels[def][fssim_cuda_kind(c.depth)], gx, gy, FSSIM_TILE,
+                   FSSIM_THREADS / FSSIM_TILE, p);
+        for (int k = 0; k < 3; k++) {
+            FSSIMCudaParams q = p;
+            q.nb_main = 1;
+            q.part_stride = 0;
+            q.main_ptr[0] = p.main_ptr[k];
+            q.partials = (unsigned long long)(uintptr_t)one.data();
+            emu_launch(kernels[def][fssim_cuda_kind(c.depth)], gx, gy, FSSIM_TILE,
+                       FSSIM_THREADS / FSSIM_TILE, q);
+            same &= !memcmp(one.data(), lad.data() + (size_t)k * n * FSSIM_NB_FUSED_PARTS,
+                            one.size() * sizeof(double));
+        }
+        tap_ok(same, "%dx%d %d-bit: a ladder launch of 3 renditions gives each the partials "
+               "of its launch alone, bitwise", c.w, c.h, c.depth);
+    }
+}
+
 int main(void)
 {
     const int ALL = FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_FLOAT) |
@@ -247,6 +309,7 @@ int main(void)
         { 130,  97, 10, 2, 1, 0, FSSIM_BIT(FSSIM_ALGO_BLOCK), 11, 1.5, 0, NOISE },
     };
     test_sse_reduction();
+    test_ladder_launch();
     for (const Case &c : cases)
         run_case(c);
     return tap_done();
