@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Ladder benchmark, run on a machine with an NVIDIA GPU.
+
+One 2160p HEVC reference and six renditions (2160p HEVC at a higher QP,
+1440p/1080p/720p/540p/360p H.264: bench/make_bench_clips.py --ladder), each
+looped to --frames frames.  On the same clips and in the same run (the best
+of 2):
+
+  decode       NVDEC decode of the seven streams, no filter (the baseline)
+  ladder       NVDEC + one fssim_cuda=inputs=7 (renditions resampled inside)
+  split_scale  NVDEC + FFmpeg's own filters: split the reference six ways,
+               scale_cuda each rendition to 2160p, six fssim_cuda
+  processes    six processes at once, each NVDEC of the reference and one
+               rendition, scale_cuda, fssim_cuda (the reference decoded six
+               times); fps = frames / wall time of the slowest
+  vk_decode    Vulkan Video decode of the seven streams, no filter
+  vk_ladder    Vulkan decode + one fssim_vulkan=inputs=7
+  sw           (--sw) software decode + scale + six FFmpeg ssim on all cores
+
+fps as ladder frames (one reference frame and its six renditions) per
+second, each as a ratio to its decode baseline; the filters' GPU time per
+ladder frame (their verbose line at uninit); device memory; and, for the
+CUDA ladder, the time from process start to the first scored ladder frame
+with an empty and a warm driver JIT cache.  Vulkan needs a loader: run
+under tests/device/vulkan-env.sh's set-up (tests/device/gpu_tests.sh does).
+
+usage: bench_ladder.py FFMPEG CLIPS_DIR [--out DIR] [--frames N] [--algo A] [--sw]
+"""
+import argparse
+import json
+import os
+import re
+import sys
+import time
+import subprocess
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import HW, best, gpu_name, start_times, MemSampler  # noqa: E402
+
+RENDITIONS = ["2160_hevc_8_qp34.mkv", "ladder_1440.mkv", "ladder_1080.mkv",
+              "ladder_720.mkv", "ladder_540.mkv", "ladder_360.mkv"]
+REFERENCE = "2160_hevc_8_qp22.mkv"
+VK_DEV = ["-init_hw_device", "vulkan=vk:0", "-filter_hw_device", "vk"]
+VK_HW = ["-hwaccel", "vulkan", "-hwaccel_device", "vk", "-hwaccel_output_format", "vulkan"]
+
+
+def parse_gpu(err):
+    """GPU time per ladder frame, summed over the filters of the graph
+    (split_scale has six)."""
+    us = [float(x) for x in re.findall(r"GPU time per frame pair: ([\d.]+) us", err)]
+    us += [float(x) for x in re.findall(r"GPU time per frame: mean ([\d.]+) us", err)]
+    return {"gpu_us": sum(us) if us else None}
+
+
+def inputs(paths, hw, loops):
+    out = []
+    for p in paths:
+        out += hw + ["-stream_loop", str(loops), "-i", p]
+    return out
+
+
+def six_outputs():
+    """-map [oK] -f null - for K = 1..6."""
+    out = []
+    for k in range(1, 7):
+        out += ["-map", "[o%d]" % k, "-f", "null", "-"]
+    return out
+
+
+def split_scale_graph(scale, score):
+    """The reference (input 6) split six ways, each rendition scaled to 2160p
+    and scored against one copy."""
+    g = ["[6:v]split=6" + "".join("[r%d]" % k for k in range(1, 7))]
+    for k in range(1, 7):
+        g.append("[%d:v]%s[s%d];[s%d][r%d]%s[o%d]" % (k - 1, scale, k, k, k, score, k))
+    return ";".join(g)
+
+
+def processes(ff, clips, loops, frames, algo):
+    """Six ffmpeg processes at once, one per rendition."""
+    ref = os.path.join(clips, REFERENCE)
+    cmds = []
+    for r in RENDITIONS:
+        cmds.append([ff, "-hide_banner", "-nostdin", "-y"] +
+                    inputs([os.path.join(clips, r), ref], HW, loops) +
+                    ["-lavfi", "[0:v]scale_cuda=3840:2160[s];[s][1:v]fssim_cuda=algo=%s" % algo,
+                     "-f", "null", "-"])
+    m = MemSampler()
+    m.start()
+    t0 = time.perf_counter()
+    ps = [subprocess.Popen(c, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+          for c in cmds]
+    errs = [p.communicate()[1] for p in ps]
+    dt = time.perf_counter() - t0
+    m.stop = True
+    m.join()
+    if any(p.returncode for p in ps):
+        sys.stderr.write("".join(e[-2000:] for e in errs))
+        raise RuntimeError("a ladder process failed")
+    return {"s": dt, "fps": frames / dt, "mem_mib": m.peak}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("ffmpeg")
+    ap.add_argument("clips")
+    ap.add_argument("--out", default="bench-out")
+    ap.add_argument("--frames", type=int, default=300)
+    ap.add_argument("--clip-frames", type=int, default=60)
+    ap.add_argument("--algo", default="float+int")
+    ap.add_argument("--sw", action="store_true")
+    ap.add_argument("--no-vulkan", action="store_true")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    loops = max(0, a.frames // a.clip_frames - 1)
+    frames = a.clip_frames * (loops + 1)
+    ff = a.ffmpeg
+    paths = [os.path.join(a.clips, p) for p in RENDITIONS + [REFERENCE]]
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        sys.exit("missing clips (bench/make_bench_clips.py --ladder): " + " ".join(missing))
+    base = [ff, "-hide_banner", "-nostdin", "-y", "-v", "verbose"]
+    maps = sum((["-map", "%d:v" % i] for i in range(7)), [])
+    pads = "".join("[%d:v]" % i for i in range(7))
+    hw_in = inputs(paths, HW, loops)
+    res = {"device": gpu_name(), "frames": frames, "algo": a.algo}
+    print("device: %s; %d ladder frames per run, algo=%s" % (res["device"], frames, a.algo),
+          flush=True)
+
+    res["decode"] = best(base + hw_in + maps + ["-f", "null", "-"], frames, parse_gpu)
+    res["ladder"] = best(base + hw_in + ["-lavfi", "%sfssim_cuda=inputs=7:algo=%s" % (pads, a.algo),
+                                         "-f", "null", "-"], frames, parse_gpu)
+    res["split_scale"] = best(base + hw_in + [
+        "-filter_complex", split_scale_graph("scale_cuda=3840:2160", "fssim_cuda=algo=" + a.algo)]
+        + six_outputs(), frames, parse_gpu)
+    res["processes"] = processes(ff, a.clips, loops, frames, a.algo)
+    one = [ff, "-hide_banner", "-nostdin", "-y"] + inputs(paths, HW, 0)
+    res["start"] = start_times(one + ["-lavfi", "%sfssim_cuda=inputs=7:algo=%s" % (pads, a.algo),
+                                      "-frames:v", "1", "-f", "null", "-"],
+                               one + maps + ["-frames:v", "1", "-f", "null", "-"])
+    if not a.no_vulkan:
+        vk_in = VK_DEV + inputs(paths, VK_HW, loops)
+        try:
+            res["vk_decode"] = best(base + vk_in + maps + ["-f", "null", "-"], frames, parse_gpu)
+            res["vk_ladder"] = best(base + vk_in + ["-lavfi", "%sfssim_vulkan=inputs=7:algo=%s"
+                                                    % (pads, a.algo), "-f", "null", "-"],
+                                    frames, parse_gpu)
+        except RuntimeError as err:
+            print("Vulkan runs failed: %s" % err, flush=True)
+    if a.sw:
+        threads = str(os.cpu_count())
+        sw_in = []
+        for p in paths:
+            sw_in += ["-threads", threads, "-stream_loop", str(loops), "-i", p]
+        res["sw"] = best(base + sw_in + ["-filter_threads", threads, "-filter_complex",
+                                         split_scale_graph("scale=3840:2160:flags=bicubic",
+                                                           "ssim")] + six_outputs(),
+                         frames, parse_gpu, reps=1)
+
+    d = res["decode"]["fps"]
+    for k in ("decode", "ladder", "split_scale", "processes", "sw"):
+        if k in res:
+            r = res[k]
+            print("%-12s %7.1f ladder frames/s (%.3f of NVDEC decode)  GPU %s us/ladder frame  "
+                  "GPU memory %d MiB" % (k, r["fps"], r["fps"] / d,
+                                         "%.1f" % r["gpu_us"] if r.get("gpu_us") else "-",
+                                         r["mem_mib"]), flush=True)
+    if "vk_ladder" in res:
+        vd = res["vk_decode"]["fps"]
+        for k in ("vk_decode", "vk_ladder"):
+            r = res[k]
+            print("%-12s %7.1f ladder frames/s (%.3f of Vulkan decode)  GPU %s us/ladder frame"
+                  % (k, r["fps"], r["fps"] / vd,
+                     "%.1f" % r["gpu_us"] if r.get("gpu_us") else "-"), flush=True)
+    s = res["start"]
+    print("start to first scored ladder frame: cold JIT %.2f s, warm %.2f s, decode only %.2f s"
+          % (s["cold"], s["warm"], s["decode_only"]), flush=True)
+    with open(os.path.join(a.out, "bench_ladder.json"), "w") as f:
+        json.dump(res, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
