@@ -262,7 +262,7 @@ int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o,
 
 /* ---- outputs ---------------------------------------------------------- */
 
-/* The nearest-rank percentiles kept for the logs (doc/outputs.md#pooling). */
+/* The nearest-rank percentiles kept for the logs (doc/algorithms.md#pooling). */
 #define FSSIM_NB_PCT 3
 
 /*

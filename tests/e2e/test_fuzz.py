@@ -666,7 +666,7 @@ def finite_or_null(v):
                          and math.isfinite(v))
 
 
-# the pooled statistics of every series (doc/outputs.md#pooling)
+# the pooled statistics of every series (doc/algorithms.md#pooling)
 POOLED = {"mean", "min", "max", "harmonic_mean", "p1", "p5", "p50"}
 
 

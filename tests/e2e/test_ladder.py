@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Ladders (doc/usage.md#ladders): one reference against N renditions in one
+"""Ladders (doc/options.md#ladders-inputsn): one reference against N renditions in one
 filter, `inputs=N`.
 
 1. Scores: each rendition's scores in the ladder equal the scores of that
