@@ -418,12 +418,30 @@ int ff_fssim_check_frames(AVFilterContext *ctx, FSSIMOutput *out,
     return 0;
 }
 
+/* doc/algorithms.md#msssim: the fifth scale must hold one whole window. */
+static int check_msssim_plane(AVFilterContext *ctx, const FSSIMOptions *o, const FSSIMPlane *p)
+{
+    const int min = fssim_ref_msssim_min_side(o->window);
+    const int w3 = fssim_ref_msssim_min_side(FSSIM_MIN_WINDOW);
+
+    if (FFMIN(p->width, p->height) >= min)
+        return 0;
+    av_log(ctx, AV_LOG_ERROR, "Plane %c is %dx%d: algo=msssim needs planes whose smaller side "
+           "is at least %d samples with window=%d (five scales, the last one window wide). "
+           "Use a smaller window (window=%d needs %d), a 4:4:4 format for small chroma "
+           "planes, or larger frames.\n", p->name, p->width, p->height, min, o->window,
+           FSSIM_MIN_WINDOW, w3);
+    return AVERROR(EINVAL);
+}
+
 int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o, const FSSIMFormat *f)
 {
+    int ret;
+
     /* the flags parser takes algo=none / algo=0 whatever the option's minimum */
     if (!(o->algos & FSSIM_ALGOS_MASK)) {
         av_log(ctx, AV_LOG_ERROR, "algo selects no algorithm: choose one or more of float, "
-               "int and block, e.g. algo=float+int.\n");
+               "int, block and msssim, e.g. algo=float+int.\n");
         return AVERROR(EINVAL);
     }
     if (!(o->window & 1)) {
@@ -455,6 +473,8 @@ int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o, const FS
                    p->name, p->width, p->height);
             return AVERROR(EINVAL);
         }
+        if ((o->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)) && (ret = check_msssim_plane(ctx, o, p)) < 0)
+            return ret;
     }
     return 0;
 }
