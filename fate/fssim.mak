@@ -26,7 +26,9 @@ FATE_FSSIM-$(call ALLYES, FSSIM_FILTER $(FSSIM_FATE_DEPS)) += \
     fate-fssim-all-p010         \
     fate-fssim-all-gbrp12       \
     fate-fssim-float-same       \
-    fate-fssim-stats
+    fate-fssim-stats            \
+    fate-fssim-msssim-yuv444p10 \
+    fate-fssim-msssim-yuv420p
 
 fate-fssim-int-yuv420p:     CMD = refcmp_metadata fssim=algo=int yuv420p 1e-9
 fate-fssim-float-yuv444p10: CMD = refcmp_metadata fssim=algo=float yuv444p10le 1e-9
@@ -36,6 +38,11 @@ fate-fssim-all-nv12:        CMD = $(call FSSIM_REFCMP_SEMI,nv12,fssim=algo=float
 fate-fssim-all-p010:        CMD = $(call FSSIM_REFCMP_SEMI,p010le,fssim=algo=float+int+block,1e-7)
 fate-fssim-all-gbrp12:      CMD = refcmp_metadata fssim=algo=float+int+block gbrp12le 1e-7
 fate-fssim-float-same:      CMD = refcmp_metadata fssim=algo=float:padding=same:window=7:sigma=1 yuv420p 1e-9
+
+# MS-SSIM needs planes of at least (window-1)*16+1 samples: 300x200 4:4:4
+# with the default window, 4:2:0 (chroma 150x100) with window 7 (97).
+fate-fssim-msssim-yuv444p10: CMD = refcmp_metadata fssim=algo=msssim yuv444p10le 1e-9
+fate-fssim-msssim-yuv420p:   CMD = refcmp_metadata fssim=algo=msssim:window=7:sigma=1.2 yuv420p 1e-9
 
 # The stats file keeps the ssim filter's line format; int is exact, so the
 # printed values are too.

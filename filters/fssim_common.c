@@ -422,15 +422,17 @@ int ff_fssim_check_frames(AVFilterContext *ctx, FSSIMOutput *out,
 static int check_msssim_plane(AVFilterContext *ctx, const FSSIMOptions *o, const FSSIMPlane *p)
 {
     const int min = fssim_ref_msssim_min_side(o->window);
-    const int w3 = fssim_ref_msssim_min_side(FSSIM_MIN_WINDOW);
+    char smaller[64] = "";
 
     if (FFMIN(p->width, p->height) >= min)
         return 0;
+    if (o->window > FSSIM_MIN_WINDOW)
+        snprintf(smaller, sizeof(smaller), "a smaller window (window=%d needs %d), ",
+                 FSSIM_MIN_WINDOW, fssim_ref_msssim_min_side(FSSIM_MIN_WINDOW));
     av_log(ctx, AV_LOG_ERROR, "Plane %c is %dx%d: algo=msssim needs planes whose smaller side "
            "is at least %d samples with window=%d (five scales, the last one window wide). "
-           "Use a smaller window (window=%d needs %d), a 4:4:4 format for small chroma "
-           "planes, or larger frames.\n", p->name, p->width, p->height, min, o->window,
-           FSSIM_MIN_WINDOW, w3);
+           "Use %sa 4:4:4 format for small chroma planes, or larger frames.\n", p->name,
+           p->width, p->height, min, o->window, smaller);
     return AVERROR(EINVAL);
 }
 
