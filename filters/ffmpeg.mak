@@ -31,6 +31,13 @@ endif
 endif
 endif
 
+# FFmpeg's %.ptx rule knows only the .cu file: fssim_cuda's modules are
+# rebuilt when a kernel header they include changes.
+FSSIM_PTX_HEADERS = fssim_plane.cuh fssim_resample.cuh fssim_msssim.cuh fssim_cuda.h \
+                    fssim_cuda_device.cuh fssim_consts.h
+$(addprefix $(SUBDIR)fssim/,fssim_8.ptx fssim_12.ptx fssim_16.ptx fssim_8_any.ptx \
+  fssim_12_any.ptx fssim_16_any.ptx): $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,$(FSSIM_PTX_HEADERS))
+
 # The reference is plain C11; it needs no fused multiply-add (doc/algorithms.md#int).
 $(SUBDIR)fssim/ref_%.o: CFLAGS += -ffp-contract=off
 
