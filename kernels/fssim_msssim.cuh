@@ -39,11 +39,10 @@
  * Precision.  Pooled values are sums of at most 4^4 samples divided by a
  * power of two: below 2^24 in units of their last bit, so float holds
  * them exactly and the pyramid equals the reference's doubles.  The local
- * moments are float, on samples centred on the tile's centre sample, as
- * the float algorithm's (kernels/fssim_plane.cuh), the map values are
- * float, their sums double.  Identical planes give exactly 1 everywhere:
- * where the two inputs meet, operations are unfused and each numerator
- * equals its denominator bit for bit.
+ * moments are float, of the sum and the difference of the two planes
+ * (ms_vpass says why), centred on a sample of the tile as the float
+ * algorithm's (kernels/fssim_plane.cuh); the map values are float, their
+ * sums double.  Identical planes give exactly 1 everywhere.
  */
 #ifndef FSSIM_MSSSIM_CUH
 #define FSSIM_MSSSIM_CUH
@@ -139,12 +138,12 @@ static __device__ __forceinline__ void ms_pool(const FSSIMCudaMsPlane &pl,
 }
 
 /* Horizontal pass over region row ry, outputs c0 .. c0 + MS_HCOLS - 1, on
- * samples centred on (cs, cd): sum g a, sum g b, sum g (a^2 + b^2), sum g ab.
- * a^2 + b^2 unfused, so that it is exactly 2 ab when a == b. */
+ * the sum u = a + b and the difference w = a - b of the two planes,
+ * centred on (cu, cw): sum g u, sum g w, sum g u^2, sum g w^2. */
 template <int RF>
 static __device__ __forceinline__ void ms_hpass(const FSSIMCudaMsParams &p,
                                                 const FSSIMMsSmemLayout &l, char *smem,
-                                                int ry, int c0, float cs, float cd)
+                                                int ry, int c0, float cu, float cw)
 {
     enum { NT = 2 * (RF ? RF : FSSIM_MAX_RADIUS) + 1, NS = MS_HCOLS + NT - 1 };
     const float *S = (const float *)(smem + l.s) + ry * l.region + c0;
@@ -152,52 +151,57 @@ static __device__ __forceinline__ void ms_hpass(const FSSIMCudaMsParams &p,
     const int r = RF ? RF : p.radius;
     const int plane = l.region * FSSIM_TILE;
     float *H = (float *)(smem + l.h) + ry * FSSIM_TILE + c0;
-    float a[NS], b[NS], sq[NS], ab[NS];
+    float u[NS], w[NS], uu[NS], ww[NS];
 
 #pragma unroll
     for (int i = 0; i < NS; i++) {
-        a[i] = b[i] = 0.0f;
+        u[i] = w[i] = 0.0f;
         if (i < MS_HCOLS + 2 * r) {
-            a[i] = S[i] - cs;
-            b[i] = D[i] - cd;
+            u[i] = rn_sub_f32(rn_add_f32(S[i], D[i]), cu);
+            w[i] = rn_sub_f32(rn_sub_f32(S[i], D[i]), cw);
         }
-        sq[i] = rn_add_f32(rn_mul_f32(a[i], a[i]), rn_mul_f32(b[i], b[i]));
-        ab[i] = rn_mul_f32(a[i], b[i]);
+        uu[i] = rn_mul_f32(u[i], u[i]);
+        ww[i] = rn_mul_f32(w[i], w[i]);
     }
 #pragma unroll
     for (int o = 0; o < MS_HCOLS; o++) {
-        float ma = 0.0f, mb = 0.0f, q = 0.0f, pr = 0.0f;
+        float mu = 0.0f, mw = 0.0f, qu = 0.0f, qw = 0.0f;
 #pragma unroll
         for (int j = 0; j < NT; j++) {
             if (j <= 2 * r) {
                 const float g = p.g[j];
-                ma += g * a[o + j];
-                mb += g * b[o + j];
-                q  += g * sq[o + j];
-                pr += g * ab[o + j];
+                mu += g * u[o + j];
+                mw += g * w[o + j];
+                qu += g * uu[o + j];
+                qw += g * ww[o + j];
             }
         }
-        H[0 * plane + o] = ma;
-        H[1 * plane + o] = mb;
-        H[2 * plane + o] = q;
-        H[3 * plane + o] = pr;
+        H[0 * plane + o] = mu;
+        H[1 * plane + o] = mw;
+        H[2 * plane + o] = qu;
+        H[3 * plane + o] = qw;
     }
 }
 
 /*
  * Vertical pass and the two maps of the thread's MS_VROWS positions of
- * column c; their sums, in double, into *s and *csum.  From the centred
- * moments: mu = m + centre, var_a + var_b = q - (ma^2 + mb^2),
- * cov = pr - ma mb, then as the reference:
+ * column c; their sums, in double, into *s and *csum.  From the moments of
+ * u = a + b and w = a - b (mu = m + centre, var = q - m^2):
+ *   var_a + var_b = (var_u + var_w) / 2      2 cov = (var_u - var_w) / 2
+ *   mu_a^2 + mu_b^2 = (mu_u^2 + mu_w^2) / 2  2 mu_a mu_b = (mu_u^2 - mu_w^2) / 2
+ * and then as the reference:
  *   CS = (2 cov + C2) / (var_a + var_b + C2)
  *   S  = (2 mu_a mu_b + C1) / (mu_a^2 + mu_b^2 + C1) * CS
+ * Identical planes make w and all of its moments exactly 0, so each
+ * numerator equals its denominator however the compiler fuses the moment
+ * sums (x - 0 == x + 0), and the maps are exactly 1.
  */
 template <int RF>
 static __device__ __forceinline__ void ms_vpass(const FSSIMCudaMsParams &p,
                                                 const FSSIMCudaMsPlane &pl,
                                                 const FSSIMMsSmemLayout &l, char *smem,
                                                 int c, int r0, int gx, int gy0,
-                                                float cs, float cd, double *s, double *csum)
+                                                float cu, float cw, double *s, double *csum)
 {
     enum { NT = 2 * (RF ? RF : FSSIM_MAX_RADIUS) + 1, NS = MS_VROWS + NT - 1 };
     const int r = RF ? RF : p.radius;
@@ -226,15 +230,15 @@ static __device__ __forceinline__ void ms_vpass(const FSSIMCudaMsParams &p,
     for (int o = 0; o < MS_VROWS; o++) {
         const int gy = gy0 + o;
         if (x_valid && gy >= r && gy < pl.height - r) {
-            const float ma = v[o][0], mb = v[o][1];
-            const float mu_a = ma + cs, mu_b = mb + cd;
-            const float vsum = rn_sub_f32(v[o][2], rn_add_f32(rn_mul_f32(ma, ma),
-                                                              rn_mul_f32(mb, mb)));
-            const float cov  = rn_sub_f32(v[o][3], rn_mul_f32(ma, mb));
-            const float cmap = rn_div_f32(rn_add_f32(2.0f * cov, p.c2), rn_add_f32(vsum, p.c2));
-            const float lum  = rn_div_f32(rn_add_f32(rn_mul_f32(2.0f * mu_a, mu_b), p.c1),
-                                          rn_add_f32(rn_add_f32(rn_mul_f32(mu_a, mu_a),
-                                                                rn_mul_f32(mu_b, mu_b)), p.c1));
+            const float mu = v[o][0], mw = v[o][1];
+            const float vu = rn_sub_f32(v[o][2], rn_mul_f32(mu, mu));
+            const float vw = rn_sub_f32(v[o][3], rn_mul_f32(mw, mw));
+            const float muu = rn_add_f32(mu, cu), muw = rn_add_f32(mw, cw);
+            const float mu2u = rn_mul_f32(muu, muu), mu2w = rn_mul_f32(muw, muw);
+            const float cmap = rn_div_f32(rn_add_f32(rn_mul_f32(rn_sub_f32(vu, vw), 0.5f), p.c2),
+                                          rn_add_f32(rn_mul_f32(rn_add_f32(vu, vw), 0.5f), p.c2));
+            const float lum  = rn_div_f32(rn_add_f32(rn_mul_f32(rn_sub_f32(mu2u, mu2w), 0.5f), p.c1),
+                                          rn_add_f32(rn_mul_f32(rn_add_f32(mu2u, mu2w), 0.5f), p.c1));
             *s    += (double)rn_mul_f32(lum, cmap);
             *csum += (double)cmap;
         }
@@ -305,9 +309,11 @@ static __device__ __forceinline__ void fssim_ms_scale_impl(const FSSIMCudaMsPara
             cd = ((const float *)(smem + l.d))[cy * l.region + cx];
         }
         for (int i = tid; i < l.region * MS_HGROUPS; i += FSSIM_THREADS)
-            ms_hpass<RF>(p, l, smem, i / MS_HGROUPS, i % MS_HGROUPS * MS_HCOLS, cs, cd);
+            ms_hpass<RF>(p, l, smem, i / MS_HGROUPS, i % MS_HGROUPS * MS_HCOLS,
+                         rn_add_f32(cs, cd), rn_sub_f32(cs, cd));
         __syncthreads();
-        ms_vpass<RF>(p, pl, l, smem, vc, vr0, x0 + vc, y0 + vr0, cs, cd, &s, &csum);
+        ms_vpass<RF>(p, pl, l, smem, vc, vr0, x0 + vc, y0 + vr0, rn_add_f32(cs, cd),
+                     rn_sub_f32(cs, cd), &s, &csum);
     }
     ms_block_sums((double *)(smem + l.red), s, csum, (double *)p.partials + 2 * blockIdx.x);
 }
