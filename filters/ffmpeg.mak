@@ -20,6 +20,7 @@ OBJS-$(CONFIG_FSSIM_CUDA_FILTER)   += fssim/vf_fssim_cuda.o fssim/fssim_filter.o
 OBJS-$(CONFIG_FSSIM_VULKAN_FILTER) += fssim/vf_fssim_vulkan.o fssim/fssim_filter.o \
                                       fssim/fssim_be_vulkan.o fssim/fssim.comp.spv.o \
                                       fssim/fssim_f32.comp.spv.o \
+                                      fssim/fssim_msssim.comp.spv.o \
                                       vulkan.o vulkan_filter.o $(FSSIM_COMMON)
 
 # fssim3d scores CUDA frames too when FFmpeg compiles CUDA kernels.

@@ -25,7 +25,10 @@
  * requested algorithm from one read of each sample, a reduce dispatch per
  * plane adds the workgroups' partials in a fixed order; only the per-plane
  * sums come back to the host, a few frames later, so the pipeline never
- * waits on the GPU.
+ * waits on the GPU.  MS-SSIM (fssim_msssim.comp.glsl) adds, in the same
+ * command buffer, a dispatch per plane and scale (each pooling the next
+ * scale into the execution context's level buffer) and a reduce dispatch
+ * per plane.
  */
 #include <float.h>
 #include <inttypes.h>
@@ -44,6 +47,8 @@ extern const unsigned char ff_fssim_comp_spv_data[];
 extern const unsigned int  ff_fssim_comp_spv_len;
 extern const unsigned char ff_fssim_f32_comp_spv_data[];
 extern const unsigned int  ff_fssim_f32_comp_spv_len;
+extern const unsigned char ff_fssim_msssim_comp_spv_data[];
+extern const unsigned int  ff_fssim_msssim_comp_spv_len;
 
 /* Tile and workgroup shape: fssim_consts.h, shared with fssim_core.glsl. */
 #define TILE_W      FSSIM_VK_TILE_W
@@ -81,6 +86,31 @@ typedef struct FSSIMVkPlane {
     int      tiles_y;
 } FSSIMVkPlane;
 
+/* msssim: bindings, specialization constants and push constants of
+ * fssim_msssim.comp.glsl; result words per plane (S and CS float pairs of
+ * each scale). */
+enum { MS_BIND_LVL = BIND_REF + MAX_PLANES, MS_BIND_PART, MS_BIND_RES, MS_BIND_NB };
+enum { MS_SPEC_MODE, MS_SPEC_RF, MS_SPEC_C1F, MS_SPEC_C2F, MS_SPEC_SG, MS_SPEC_G0,
+       MS_SPEC_NB = MS_SPEC_G0 + 15 };
+#define MS_RES_WORDS (4 * FSSIM_MS_SCALES)
+#define MS_NONE      0xFFFFFFFFu
+
+typedef struct FSSIMVkMsPush {
+    int32_t  size[2];
+    int32_t  plane, chan, shift, level, tiles_x;
+    uint32_t part_off, in_off, in_ref_off, out_off, out_ref_off, res_off;
+    uint32_t seg_off[FSSIM_MS_SCALES], seg_n[FSSIM_MS_SCALES];
+} FSSIMVkMsPush;
+
+/* PushData in fssim_msssim.comp.glsl, scalar layout */
+_Static_assert(sizeof(FSSIMVkMsPush) == (13 + 2 * FSSIM_MS_SCALES) * 4,
+               "FSSIMVkMsPush matches the shader's PushData");
+
+typedef struct FSSIMVkMsDispatch {
+    FSSIMVkMsPush pc;
+    int tiles_y;
+} FSSIMVkMsDispatch;
+
 typedef struct VKBackend {
     FFVulkanContext vkctx;
     int initialized;
@@ -114,6 +144,15 @@ typedef struct VKBackend {
     /* A submission or a fence failed: the device is not trusted for the
      * rest of the run, and no score is read from it any more. */
     int gpu_failed;
+
+    /* msssim: per execution context, scales 1-4 of both inputs' planes
+     * (floats), then the workgroups' partial records (vec4) */
+    FFVulkanShader shd_ms_tile, shd_ms_reduce;
+    FFVkBuffer ms_buf;
+    size_t ms_stride, ms_lvl_size;
+    FSSIMVkMsDispatch ms[4][FSSIM_MS_SCALES];  /* per plane and scale */
+    FSSIMVkMsPush ms_reduce[4];                /* per plane */
+    uint32_t ms_res_word;                      /* msssim's first result word */
 } VKBackend;
 
 /* FFmpeg 8.1's descriptor helper also prints GLSL declarations (unused
@@ -188,6 +227,89 @@ static void setup_planes(FSSIMEngine *e)
     s->res_stride  = align_buf(sizeof(uint32_t) * RES_WORDS * e->fmt.nb_comps);
 }
 
+/* Whether the fused shaders run: an algorithm other than msssim is asked for. */
+static int fused_algos(const FSSIMEngine *e)
+{
+    return e->algos & ~FSSIM_BIT(FSSIM_ALGO_MSSSIM);
+}
+
+/*
+ * msssim: the dispatches of every plane and scale, the layout of the
+ * level buffer (scale j of main, then of the reference, per plane, rows
+ * packed) and of the partial records, and the result words after those of
+ * the fused shaders.
+ */
+static void setup_msssim(FSSIMEngine *e)
+{
+    VKBackend *s = e->priv;
+    uint32_t lvl = 0, parts = 0;
+    uint32_t off[4][FSSIM_MS_SCALES] = { { 0 } };
+
+    s->ms_res_word = RES_WORDS * e->fmt.nb_comps;
+    s->res_stride  = align_buf(sizeof(uint32_t) * (s->ms_res_word +
+                                                   MS_RES_WORDS * e->fmt.nb_comps));
+    for (int c = 0; c < e->fmt.nb_comps; c++) {
+        for (int j = 1; j < FSSIM_MS_SCALES; j++) {
+            int sw, sh;
+            fssim_ref_msssim_scale_size(e->fmt.comp[c].width, e->fmt.comp[c].height, j, &sw, &sh);
+            off[c][j] = lvl;
+            lvl += 2 * sw * sh;
+        }
+    }
+    for (int c = 0; c < e->fmt.nb_comps; c++) {
+        const FSSIMPlane *cp = &e->fmt.comp[c];
+        FSSIMVkMsPush *rp = &s->ms_reduce[c];
+
+        memset(rp, 0, sizeof(*rp));
+        rp->res_off = s->ms_res_word + c * MS_RES_WORDS;
+        for (int j = 0; j < FSSIM_MS_SCALES; j++) {
+            FSSIMVkMsDispatch *d = &s->ms[c][j];
+            FSSIMVkMsPush *pc = &d->pc;
+            int sw, sh;
+
+            fssim_ref_msssim_scale_size(cp->width, cp->height, j, &sw, &sh);
+            memset(d, 0, sizeof(*d));
+            pc->size[0]  = sw;
+            pc->size[1]  = sh;
+            pc->plane    = cp->plane;
+            pc->chan     = cp->offset / cp->bytes;
+            pc->shift    = cp->shift;
+            pc->level    = j;
+            pc->tiles_x  = (sw + TILE_W - 1) / TILE_W;
+            d->tiles_y   = (sh + TILE_H - 1) / TILE_H;
+            pc->part_off = parts;
+            pc->in_off   = off[c][j];
+            pc->in_ref_off = off[c][j] + sw * sh;
+            pc->out_off  = pc->out_ref_off = MS_NONE;
+            if (j + 1 < FSSIM_MS_SCALES) {
+                const int nw = (sw + 1) / 2, nh = (sh + 1) / 2;
+                pc->out_off     = off[c][j + 1];
+                pc->out_ref_off = off[c][j + 1] + nw * nh;
+            }
+            pc->res_off = rp->res_off;
+            rp->seg_off[j] = parts;
+            rp->seg_n[j]   = pc->tiles_x * d->tiles_y;
+            parts += rp->seg_n[j];
+        }
+    }
+    s->ms_lvl_size = align_buf(sizeof(float) * lvl);
+    s->ms_stride   = s->ms_lvl_size + align_buf(4 * sizeof(float) * parts);
+}
+
+/* Shared memory of fssim_msssim.comp.glsl's tile workgroup: the tile and
+ * its halo of both inputs, the horizontal pass (4 moments) or the staging
+ * area of the reduction (a float quadruple per slot), the taps. */
+static int ms_shared_bytes(const FSSIMEngine *e)
+{
+    const VKBackend *s = e->priv;
+    const int rf = e->window / 2;
+    const int hb = 4 * (TILE_H + 2 * rf) * TILE_W;
+    const int st = 4 * (s->subgroup_size ? WG_SIZE / 4 : WG_SIZE);
+
+    return 4 * (2 * (TILE_W + 2 * rf) * (TILE_H + 2 * rf) + FFMAX(hb, st) +
+                2 * FSSIM_MAX_RADIUS + 1);
+}
+
 /* Shared memory of a tile workgroup, as fssim_core.glsl sizes it: the
  * samples of the tile and its halo, the horizontal sums (also the
  * reduction's staging area), the 4x4 blocks and the taps.  The staging
@@ -260,6 +382,12 @@ static int check_device(FSSIMEngine *e)
         (p11->subgroupSupportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) &&
         sg >= 4 && sg <= WG_SIZE && !(sg & (sg - 1)))
         s->subgroup_size = sg;
+    if ((e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)) && shared < ms_shared_bytes(e)) {
+        av_log(ctx, AV_LOG_ERROR, "The Vulkan device '%s' offers %u bytes of shared memory "
+               "per workgroup; algo=msssim needs %d with these options.\n", name, shared,
+               ms_shared_bytes(e));
+        return AVERROR(ENOSYS);
+    }
     if (shared < shared_bytes(e, tile_halo(e))) {
         av_log(ctx, AV_LOG_ERROR, "The Vulkan device '%s' offers %u bytes of shared memory "
                "per workgroup; fssim_vulkan needs %d with these options.\n", name, shared,
@@ -351,6 +479,55 @@ fail:
     return err;
 }
 
+/* msssim's shaders: mode 0 a scale's tiles, 1 the reduction. */
+static int init_ms_shader(FSSIMEngine *e, FFVulkanShader *shd, int mode)
+{
+    VKBackend *s = e->priv;
+    FFVulkanContext *vkctx = &s->vkctx;
+    const double L = (double)((1 << e->fmt.depth) - 1);
+    double g[FSSIM_MAX_WINDOW] = { 0 };
+    FFVulkanDescriptorSetBinding desc[MS_BIND_NB];
+    int err;
+
+    for (int i = 0; i < MS_BIND_NB; i++)
+        desc[i] = (FFVulkanDescriptorSetBinding) {
+            .type   = i < MS_BIND_LVL ? VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE :
+                                        VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .stages = VK_SHADER_STAGE_COMPUTE_BIT,
+        };
+    SPEC_LIST_CREATE(sl, MS_SPEC_NB, MS_SPEC_NB * sizeof(uint32_t))
+
+    fssim_ref_gauss_weights(e->window, e->sigma, g);
+    SPEC_LIST_ADD(sl, MS_SPEC_MODE, 32, mode);
+    SPEC_LIST_ADD(sl, MS_SPEC_RF,   32, e->window / 2);
+    /* the reference's constants (doc/algorithms.md#msssim), rounded to float */
+    SPEC_LIST_ADD(sl, MS_SPEC_C1F,  32, av_float2int((float)FSSIM_FLOAT_C1(L)));
+    SPEC_LIST_ADD(sl, MS_SPEC_C2F,  32, av_float2int((float)FSSIM_FLOAT_C2(L)));
+    SPEC_LIST_ADD(sl, MS_SPEC_SG,   32, !!s->subgroup_size);
+    for (int i = 0; i < 15; i++)
+        SPEC_LIST_ADD(sl, MS_SPEC_G0 + i, 32, av_float2int((float)g[i]));
+
+    ff_vk_shader_load(shd, VK_SHADER_STAGE_COMPUTE_BIT, sl,
+                      (uint32_t []) { WG_SIZE, 1, 1 }, 0);
+    if (s->subgroup_size)
+        shd->subgroup_info = (VkPipelineShaderStageRequiredSubgroupSizeCreateInfo) {
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO,
+            .requiredSubgroupSize = s->subgroup_size,
+        };
+    RET(add_descriptor_set(vkctx, shd, desc, MS_BIND_NB));
+    RET(ff_vk_shader_add_push_const(shd, 0, sizeof(FSSIMVkMsPush), VK_SHADER_STAGE_COMPUTE_BIT));
+    RET(ff_vk_shader_link(vkctx, shd, (const char *)ff_fssim_msssim_comp_spv_data,
+                          ff_fssim_msssim_comp_spv_len, "main"));
+    /* the list lives on this stack frame */
+    shd->specialization_info = NULL;
+    RET(ff_vk_shader_register_exec(vkctx, &s->e, shd));
+    return 0;
+
+fail:
+    shd->specialization_info = NULL;
+    return err;
+}
+
 static int init_timestamps(FSSIMEngine *e)
 {
     VKBackend *s = e->priv;
@@ -424,6 +601,7 @@ static int vk_init(FSSIMEngine *e, size_t *ring_bytes)
     RET(ff_vk_exec_pool_init(vkctx, s->qf, &s->e, nb_exec, 0, 0, 0, NULL));
 
     setup_planes(e);
+    setup_msssim(e);
     /* Allocated once: nothing is allocated on the device per frame. */
     RET(ff_vk_create_buf(vkctx, &s->scratch, s->scratch_stride * nb_exec, NULL, NULL,
                          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
@@ -434,8 +612,19 @@ static int vk_init(FSSIMEngine *e, size_t *ring_bytes)
                          VK_MEMORY_PROPERTY_HOST_COHERENT_BIT));
     RET(ff_vk_map_buffer(vkctx, &s->results, &s->results_map, 0));
 
-    RET(init_shader(e, &s->shd_tile, 0));
-    RET(init_shader(e, &s->shd_reduce, 1));
+    if (fused_algos(e)) {
+        RET(init_shader(e, &s->shd_tile, 0));
+        RET(init_shader(e, &s->shd_reduce, 1));
+    }
+    if (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)) {
+        RET(ff_vk_create_buf(vkctx, &s->ms_buf, s->ms_stride * nb_exec, NULL, NULL,
+                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                             VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT));
+        RET(init_ms_shader(e, &s->shd_ms_tile, 0));
+        RET(init_ms_shader(e, &s->shd_ms_reduce, 1));
+        av_log(ctx, AV_LOG_VERBOSE, "msssim: %zu bytes of scales and partial sums per "
+               "execution context, %d contexts.\n", s->ms_stride, nb_exec);
+    }
     return init_timestamps(e);
 
 fail:
@@ -471,6 +660,34 @@ static void update_descriptors(FSSIMEngine *e, FFVkExecContext *exec,
                                     VK_FORMAT_UNDEFINED);
 }
 
+/* msssim's shaders: the frames' planes, the context's level buffer and
+ * partial records, its results. */
+static void update_ms_descriptors(FSSIMEngine *e, FFVkExecContext *exec,
+                                  FFVulkanShader *shd, const VkImageView *main_views,
+                                  const VkImageView *ref_views)
+{
+    VKBackend *s = e->priv;
+    FFVulkanContext *vkctx = &s->vkctx;
+    const size_t base = exec->idx * s->ms_stride;
+    const int nb_planes = av_pix_fmt_count_planes(e->fmt.pix_fmt);
+
+    for (int i = 0; i < MAX_PLANES; i++) {
+        const int p = FFMIN(i, nb_planes - 1);
+        ff_vk_shader_update_img(vkctx, exec, shd, 0, BIND_MAIN + i, 0, main_views[p],
+                                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_NULL_HANDLE);
+        ff_vk_shader_update_img(vkctx, exec, shd, 0, BIND_REF + i, 0, ref_views[p],
+                                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_NULL_HANDLE);
+    }
+    ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, MS_BIND_LVL, 0, &s->ms_buf,
+                                    base, s->ms_lvl_size, VK_FORMAT_UNDEFINED);
+    ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, MS_BIND_PART, 0, &s->ms_buf,
+                                    base + s->ms_lvl_size, s->ms_stride - s->ms_lvl_size,
+                                    VK_FORMAT_UNDEFINED);
+    ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, MS_BIND_RES, 0, &s->results,
+                                    exec->idx * s->res_stride, s->res_stride,
+                                    VK_FORMAT_UNDEFINED);
+}
+
 static void memory_barrier(FFVulkanFunctions *vk, FFVkExecContext *exec,
                            VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access)
 {
@@ -486,6 +703,37 @@ static void memory_barrier(FFVulkanFunctions *vk, FFVkExecContext *exec,
         .memoryBarrierCount = 1,
         .pMemoryBarriers    = &bar,
     });
+}
+
+/* msssim: the five scales of every plane (each scale's dispatches after
+ * the previous scale's pooling), then each plane's reduction. */
+static void record_msssim(FSSIMEngine *e, FFVkExecContext *exec, const VkImageView *main_views,
+                          const VkImageView *ref_views)
+{
+    VKBackend *s = e->priv;
+    FFVulkanContext *vkctx = &s->vkctx;
+    FFVulkanFunctions *vk = &vkctx->vkfn;
+
+    update_ms_descriptors(e, exec, &s->shd_ms_tile, main_views, ref_views);
+    ff_vk_exec_bind_shader(vkctx, exec, &s->shd_ms_tile);
+    for (int j = 0; j < FSSIM_MS_SCALES; j++) {
+        for (int c = 0; c < e->fmt.nb_comps; c++) {
+            FSSIMVkMsDispatch *d = &s->ms[c][j];
+            ff_vk_shader_update_push_const(vkctx, exec, &s->shd_ms_tile,
+                                           VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(d->pc), &d->pc);
+            vk->CmdDispatch(exec->buf, d->pc.tiles_x, d->tiles_y, 1);
+        }
+        memory_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    }
+    update_ms_descriptors(e, exec, &s->shd_ms_reduce, main_views, ref_views);
+    ff_vk_exec_bind_shader(vkctx, exec, &s->shd_ms_reduce);
+    for (int c = 0; c < e->fmt.nb_comps; c++) {
+        ff_vk_shader_update_push_const(vkctx, exec, &s->shd_ms_reduce,
+                                       VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(s->ms_reduce[c]),
+                                       &s->ms_reduce[c]);
+        vk->CmdDispatch(exec->buf, FSSIM_MS_SCALES, 1, 1);
+    }
 }
 
 /* A command buffer that could not be started or submitted: its fence was
@@ -562,29 +810,35 @@ static int submit_pair(FSSIMEngine *e, const AVFrame *main, const AVFrame *ref,
     });
 
     /* one fused dispatch per plane */
-    update_descriptors(e, exec, &s->shd_tile, main_views, ref_views);
-    ff_vk_exec_bind_shader(vkctx, exec, &s->shd_tile);
-    for (int c = 0; c < e->fmt.nb_comps; c++) {
-        FSSIMVkPlane *p = &s->planes[c];
-        ff_vk_shader_update_push_const(vkctx, exec, &s->shd_tile, VK_SHADER_STAGE_COMPUTE_BIT,
-                                       0, sizeof(p->pc), &p->pc);
-        vk->CmdDispatch(exec->buf, p->pc.tiles_x, p->tiles_y, 1);
+    if (fused_algos(e)) {
+        update_descriptors(e, exec, &s->shd_tile, main_views, ref_views);
+        ff_vk_exec_bind_shader(vkctx, exec, &s->shd_tile);
+        for (int c = 0; c < e->fmt.nb_comps; c++) {
+            FSSIMVkPlane *p = &s->planes[c];
+            ff_vk_shader_update_push_const(vkctx, exec, &s->shd_tile,
+                                           VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(p->pc), &p->pc);
+            vk->CmdDispatch(exec->buf, p->pc.tiles_x, p->tiles_y, 1);
+        }
+        memory_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                       VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
     }
 
     /* fixed-order reduction of each plane's partial sums */
-    memory_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
     if (s->ts_pool)
         s->write_ts(exec->buf, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, s->ts_pool,
                     NB_TS * exec->idx + 1);
-    update_descriptors(e, exec, &s->shd_reduce, main_views, ref_views);
-    ff_vk_exec_bind_shader(vkctx, exec, &s->shd_reduce);
-    for (int c = 0; c < e->fmt.nb_comps; c++) {
-        FSSIMVkPlane *p = &s->planes[c];
-        ff_vk_shader_update_push_const(vkctx, exec, &s->shd_reduce, VK_SHADER_STAGE_COMPUTE_BIT,
-                                       0, sizeof(p->pc), &p->pc);
-        vk->CmdDispatch(exec->buf, 1, 1, 1);
+    if (fused_algos(e)) {
+        update_descriptors(e, exec, &s->shd_reduce, main_views, ref_views);
+        ff_vk_exec_bind_shader(vkctx, exec, &s->shd_reduce);
+        for (int c = 0; c < e->fmt.nb_comps; c++) {
+            FSSIMVkPlane *p = &s->planes[c];
+            ff_vk_shader_update_push_const(vkctx, exec, &s->shd_reduce,
+                                           VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(p->pc), &p->pc);
+            vk->CmdDispatch(exec->buf, 1, 1, 1);
+        }
     }
+    if (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM))
+        record_msssim(e, exec, main_views, ref_views);
     memory_barrier(vk, exec, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
 
     if (s->ts_pool)
@@ -676,6 +930,16 @@ static int read_sums(FSSIMEngine *e, FFVkExecContext *exec, FSSIMSum (*v)[FSSIM_
         v[c][FSSIM_PART_FLOAT].d = (double)av_int2float(w[0]) + (double)av_int2float(w[1]);
         v[c][FSSIM_PART_INT].d   = av_int2double(w[2] | (uint64_t)w[3] << 32);
         v[c][FSSIM_PART_BLOCK].d = av_int2double(w[4] | (uint64_t)w[5] << 32);
+    }
+    /* msssim: each scale's two sums as float pairs (sum and error) */
+    for (int c = 0; (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)) && c < e->fmt.nb_comps; c++) {
+        const uint32_t *w = r + s->ms_res_word + c * MS_RES_WORDS;
+        for (int j = 0; j < FSSIM_MS_SCALES; j++) {
+            v[c][FSSIM_PART_MS_S(j)].d  = (double)av_int2float(w[4 * j]) +
+                                          (double)av_int2float(w[4 * j + 1]);
+            v[c][FSSIM_PART_MS_CS(j)].d = (double)av_int2float(w[4 * j + 2]) +
+                                          (double)av_int2float(w[4 * j + 3]);
+        }
     }
     return 0;
 }
@@ -817,6 +1081,9 @@ static void vk_uninit(FSSIMEngine *e)
         ff_vk_exec_pool_free(vkctx, &s->e);
         ff_vk_shader_free(vkctx, &s->shd_tile);
         ff_vk_shader_free(vkctx, &s->shd_reduce);
+        ff_vk_shader_free(vkctx, &s->shd_ms_tile);
+        ff_vk_shader_free(vkctx, &s->shd_ms_reduce);
+        ff_vk_free_buf(vkctx, &s->ms_buf);
         ff_vk_free_buf(vkctx, &s->scratch);
         ff_vk_free_buf(vkctx, &s->results);
         if (s->ts_pool)
