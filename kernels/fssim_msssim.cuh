@@ -235,10 +235,12 @@ static __device__ __forceinline__ void ms_vpass(const FSSIMCudaMsParams &p,
             const float vw = rn_sub_f32(v[o][3], rn_mul_f32(mw, mw));
             const float muu = rn_add_f32(mu, cu), muw = rn_add_f32(mw, cw);
             const float mu2u = rn_mul_f32(muu, muu), mu2w = rn_mul_f32(muw, muw);
-            const float cmap = rn_div_f32(rn_add_f32(rn_mul_f32(rn_sub_f32(vu, vw), 0.5f), p.c2),
-                                          rn_add_f32(rn_mul_f32(rn_add_f32(vu, vw), 0.5f), p.c2));
-            const float lum  = rn_div_f32(rn_add_f32(rn_mul_f32(rn_sub_f32(mu2u, mu2w), 0.5f), p.c1),
-                                          rn_add_f32(rn_mul_f32(rn_add_f32(mu2u, mu2w), 0.5f), p.c1));
+            const float csn  = rn_add_f32(rn_mul_f32(rn_sub_f32(vu, vw), 0.5f), p.c2);
+            const float csd  = rn_add_f32(rn_mul_f32(rn_add_f32(vu, vw), 0.5f), p.c2);
+            const float ln   = rn_add_f32(rn_mul_f32(rn_sub_f32(mu2u, mu2w), 0.5f), p.c1);
+            const float ld   = rn_add_f32(rn_mul_f32(rn_add_f32(mu2u, mu2w), 0.5f), p.c1);
+            const float cmap = rn_div_f32(csn, csd);
+            const float lum  = rn_div_f32(ln, ld);
             *s    += (double)rn_mul_f32(lum, cmap);
             *csum += (double)cmap;
         }
@@ -303,8 +305,9 @@ static __device__ __forceinline__ void fssim_ms_scale_impl(const FSSIMCudaMsPara
          * from cancelling: the tile's centre sample, or the plane's nearest
          * one where the centre lies outside (small scales) */
         {
-            const int cx = (x0 + FSSIM_TILE / 2 < pl.width  ? FSSIM_TILE / 2 : pl.width - 1 - x0) + R;
-            const int cy = (y0 + FSSIM_TILE / 2 < pl.height ? FSSIM_TILE / 2 : pl.height - 1 - y0) + R;
+            const int h = FSSIM_TILE / 2;
+            const int cx = (x0 + h < pl.width  ? h : pl.width - 1 - x0) + R;
+            const int cy = (y0 + h < pl.height ? h : pl.height - 1 - y0) + R;
             cs = ((const float *)(smem + l.s))[cy * l.region + cx];
             cd = ((const float *)(smem + l.d))[cy * l.region + cx];
         }

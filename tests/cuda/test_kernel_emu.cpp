@@ -247,7 +247,8 @@ static void run_ms_case(const MsCase &mc)
             pl.step = 1;
             pl.first_tile = blocks[j];
             rp.offset[i * FSSIM_MS_SCALES + j] = records + blocks[j];
-            rp.count[i * FSSIM_MS_SCALES + j]  = fssim_cuda_nb_blocks(pl.width, pl.height, &gx, &gy);
+            rp.count[i * FSSIM_MS_SCALES + j]  = fssim_cuda_nb_blocks(pl.width, pl.height,
+                                                                      &gx, &gy);
             pl.tiles_x = gx;
             blocks[j] += gx * gy;
         }
@@ -316,7 +317,8 @@ static void run_ms_case(const MsCase &mc)
                 wj = j;
             }
         }
-        const double want = fssim_ref_msssim_combine(s, cs), got = fssim_ref_msssim_combine(gs, gcs);
+        const double want = fssim_ref_msssim_combine(s, cs);
+        const double got  = fssim_ref_msssim_combine(gs, gcs);
         tap_ok(fabs(got - want) <= 1e-5, "%s, plane %d (%dx%d): MS-SSIM %.17g vs reference %.17g "
                "(diff %.3g; worst scale mean diff %.3g at scale %d)", name, i, mc.w[i], mc.h[i],
                got, want, fabs(got - want), worst, wj + 1);

@@ -248,7 +248,8 @@ def fails(desc, c, options, patterns):
     p = ft.ffmpeg(*(c.input_args() + c.input_args() +
                     ["-lavfi", "[0:v][1:v]fssim=" + options, "-f", "null", "-"]), check=False)
     missing = [x for x in patterns if not re.search(x, p.stderr)]
-    t.ok(p.returncode > 0 and not CRASH.search(p.stderr) and not missing, "error: %s (%s)" % (desc, ", ".join(patterns)),
+    t.ok(p.returncode > 0 and not CRASH.search(p.stderr) and not missing,
+         "error: %s (%s)" % (desc, ", ".join(patterns)),
          "exit %d, missing %s\n%s" % (p.returncode, missing, p.stderr[-1500:]))
 
 
