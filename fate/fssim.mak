@@ -28,7 +28,9 @@ FATE_FSSIM-$(call ALLYES, FSSIM_FILTER $(FSSIM_FATE_DEPS)) += \
     fate-fssim-float-same       \
     fate-fssim-psnr-yuv420p10   \
     fate-fssim-stats            \
-    fate-fssim-psnr-stats
+    fate-fssim-psnr-stats       \
+    fate-fssim-msssim-yuv444p10 \
+    fate-fssim-msssim-yuv420p
 
 fate-fssim-int-yuv420p:     CMD = refcmp_metadata fssim=algo=int yuv420p 1e-9
 fate-fssim-float-yuv444p10: CMD = refcmp_metadata fssim=algo=float yuv444p10le 1e-9
@@ -39,6 +41,11 @@ fate-fssim-all-p010:        CMD = $(call FSSIM_REFCMP_SEMI,p010le,fssim=algo=flo
 fate-fssim-all-gbrp12:      CMD = refcmp_metadata fssim=algo=float+int+block gbrp12le 1e-7
 fate-fssim-float-same:      CMD = refcmp_metadata fssim=algo=float:padding=same:window=7:sigma=1 yuv420p 1e-9
 fate-fssim-psnr-yuv420p10:  CMD = refcmp_metadata fssim=algo=psnr yuv420p10le 1e-12
+
+# MS-SSIM needs planes of at least (window-1)*16+1 samples: 300x200 4:4:4
+# with the default window, 4:2:0 (chroma 150x100) with window 7 (97).
+fate-fssim-msssim-yuv444p10: CMD = refcmp_metadata fssim=algo=msssim yuv444p10le 1e-9
+fate-fssim-msssim-yuv420p:   CMD = refcmp_metadata fssim=algo=msssim:window=7:sigma=1.2 yuv420p 1e-9
 
 # The stats file keeps the ssim filter's line format; int is exact, so the
 # printed values are too.

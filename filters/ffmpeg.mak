@@ -19,7 +19,7 @@ OBJS-$(CONFIG_FSSIM_CUDA_FILTER)   += fssim/vf_fssim_cuda.o fssim/fssim_filter.o
                                       $(FSSIM_CUDA) $(FSSIM_COMMON)
 # The Vulkan backend serves fssim_vulkan and fssim3d: both sets of shaders.
 FSSIM_VULKAN = fssim/fssim_be_vulkan.o fssim/fssim_be_vulkan3d.o \
-               fssim/fssim.comp.spv.o fssim/fssim_f32.comp.spv.o \
+               fssim/fssim.comp.spv.o fssim/fssim_f32.comp.spv.o fssim/fssim_msssim.comp.spv.o \
                fssim/fssim_resample.comp.spv.o fssim/fssim3d_moments.comp.spv.o \
                fssim/fssim3d_score.comp.spv.o vulkan.o vulkan_filter.o
 
@@ -39,6 +39,13 @@ ifdef CONFIG_FSSIM_VULKAN_FILTER
 OBJS-yes += $(FSSIM_VULKAN)
 endif
 endif
+
+# FFmpeg's %.ptx rule knows only the .cu file: fssim_cuda's modules are
+# rebuilt when a kernel header they include changes.
+FSSIM_PTX_HEADERS = fssim_plane.cuh fssim_resample.cuh fssim_msssim.cuh fssim_cuda.h \
+                    fssim_cuda_device.cuh fssim_consts.h
+$(addprefix $(SUBDIR)fssim/,fssim_8.ptx fssim_12.ptx fssim_16.ptx fssim_8_any.ptx \
+  fssim_12_any.ptx fssim_16_any.ptx): $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,$(FSSIM_PTX_HEADERS))
 
 # The reference is plain C11; it needs no fused multiply-add (doc/algorithms.md#int).
 $(SUBDIR)fssim/ref_%.o: CFLAGS += -ffp-contract=off

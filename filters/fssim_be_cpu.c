@@ -27,8 +27,10 @@
  * area, sized at configuration: scoring a frame allocates nothing.  A
  * ladder's renditions of another size are first resampled, by bands, into
  * planes of the reference's size (the CPU reference favours clarity over
- * fusing the two).  Synchronous: a job's sums are there when submit
- * returns.
+ * fusing the two).  MS-SSIM first builds each plane's five scales as
+ * doubles (the pyramid lists, one run per scale, bands of rows in
+ * parallel), then scores every scale in bands like the other algorithms.
+ * Synchronous: a job's sums are there when submit returns.
  */
 #include "libavutil/mem.h"
 #include "libavfilter/filters.h"
@@ -41,9 +43,11 @@
 typedef struct CPUUnit {
     int    dist, algo, comp;
     int    y0, y1;           /* rows (int, psnr), scored rows (float), window rows (block) */
+    int    scale;            /* msssim: the scale (pyramid: the level built) */
     FSSIMRefIntSums isum;    /* int */
     uint64_t sse;            /* psnr */
-    double sum;              /* float, block, 3-D */
+    double sum;              /* float, block, 3-D; msssim: the SSIM map */
+    double cs;               /* msssim: the contrast-structure map */
 } CPUUnit;
 
 typedef struct CPUList {
@@ -63,6 +67,14 @@ typedef struct CPUBackend {
     uint16_t *rs[FSSIM_MAX_DIST][4];
     /* 3-D: ring[slot][comp], the five moment planes of a component */
     FSSIMRefMoments ring[FSSIM3D_MAX_DEPTH][4];
+    /* msssim: pyramid[0] loads the planes as doubles, pyramid[j] pools
+     * scale j from scale j - 1; ms[i][c][j] is scale j of component c of
+     * rendition i, or of the reference for i = nb_dist (shared by all
+     * renditions); all in ms_buf */
+    CPUList  pyramid[FSSIM_MS_SCALES];
+    double  *ms[FSSIM_MAX_DIST + 1][4][FSSIM_MS_SCALES];
+    double  *ms_buf;
+    double   ms_g[FSSIM_MAX_WINDOW];
 } CPUBackend;
 
 /* What one run of the units reads. */
@@ -86,9 +98,9 @@ static int cpu_check_inputs(FSSIMEngine *e, enum AVPixelFormat *sw_format)
     return 0;
 }
 
-/* Rows the algorithm iterates over in component c, and the scratch a band
- * of them needs. */
-static int algo_rows(const FSSIMEngine *e, int algo, int c, size_t *scratch)
+/* Rows the algorithm iterates over in component c (msssim: at scale j),
+ * and the scratch a band of them needs. */
+static int algo_rows(const FSSIMEngine *e, int algo, int c, int j, size_t *scratch)
 {
     const FSSIMPlane *p = &e->fmt.comp[c];
     const FSSIMRefFloatParams fp = float_params(e);
@@ -108,6 +120,11 @@ static int algo_rows(const FSSIMEngine *e, int algo, int c, size_t *scratch)
         return fssim_ref_block_windows(p->width, p->height, &w, &h) < 0 ? 0 : h;
     case FSSIM_ALGO_PSNR:
         return p->height;
+    case FSSIM_ALGO_MSSSIM:
+        /* the valid rows of scale j; one row of the five vertical sums */
+        fssim_ref_msssim_scale_size(p->width, p->height, j, &w, &h);
+        *scratch = 5 * (size_t)w * sizeof(double);
+        return FFMAX(h - e->window + 1, 0);
     }
     return 0;
 }
@@ -122,14 +139,19 @@ static int make_units(CPUBackend *b, CPUList *l, const FSSIMEngine *e, int nb_di
             for (int a = 0; a < FSSIM_NB_ALGOS; a++) {
                 if (!(algos & FSSIM_BIT(a)))
                     continue;
+                /* msssim: every scale's bands, finest first */
+                const int nb_scales = a == FSSIM_ALGO_MSSSIM ? FSSIM_MS_SCALES : 1;
                 for (int c = 0; c < e->fmt.nb_comps; c++) {
-                    size_t scratch = 0;
-                    const int rows = algo_rows(e, a, c, &scratch);
-                    for (int y = 0; y < rows; y += BAND_ROWS, n++)
-                        if (pass)
-                            l->units[n] = (CPUUnit) { .dist = k, .algo = a, .comp = c, .y0 = y,
-                                                      .y1 = FFMIN(y + BAND_ROWS, rows) };
-                    b->scratch_size = FFMAX(b->scratch_size, scratch);
+                    for (int j = 0; j < nb_scales; j++) {
+                        size_t scratch = 0;
+                        const int rows = algo_rows(e, a, c, j, &scratch);
+                        for (int y = 0; y < rows; y += BAND_ROWS, n++)
+                            if (pass)
+                                l->units[n] = (CPUUnit) { .dist = k, .algo = a, .comp = c,
+                                                          .y0 = y, .scale = j,
+                                                          .y1 = FFMIN(y + BAND_ROWS, rows) };
+                        b->scratch_size = FFMAX(b->scratch_size, scratch);
+                    }
                 }
             }
         }
@@ -192,6 +214,55 @@ static int init_resampling(FSSIMEngine *e, CPUBackend *b)
     return 0;
 }
 
+/*
+ * msssim: the scales of every image's planes (the renditions', then the
+ * reference's, which all renditions share) and the lists that build them.
+ * The reference's pieces (doc/algorithms.md#msssim) work on rows, so each
+ * scale is built by bands in parallel; a scale needs the whole previous
+ * one, hence one list (one run) per scale.
+ */
+static int init_pyramid(FSSIMEngine *e, CPUBackend *b)
+{
+    size_t total = 0;
+
+    fssim_ref_gauss_weights(e->window, e->sigma, b->ms_g);
+    for (int pass = 0; pass < 3; pass++) {
+        int n[FSSIM_MS_SCALES] = { 0 };
+        size_t off = 0;
+        for (int i = 0; i <= e->nb_dist; i++) {
+            for (int c = 0; c < e->fmt.nb_comps; c++) {
+                const FSSIMPlane *p = &e->fmt.comp[c];
+                for (int j = 0; j < FSSIM_MS_SCALES; j++) {
+                    CPUList *l = &b->pyramid[j];
+                    int sw, sh;
+                    fssim_ref_msssim_scale_size(p->width, p->height, j, &sw, &sh);
+                    if (pass == 2)
+                        b->ms[i][c][j] = b->ms_buf + off;
+                    off += (size_t)sw * sh;
+                    for (int y = 0; y < sh; y += BAND_ROWS, n[j]++)
+                        if (pass == 2)
+                            l->units[n[j]] = (CPUUnit) { .dist = i, .comp = c, .scale = j,
+                                                         .y0 = y, .y1 = FFMIN(y + BAND_ROWS, sh) };
+                }
+            }
+        }
+        if (pass == 0) {
+            total = off;
+        } else if (pass == 1) {
+            if (!(b->ms_buf = av_malloc_array(total, sizeof(double))))
+                return AVERROR(ENOMEM);
+            for (int j = 0; j < FSSIM_MS_SCALES; j++) {
+                b->pyramid[j].nb_units = n[j];
+                if (!(b->pyramid[j].units = av_calloc(FFMAX(n[j], 1), sizeof(CPUUnit))))
+                    return AVERROR(ENOMEM);
+            }
+        }
+    }
+    av_log(e->ctx, AV_LOG_VERBOSE, "msssim: %zu bytes for the scales of %d images.\n",
+           total * sizeof(double), e->nb_dist + 1);
+    return 0;
+}
+
 static int cpu_init(FSSIMEngine *e, size_t *ring_bytes)
 {
     CPUBackend *b = e->priv;
@@ -207,6 +278,8 @@ static int cpu_init(FSSIMEngine *e, size_t *ring_bytes)
         ret = make_units(b, &b->score, e, e->nb_dist, e->algos);
         if (ret >= 0)
             ret = init_resampling(e, b);
+        if (ret >= 0 && (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)))
+            ret = init_pyramid(e, b);
     }
     if (ret < 0)
         return ret;
@@ -219,6 +292,46 @@ static int cpu_init(FSSIMEngine *e, size_t *ring_bytes)
     return 0;
 }
 
+/* msssim: the S and CS sums of a band of valid rows of one scale. */
+static void msssim_unit(FSSIMEngine *e, CPUUnit *u, void *scratch)
+{
+    CPUBackend *b = e->priv;
+    const FSSIMPlane *p = &e->fmt.comp[u->comp];
+    const double L = (double)((1 << e->fmt.depth) - 1);
+    int sw, sh;
+
+    fssim_ref_msssim_scale_size(p->width, p->height, u->scale, &sw, &sh);
+    fssim_ref_msssim_rows(b->ms[u->dist][u->comp][u->scale],
+                          b->ms[e->nb_dist][u->comp][u->scale], sw, sh, b->ms_g, e->window,
+                          FSSIM_FLOAT_C1(L), FSSIM_FLOAT_C2(L), u->y0, u->y1, scratch,
+                          &u->sum, &u->cs);
+}
+
+/* msssim: rows of one scale of one image's plane (see init_pyramid). */
+static void pyramid_unit(FSSIMEngine *e, const CPUTask *t, const CPUUnit *u)
+{
+    CPUBackend *b = e->priv;
+    const FSSIMPlane *p = &e->fmt.comp[u->comp];
+    double *const *lv = b->ms[u->dist][u->comp];
+
+    if (u->scale == 0) {
+        const int i = u->dist, c = u->comp;
+        const AVFrame *f = i < e->nb_dist ? t->dist[i] : t->ref;
+        const FSSIMFormat *fmt = i < e->nb_dist ? &e->dist[i] : &e->fmt;
+        /* a resampled rendition: its plane at the reference's size, which
+         * the other algorithms score too */
+        const FSSIMRefPlane pl = i < e->nb_dist && b->rs[i][c] ? (FSSIMRefPlane) {
+            .data = (const uint8_t *)b->rs[i][c], .linesize = 2 * p->width, .width = p->width,
+            .height = p->height, .bytes = 2, .step = 1, .shift = 0 } :
+            ff_fssim_ref_plane(fmt, c, f->data, f->linesize);
+        fssim_ref_msssim_load_rows(&pl, u->y0, u->y1, lv[0]);
+    } else {
+        int sw, sh;
+        fssim_ref_msssim_scale_size(p->width, p->height, u->scale - 1, &sw, &sh);
+        fssim_ref_msssim_pool_rows(lv[u->scale - 1], sw, sh, u->y0, u->y1, lv[u->scale]);
+    }
+}
+
 static void run_unit(FSSIMEngine *e, const CPUTask *t, CPUUnit *u, void *scratch)
 {
     CPUBackend *b = e->priv;
@@ -228,6 +341,11 @@ static void run_unit(FSSIMEngine *e, const CPUTask *t, CPUUnit *u, void *scratch
     u->isum = (FSSIMRefIntSums) { 0 };
     u->sse  = 0;
     u->sum  = 0.0;
+    u->cs   = 0.0;
+    if (t->list >= b->pyramid && t->list < b->pyramid + FSSIM_MS_SCALES) {
+        pyramid_unit(e, t, u);
+        return;
+    }
     if (t->win) {
         const double L = (double)((1 << depth) - 1);
         const FSSIMRefMoments *mom[FSSIM3D_MAX_DEPTH];
@@ -278,6 +396,9 @@ static void run_unit(FSSIMEngine *e, const CPUTask *t, CPUUnit *u, void *scratch
         case FSSIM_ALGO_PSNR:
             fssim_ref_sse_rows(&pa, &pb, u->y0, u->y1, &u->sse);
             break;
+        case FSSIM_ALGO_MSSSIM:
+            msssim_unit(e, u, scratch);
+            break;
         }
     }
 }
@@ -290,8 +411,11 @@ static int run_units(AVFilterContext *ctx, void *arg, int jobnr, int nb_jobs)
     CPUBackend *b = e->priv;
     void *scratch = b->scratch + (size_t)jobnr * b->scratch_size;
 
+    /* a rendition without a frame is skipped; the reference's pyramid
+     * (dist == nb_dist) is always built */
     for (int i = jobnr; i < t->list->nb_units; i += nb_jobs)
-        if (t->dist == NULL || t->win || t->dist[t->list->units[i].dist])
+        if (t->dist == NULL || t->win || t->list->units[i].dist >= e->nb_dist ||
+            t->dist[t->list->units[i].dist])
             run_unit(e, t, &t->list->units[i], scratch);
     return 0;
 }
@@ -320,12 +444,17 @@ static void gather(const CPUList *l, AVFrame *const *dist, FSSIMSums *s)
         FSSIMSum *v = s->v[u->dist][u->comp];
         if (dist && !dist[u->dist])
             continue;
-        if (u->algo == FSSIM_ALGO_INT)
+        if (u->algo == FSSIM_ALGO_INT) {
             v[FSSIM_PART_INT].d += u->isum.t;
-        else if (u->algo == FSSIM_ALGO_PSNR)
+        } else if (u->algo == FSSIM_ALGO_PSNR) {
             v[FSSIM_PART_SSE].u += u->sse;
-        else
+        } else if (u->algo == FSSIM_ALGO_MSSSIM) {
+            /* each scale's bands in order, as fssim_ref_msssim_scales adds them */
+            v[FSSIM_PART_MS_S(u->scale)].d  += u->sum;
+            v[FSSIM_PART_MS_CS(u->scale)].d += u->cs;
+        } else {
             v[u->algo].d += u->sum;
+        }
     }
 }
 
@@ -337,6 +466,10 @@ static int cpu_submit(FSSIMEngine *e, int slot, const AVFrame *ref, AVFrame *con
 
     if (b->resample.nb_units)
         run(e, &r);
+    for (int j = 0; j < FSSIM_MS_SCALES && b->pyramid[j].nb_units; j++) {
+        const CPUTask p = { .list = &b->pyramid[j], .ref = ref, .dist = dist };
+        run(e, &p);
+    }
     run(e, &t);
     gather(&b->score, dist, &b->results[slot]);
     return 0;
@@ -382,6 +515,9 @@ static void cpu_uninit(FSSIMEngine *e)
     av_freep(&b->resample.units);
     av_freep(&b->score.units);
     av_freep(&b->moments.units);
+    for (int j = 0; j < FSSIM_MS_SCALES; j++)
+        av_freep(&b->pyramid[j].units);
+    av_freep(&b->ms_buf);
     av_freep(&b->scratch);
     av_freep(&b->results);
 }

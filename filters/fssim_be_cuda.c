@@ -31,6 +31,11 @@
  * A ladder's rendition of another size is first resampled
  * (fssim_resample_h/v, kernels/fssim_resample.cuh) into a frame of the
  * reference's size in device memory, laid out like the rendition's.
+ * MS-SSIM (kernels/fssim_msssim.cuh): per rendition, one fssim_ms_scale
+ * launch per scale over every plane, each pooling the next scale into
+ * float planes allocated once (the stream orders the renditions, so one set
+ * serves them all), then fssim_ms_reduce into the slot, after the fused
+ * kernels' sums.
  *
  * 3-D (fssim3d): per frame pair, fssim3d_moments computes the spatial
  * moments into the frame's slot of a ring in device memory (the one
@@ -89,6 +94,18 @@ typedef struct CUDABackend {
     CUDAResampled rs[FSSIM_MAX_DIST];
     CUdeviceptr tables;                 /* every axis's coefficients */
     CUdeviceptr rs_tmp;                 /* the horizontal pass, int32 */
+    size_t fused_bytes;                 /* a slot's sums of fssim_plane; msssim's follow */
+
+    /* msssim */
+    CUfunction ms_scale_func, ms_reduce_func;
+    CUdeviceptr ms_levels;              /* scales 1-4 of both planes of every component */
+    CUdeviceptr ms_partials;            /* per rendition: 2 doubles per block of each scale */
+    FSSIMCudaMsParams ms[FSSIM_MS_SCALES];
+    FSSIMCudaMsReduceParams ms_reduce;
+    int ms_blocks[FSSIM_MS_SCALES];     /* blocks of each scale's launch */
+    int ms_first[FSSIM_MS_SCALES];      /* their first record in a rendition's partials */
+    int ms_records;                     /* a rendition's partial records */
+    int ms_smem;
 
     /* 3-D */
     CUfunction moments_func, score_func, sum_func;
@@ -255,6 +272,147 @@ static int launch_resample(FSSIMEngine *e, CUDABackend *b, int k, const AVFrame 
     return ret;
 }
 
+/*
+ * msssim: the launches of every scale, their float planes (scales 1-4 of
+ * both inputs, about a third of a plane's samples each) and the blocks'
+ * partial records.  Everything but the frames' pointers is set here.
+ * Context pushed.
+ */
+static int init_msssim(FSSIMEngine *e, CUDABackend *b)
+{
+    FSSIMCuda *c = &b->cuda;
+    CudaFunctions *cu = c->cu;
+    const double L = (double)((1 << e->fmt.depth) - 1);
+    size_t off[4][FSSIM_MS_SCALES], bytes = 0;
+    int pitch[4][FSSIM_MS_SCALES];
+    double g[FSSIM_MAX_WINDOW] = { 0 };
+    int ret;
+
+    fssim_ref_gauss_weights(e->window, e->sigma, g);
+    for (int i = 0; i < e->fmt.nb_comps; i++) {
+        for (int j = 1; j < FSSIM_MS_SCALES; j++) {
+            int sw, sh;
+            fssim_ref_msssim_scale_size(e->fmt.comp[i].width, e->fmt.comp[i].height, j, &sw, &sh);
+            pitch[i][j] = FFALIGN(sw * (int)sizeof(float), OFFSET_ALIGN);
+            off[i][j]   = bytes;
+            bytes += 2 * (size_t)pitch[i][j] * sh;   /* main, then ref */
+        }
+    }
+    for (int j = 0; j < FSSIM_MS_SCALES; j++) {
+        FSSIMCudaMsParams *mp = &b->ms[j];
+        memset(mp, 0, sizeof(*mp));
+        mp->c1 = (float)FSSIM_FLOAT_C1(L);
+        mp->c2 = (float)FSSIM_FLOAT_C2(L);
+        for (int k = 0; k < e->window; k++)
+            mp->g[k] = (float)g[k];
+        mp->nb_planes = e->fmt.nb_comps;
+        mp->level  = j;
+        mp->radius = e->window / 2;
+        b->ms_first[j] = b->ms_records;
+        for (int i = 0; i < e->fmt.nb_comps; i++) {
+            const FSSIMPlane *p = &e->fmt.comp[i];
+            FSSIMCudaMsPlane *pl = &mp->plane[i];
+            int gx, gy;
+            fssim_ref_msssim_scale_size(p->width, p->height, j, &pl->width, &pl->height);
+            pl->step  = j ? 1 : p->step;
+            pl->shift = j ? 0 : p->shift;
+            pl->first_tile = b->ms_blocks[j];
+            b->ms_reduce.offset[i * FSSIM_MS_SCALES + j] = b->ms_first[j] + b->ms_blocks[j];
+            b->ms_reduce.count[i * FSSIM_MS_SCALES + j]  =
+                fssim_cuda_nb_blocks(pl->width, pl->height, &gx, &gy);
+            pl->tiles_x = gx;
+            b->ms_blocks[j] += gx * gy;
+        }
+        b->ms_records += b->ms_blocks[j];
+    }
+    b->ms_smem = fssim_ms_smem_layout(e->window / 2).total;
+
+    ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuModuleGetFunction(&b->ms_scale_func, c->module,
+                                                            "fssim_ms_scale"));
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuModuleGetFunction(&b->ms_reduce_func, c->module,
+                                                                "fssim_ms_reduce"));
+    if (ret >= 0)
+        ret = ff_fssim_cuda_set_smem(e->ctx, c, b->ms_scale_func, b->ms_smem);
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuMemAlloc(&b->ms_levels, bytes));
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuMemAlloc(&b->ms_partials, (size_t)e->nb_dist *
+                                                       b->ms_records * 2 * sizeof(double)));
+    if (ret < 0)
+        return ret;
+
+    /* scale j reads the planes scale j - 1 pooled into */
+    for (int j = 0; j < FSSIM_MS_SCALES; j++) {
+        for (int i = 0; i < e->fmt.nb_comps; i++) {
+            FSSIMCudaMsPlane *pl = &b->ms[j].plane[i];
+            if (j) {
+                pl->main_ptr   = b->ms_levels + off[i][j];
+                pl->ref_ptr    = pl->main_ptr + (size_t)pitch[i][j] * pl->height;
+                pl->main_pitch = pl->ref_pitch = pitch[i][j];
+            }
+            if (j + 1 < FSSIM_MS_SCALES) {
+                const FSSIMCudaMsPlane *next = &b->ms[j + 1].plane[i];
+                pl->main_next  = b->ms_levels + off[i][j + 1];
+                pl->ref_next   = pl->main_next + (size_t)pitch[i][j + 1] * next->height;
+                pl->next_pitch = pitch[i][j + 1];
+            }
+        }
+    }
+    av_log(e->ctx, AV_LOG_VERBOSE, "msssim: %d blocks over 5 scales, %d bytes of shared "
+           "memory each, %zu bytes of pooled planes\n", b->ms_records, b->ms_smem, bytes);
+    return 0;
+}
+
+/* msssim of rendition k: the five scales, then the reduction into its part
+ * of the slot. */
+static int launch_msssim(FSSIMEngine *e, CUDABackend *b, int k, const AVFrame *ref,
+                         const AVFrame *dist, CUdeviceptr results)
+{
+    FSSIMCuda *c = &b->cuda;
+    CudaFunctions *cu = c->cu;
+    const CUDAResampled *rs = e->resample[k] ? &b->rs[k] : NULL;
+    const CUdeviceptr partials = b->ms_partials + (size_t)k * b->ms_records * 2 * sizeof(double);
+    void *args[1];
+    int ret = 0;
+
+    for (int i = 0; i < e->fmt.nb_comps; i++) {
+        const FSSIMPlane *p = &e->fmt.comp[i];
+        FSSIMCudaMsPlane *pl = &b->ms[0].plane[i];
+        /* a resampled rendition: its frame at the reference's size, as the
+         * fused kernels read it */
+        pl->main_ptr   = (rs ? rs->data[p->plane] : (CUdeviceptr)dist->data[p->plane]) +
+                         p->offset;
+        pl->main_pitch = rs ? rs->pitch[p->plane] : dist->linesize[p->plane];
+        pl->ref_ptr    = (CUdeviceptr)ref->data[p->plane] + p->offset;
+        pl->ref_pitch  = ref->linesize[p->plane];
+    }
+    for (int j = 0; j < FSSIM_MS_SCALES && ret >= 0; j++) {
+        b->ms[j].partials = partials + (size_t)b->ms_first[j] * 2 * sizeof(double);
+        args[0] = &b->ms[j];
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuLaunchKernel(b->ms_scale_func, b->ms_blocks[j],
+                                                           1, 1, FSSIM_TILE,
+                                                           FSSIM_THREADS / FSSIM_TILE, 1,
+                                                           b->ms_smem, c->stream, args, NULL));
+    }
+    if (ret < 0)
+        return ret;
+    b->ms_reduce.partials = partials;
+    b->ms_reduce.out = results + b->fused_bytes +
+                       (size_t)k * e->fmt.nb_comps * 2 * FSSIM_MS_SCALES * sizeof(double);
+    args[0] = &b->ms_reduce;
+    return FSSIM_CHECK_CU(c, e->ctx, cu->cuLaunchKernel(b->ms_reduce_func,
+                                                        e->fmt.nb_comps * FSSIM_MS_SCALES, 1, 1,
+                                                        FSSIM_TILE, FSSIM_THREADS / FSSIM_TILE,
+                                                        1, 0, c->stream, args, NULL));
+}
+
+/* Whether fssim_plane runs: an algorithm other than msssim is asked for. */
+static int fused_algos(const FSSIMEngine *e)
+{
+    return e->algos & ~FSSIM_BIT(FSSIM_ALGO_MSSSIM);
+}
+
 /* Kernel parameters, tiles and buffers: everything that does not change
  * from frame to frame is set up once here. */
 static int init_2d(FSSIMEngine *e, CUDABackend *b)
@@ -317,6 +475,8 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
                                                         b->nb_tiles * part_bytes));
     if (ret >= 0)
         ret = init_resampling(e, b);
+    if (ret >= 0 && (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)))
+        ret = init_msssim(e, b);
     pop(e, c);
     if (ret < 0)
         return ret;
@@ -326,10 +486,13 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
     av_log(ctx, AV_LOG_VERBOSE, "%d tiles of %dx%d, %d bytes of shared memory each, "
            "%zu bytes of tile sums\n", b->nb_tiles, FSSIM_TILE, FSSIM_TILE, b->smem_bytes,
            (size_t)e->nb_dist * b->nb_tiles * part_bytes);
-    /* only the planes the reduction writes: a copy of unwritten device
+    /* only the planes the reductions write: a copy of unwritten device
      * memory is an uninitialised read to compute-sanitizer's initcheck */
-    return ff_fssim_cuda_slots_init(ctx, c, &b->slots, e->nb_slots,
-                                    (size_t)e->nb_dist * e->fmt.nb_comps * part_bytes);
+    b->fused_bytes = fused_algos(e) ? (size_t)e->nb_dist * e->fmt.nb_comps * part_bytes : 0;
+    return ff_fssim_cuda_slots_init(ctx, c, &b->slots, e->nb_slots, b->fused_bytes +
+                                    (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM) ?
+                                     (size_t)e->nb_dist * e->fmt.nb_comps * 2 *
+                                     FSSIM_MS_SCALES * sizeof(double) : 0));
 }
 
 /* The kernels of the renditions present (their indices in ks[]) into
@@ -346,6 +509,10 @@ static int launch_2d(FSSIMEngine *e, CUDABackend *b, const AVFrame *ref, AVFrame
     for (int i = 0; i < n && ret >= 0; i++)
         if (e->resample[ks[i]])
             ret = launch_resample(e, b, ks[i], dist[ks[i]]);
+    for (int i = 0; i < n && ret >= 0 && (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)); i++)
+        ret = launch_msssim(e, b, ks[i], ref, dist[ks[i]], results);
+    if (ret < 0 || !fused_algos(e))
+        return ret;
     for (int j = 0; j < e->fmt.nb_comps && ret >= 0; j++) {
         const FSSIMPlane *p = &e->fmt.comp[j];
         FSSIMCudaParams *kp = &b->params[j];
@@ -409,6 +576,19 @@ static int cuda_submit(FSSIMEngine *e, int slot, const AVFrame *ref, AVFrame *co
     return ret;
 }
 
+/* msssim's sums of plane c of rendition k in a slot (see launch_msssim). */
+static void read_msssim(const FSSIMEngine *e, const CUDABackend *b, const double *r, int k,
+                        int c, FSSIMSum *v)
+{
+    const double *ms = r + b->fused_bytes / sizeof(double) +
+                       ((size_t)k * e->fmt.nb_comps + c) * 2 * FSSIM_MS_SCALES;
+
+    for (int j = 0; j < FSSIM_MS_SCALES; j++) {
+        v[FSSIM_PART_MS_S(j)].d  = ms[2 * j];
+        v[FSSIM_PART_MS_CS(j)].d = ms[2 * j + 1];
+    }
+}
+
 static int cuda_collect(FSSIMEngine *e, int slot, int wait, FSSIMSums *sums)
 {
     CUDABackend *b = e->priv;
@@ -427,8 +607,11 @@ static int cuda_collect(FSSIMEngine *e, int slot, int wait, FSSIMSums *sums)
                 continue;
             }
             /* the bits as they are: the sse part is an integer */
-            memcpy(v, &r[(k * e->fmt.nb_comps + c) * FSSIM_NB_FUSED_PARTS],
-                   FSSIM_NB_FUSED_PARTS * sizeof(*v));
+            if (b->fused_bytes)
+                memcpy(v, &r[(k * e->fmt.nb_comps + c) * FSSIM_NB_FUSED_PARTS],
+                       FSSIM_NB_FUSED_PARTS * sizeof(*v));
+            if (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM))
+                read_msssim(e, b, r, k, c, v);
         }
     }
     return 1;
@@ -719,6 +902,10 @@ static void cuda_uninit(FSSIMEngine *e)
             FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->tables));
         if (b->rs_tmp)
             FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->rs_tmp));
+        if (b->ms_levels)
+            FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->ms_levels));
+        if (b->ms_partials)
+            FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->ms_partials));
         if (b->ring)
             FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->ring));
         if (b->win.dev)

@@ -25,7 +25,10 @@
  * requested algorithm from one read of each sample, a reduce dispatch per
  * plane adds the workgroups' partials in a fixed order; only the per-plane
  * sums come back to the host, a few frames later, so the pipeline never
- * waits on the GPU.
+ * waits on the GPU.  MS-SSIM (fssim_msssim.comp.glsl) adds, in the same
+ * command buffer, a dispatch per plane and scale (each pooling the next
+ * scale into the execution context's level buffer) and a reduce dispatch
+ * per plane.
  */
 #include <float.h>
 #include <inttypes.h>
@@ -46,6 +49,8 @@ extern const unsigned char ff_fssim_f32_comp_spv_data[];
 extern const unsigned int  ff_fssim_f32_comp_spv_len;
 extern const unsigned char ff_fssim_resample_comp_spv_data[];
 extern const unsigned int  ff_fssim_resample_comp_spv_len;
+extern const unsigned char ff_fssim_msssim_comp_spv_data[];
+extern const unsigned int  ff_fssim_msssim_comp_spv_len;
 
 /* Tile and workgroup shape: fssim_consts.h, shared with fssim_core.glsl. */
 #define TILE_W      FSSIM_VK_TILE_W
@@ -99,6 +104,33 @@ typedef struct FSSIMVkPlane {
     int      tiles_y;
 } FSSIMVkPlane;
 
+/* msssim: bindings, specialization constants and push constants of
+ * fssim_msssim.comp.glsl; result words per plane (S and CS float pairs of
+ * each scale). */
+enum { MS_BIND_LVL = BIND_REF + MAX_PLANES, MS_BIND_PART, MS_BIND_RES, MS_BIND_RSB,
+       MS_BIND_NB };
+enum { MS_SPEC_MODE, MS_SPEC_RF, MS_SPEC_C1F, MS_SPEC_C2F, MS_SPEC_SG, MS_SPEC_G0,
+       MS_SPEC_MAIN_BUF = MS_SPEC_G0 + 15, MS_SPEC_NB };
+#define MS_RES_WORDS (4 * FSSIM_MS_SCALES)
+#define MS_NONE      0xFFFFFFFFu
+
+typedef struct FSSIMVkMsPush {
+    int32_t  size[2];
+    int32_t  plane, chan, shift, level, tiles_x;
+    uint32_t part_off, in_off, in_ref_off, out_off, out_ref_off, res_off;
+    uint32_t seg_off[FSSIM_MS_SCALES], seg_n[FSSIM_MS_SCALES];
+    uint32_t buf_off, buf_pitch;  /* MAIN_BUF, scale 0: a resampled rendition's plane */
+} FSSIMVkMsPush;
+
+/* PushData in fssim_msssim.comp.glsl, scalar layout */
+_Static_assert(sizeof(FSSIMVkMsPush) == (15 + 2 * FSSIM_MS_SCALES) * 4,
+               "FSSIMVkMsPush matches the shader's PushData");
+
+typedef struct FSSIMVkMsDispatch {
+    FSSIMVkMsPush pc;
+    int tiles_y;
+} FSSIMVkMsDispatch;
+
 typedef struct VKBackend {
     VK3DBackend *b3d;             /* fssim3d: everything is there */
     FFVulkanContext vkctx;
@@ -132,16 +164,23 @@ typedef struct VKBackend {
     uint64_t *slot_n;             /* per slot, the frame it scores */
 
     /* GPU time per frame, from timestamp queries */
-    VkQueryPool ts_pool;
-    PFN_vkCmdWriteTimestamp write_ts;
-    uint64_t ts_mask;
-    double ts_period;
+    FSSIMVkTimer timer;
     double gpu_sum, gpu_min, gpu_max, gpu_tiles;
     uint64_t gpu_frames;
 
     /* A submission or a fence failed: the device is not trusted for the
      * rest of the run, and no score is read from it any more. */
     int gpu_failed;
+
+    /* msssim: per execution context, scales 1-4 of both inputs' planes
+     * (floats), then the workgroups' partial records (vec4) */
+    FFVulkanShader shd_ms_tile, shd_ms_reduce;
+    FFVulkanShader shd_ms_tile_rs;             /* scale 0 of a resampled rendition */
+    FFVkBuffer ms_buf;
+    size_t ms_stride, ms_lvl_size;
+    FSSIMVkMsDispatch ms[4][FSSIM_MS_SCALES];  /* per plane and scale */
+    FSSIMVkMsPush ms_reduce[4];                /* per plane */
+    uint32_t ms_res_word;                      /* msssim's first result word */
 } VKBackend;
 
 int ff_fssim_vk_add_descriptor_set(FFVulkanContext *vkctx, FFVulkanShader *shd,
@@ -212,6 +251,89 @@ static void setup_planes(FSSIMEngine *e)
     s->win_off     = s->part_d_off + s->part_d_size;
     s->scratch_stride = s->win_off + s->win_size;
     s->res_stride  = ff_fssim_vk_align(sizeof(uint32_t) * RES_WORDS * e->fmt.nb_comps);
+}
+
+/* Whether the fused shaders run: an algorithm other than msssim is asked for. */
+static int fused_algos(const FSSIMEngine *e)
+{
+    return e->algos & ~FSSIM_BIT(FSSIM_ALGO_MSSSIM);
+}
+
+/*
+ * msssim: the dispatches of every plane and scale, the layout of the
+ * level buffer (scale j of main, then of the reference, per plane, rows
+ * packed) and of the partial records, and the result words after those of
+ * the fused shaders.
+ */
+static void setup_msssim(FSSIMEngine *e)
+{
+    VKBackend *s = e->priv;
+    uint32_t lvl = 0, parts = 0;
+    uint32_t off[4][FSSIM_MS_SCALES] = { { 0 } };
+
+    s->ms_res_word = RES_WORDS * e->fmt.nb_comps;
+    s->res_stride  = ff_fssim_vk_align(sizeof(uint32_t) * (s->ms_res_word +
+                                                   MS_RES_WORDS * e->fmt.nb_comps));
+    for (int c = 0; c < e->fmt.nb_comps; c++) {
+        for (int j = 1; j < FSSIM_MS_SCALES; j++) {
+            int sw, sh;
+            fssim_ref_msssim_scale_size(e->fmt.comp[c].width, e->fmt.comp[c].height, j, &sw, &sh);
+            off[c][j] = lvl;
+            lvl += 2 * sw * sh;
+        }
+    }
+    for (int c = 0; c < e->fmt.nb_comps; c++) {
+        const FSSIMPlane *cp = &e->fmt.comp[c];
+        FSSIMVkMsPush *rp = &s->ms_reduce[c];
+
+        memset(rp, 0, sizeof(*rp));
+        rp->res_off = s->ms_res_word + c * MS_RES_WORDS;
+        for (int j = 0; j < FSSIM_MS_SCALES; j++) {
+            FSSIMVkMsDispatch *d = &s->ms[c][j];
+            FSSIMVkMsPush *pc = &d->pc;
+            int sw, sh;
+
+            fssim_ref_msssim_scale_size(cp->width, cp->height, j, &sw, &sh);
+            memset(d, 0, sizeof(*d));
+            pc->size[0]  = sw;
+            pc->size[1]  = sh;
+            pc->plane    = cp->plane;
+            pc->chan     = cp->offset / cp->bytes;
+            pc->shift    = cp->shift;
+            pc->level    = j;
+            pc->tiles_x  = (sw + TILE_W - 1) / TILE_W;
+            d->tiles_y   = (sh + TILE_H - 1) / TILE_H;
+            pc->part_off = parts;
+            pc->in_off   = off[c][j];
+            pc->in_ref_off = off[c][j] + sw * sh;
+            pc->out_off  = pc->out_ref_off = MS_NONE;
+            if (j + 1 < FSSIM_MS_SCALES) {
+                const int nw = (sw + 1) / 2, nh = (sh + 1) / 2;
+                pc->out_off     = off[c][j + 1];
+                pc->out_ref_off = off[c][j + 1] + nw * nh;
+            }
+            pc->res_off = rp->res_off;
+            rp->seg_off[j] = parts;
+            rp->seg_n[j]   = pc->tiles_x * d->tiles_y;
+            parts += rp->seg_n[j];
+        }
+    }
+    s->ms_lvl_size = ff_fssim_vk_align(sizeof(float) * lvl);
+    s->ms_stride   = s->ms_lvl_size + ff_fssim_vk_align(4 * sizeof(float) * parts);
+}
+
+/* Shared memory of fssim_msssim.comp.glsl's tile workgroup: the tile and
+ * its halo of both inputs, the horizontal pass (4 moments) or the staging
+ * area of the reduction (a float quadruple per slot), the taps. */
+static int ms_shared_bytes(const FSSIMEngine *e)
+{
+    const VKBackend *s = e->priv;
+    const int rf = e->window / 2;
+    const int hb = 4 * (TILE_H + 2 * rf) * TILE_W;
+    const int st = 4 * (s->subgroup_size ? WG_SIZE / 4 : WG_SIZE);
+
+    return 4 * (2 * (TILE_W + 2 * rf) * (TILE_H + 2 * rf) + FFMAX(hb, st) +
+                2 * FSSIM_MAX_RADIUS + 1);
 }
 
 /* Shared memory of a tile workgroup, as fssim_core.glsl sizes it: the
@@ -295,6 +417,12 @@ static int check_device(FSSIMEngine *e)
         (p11->subgroupSupportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) &&
         sg >= 4 && sg <= WG_SIZE && !(sg & (sg - 1)))
         s->subgroup_size = sg;
+    if ((e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)) && shared < ms_shared_bytes(e)) {
+        av_log(ctx, AV_LOG_ERROR, "The Vulkan device '%s' offers %u bytes of shared memory "
+               "per workgroup; algo=msssim needs %d with these options.\n", name, shared,
+               ms_shared_bytes(e));
+        return AVERROR(ENOSYS);
+    }
     if (shared < shared_bytes(e, tile_halo(e))) {
         av_log(ctx, AV_LOG_ERROR, "The Vulkan device '%s' offers %u bytes of shared memory "
                "per workgroup; fssim_vulkan needs %d with these options.\n", name, shared,
@@ -371,49 +499,129 @@ static int init_shader(FSSIMEngine *e, FFVulkanShader *shd, int mode, int main_b
         };
     RET(ff_fssim_vk_add_descriptor_set(vkctx, shd, desc, BIND_NB));
     RET(ff_vk_shader_add_push_const(shd, 0, sizeof(FSSIMVkPush), VK_SHADER_STAGE_COMPUTE_BIT));
-    if (s->fp64)
-        RET(ff_vk_shader_link(vkctx, shd, (const char *)ff_fssim_comp_spv_data,
-                              ff_fssim_comp_spv_len, "main"));
-    else
-        RET(ff_vk_shader_link(vkctx, shd, (const char *)ff_fssim_f32_comp_spv_data,
-                              ff_fssim_f32_comp_spv_len, "main"));
-    /* the list lives on this stack frame */
-    shd->specialization_info = NULL;
-    RET(ff_vk_shader_register_exec(vkctx, &s->e, shd));
-    return 0;
+    return s->fp64 ? ff_fssim_vk_link(vkctx, &s->e, shd, ff_fssim_comp_spv_data,
+                                      ff_fssim_comp_spv_len) :
+                     ff_fssim_vk_link(vkctx, &s->e, shd, ff_fssim_f32_comp_spv_data,
+                                      ff_fssim_f32_comp_spv_len);
 
 fail:
     shd->specialization_info = NULL;
     return err;
 }
 
-static int init_timestamps(FSSIMEngine *e)
+/* msssim's shaders: mode 0 a scale's tiles, 1 the reduction; main_buf:
+ * scale 0 of main read from the resampled planes, as shd_tile_rs. */
+static int init_ms_shader(FSSIMEngine *e, FFVulkanShader *shd, int mode, int main_buf)
 {
     VKBackend *s = e->priv;
-    AVFilterContext *ctx = e->ctx;
     FFVulkanContext *vkctx = &s->vkctx;
+    const double L = (double)((1 << e->fmt.depth) - 1);
+    double g[FSSIM_MAX_WINDOW] = { 0 };
+    FFVulkanDescriptorSetBinding desc[MS_BIND_NB];
+    int err;
+
+    for (int i = 0; i < MS_BIND_NB; i++)
+        desc[i] = (FFVulkanDescriptorSetBinding) {
+            .type   = i < MS_BIND_LVL ? VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE :
+                                        VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .stages = VK_SHADER_STAGE_COMPUTE_BIT,
+        };
+    SPEC_LIST_CREATE(sl, MS_SPEC_NB, MS_SPEC_NB * sizeof(uint32_t))
+
+    fssim_ref_gauss_weights(e->window, e->sigma, g);
+    SPEC_LIST_ADD(sl, MS_SPEC_MODE, 32, mode);
+    SPEC_LIST_ADD(sl, MS_SPEC_RF,   32, e->window / 2);
+    /* the reference's constants (doc/algorithms.md#msssim), rounded to float */
+    SPEC_LIST_ADD(sl, MS_SPEC_C1F,  32, av_float2int((float)FSSIM_FLOAT_C1(L)));
+    SPEC_LIST_ADD(sl, MS_SPEC_C2F,  32, av_float2int((float)FSSIM_FLOAT_C2(L)));
+    SPEC_LIST_ADD(sl, MS_SPEC_SG,   32, !!s->subgroup_size);
+    SPEC_LIST_ADD(sl, MS_SPEC_MAIN_BUF, 32, main_buf);
+    for (int i = 0; i < 15; i++)
+        SPEC_LIST_ADD(sl, MS_SPEC_G0 + i, 32, av_float2int((float)g[i]));
+
+    ff_vk_shader_load(shd, VK_SHADER_STAGE_COMPUTE_BIT, sl,
+                      (uint32_t []) { WG_SIZE, 1, 1 }, 0);
+    if (s->subgroup_size)
+        shd->subgroup_info = (VkPipelineShaderStageRequiredSubgroupSizeCreateInfo) {
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO,
+            .requiredSubgroupSize = s->subgroup_size,
+        };
+    RET(ff_fssim_vk_add_descriptor_set(vkctx, shd, desc, MS_BIND_NB));
+    RET(ff_vk_shader_add_push_const(shd, 0, sizeof(FSSIMVkMsPush), VK_SHADER_STAGE_COMPUTE_BIT));
+    return ff_fssim_vk_link(vkctx, &s->e, shd, ff_fssim_msssim_comp_spv_data,
+                            ff_fssim_msssim_comp_spv_len);
+
+fail:
+    shd->specialization_info = NULL;
+    return err;
+}
+
+int ff_fssim_vk_link(FFVulkanContext *vkctx, FFVkExecPool *pool, FFVulkanShader *shd,
+                     const unsigned char *spv, unsigned int len)
+{
+    int err = ff_vk_shader_link(vkctx, shd, (const char *)spv, len, "main");
+
+    shd->specialization_info = NULL;
+    return err < 0 ? err : ff_vk_shader_register_exec(vkctx, pool, shd);
+}
+
+void ff_fssim_vk_timer_init(AVFilterContext *ctx, FFVulkanContext *vkctx, int qf,
+                            int nb_exec, int per_exec, FSSIMVkTimer *t)
+{
     FFVulkanFunctions *vk = &vkctx->vkfn;
-    const uint32_t bits = vkctx->qf_props[s->qf->idx].queueFamilyProperties.timestampValidBits;
+    const uint32_t bits = vkctx->qf_props[qf].queueFamilyProperties.timestampValidBits;
     VkQueryPoolCreateInfo info = {
         .sType      = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
         .queryType  = VK_QUERY_TYPE_TIMESTAMP,
-        .queryCount = NB_TS * s->e.pool_size,
+        .queryCount = per_exec * nb_exec,
     };
 
-    /* Only for the GPU time statistics: carry on without them. */
-    s->write_ts = (PFN_vkCmdWriteTimestamp)vk->GetDeviceProcAddr(vkctx->hwctx->act_dev,
-                                                                 "vkCmdWriteTimestamp");
-    if (!bits || !s->write_ts ||
+    t->per_exec = per_exec;
+    t->write = (PFN_vkCmdWriteTimestamp)vk->GetDeviceProcAddr(vkctx->hwctx->act_dev,
+                                                              "vkCmdWriteTimestamp");
+    if (!bits || !t->write ||
         vk->CreateQueryPool(vkctx->hwctx->act_dev, &info, vkctx->hwctx->alloc,
-                            &s->ts_pool) != VK_SUCCESS) {
-        s->ts_pool = VK_NULL_HANDLE;
+                            &t->pool) != VK_SUCCESS) {
+        t->pool = VK_NULL_HANDLE;
         av_log(ctx, AV_LOG_VERBOSE, "No timestamp queries: GPU time not measured.\n");
-        return 0;
+        return;
     }
-    s->ts_mask   = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
-    s->ts_period = vkctx->props.properties.limits.timestampPeriod;
-    s->gpu_min   = DBL_MAX;
-    return 0;
+    t->mask   = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+    t->period = vkctx->props.properties.limits.timestampPeriod;
+}
+
+void ff_fssim_vk_timer_write(FFVulkanContext *vkctx, const FSSIMVkTimer *t,
+                             FFVkExecContext *exec, int i, VkPipelineStageFlagBits stage)
+{
+    if (!t->pool)
+        return;
+    if (!i)
+        vkctx->vkfn.CmdResetQueryPool(exec->buf, t->pool, t->per_exec * exec->idx,
+                                      t->per_exec);
+    t->write(exec->buf, stage, t->pool, t->per_exec * exec->idx + i);
+}
+
+int ff_fssim_vk_timer_read(FFVulkanContext *vkctx, const FSSIMVkTimer *t,
+                           FFVkExecContext *exec, double *us)
+{
+    uint64_t ts[8];
+
+    if (!t->pool || t->per_exec > FF_ARRAY_ELEMS(ts) ||
+        vkctx->vkfn.GetQueryPoolResults(vkctx->hwctx->act_dev, t->pool,
+                                        t->per_exec * exec->idx, t->per_exec,
+                                        sizeof(ts[0]) * t->per_exec, ts, sizeof(ts[0]),
+                                        VK_QUERY_RESULT_64_BIT) != VK_SUCCESS)
+        return 0;
+    for (int i = 1; i < t->per_exec; i++)
+        us[i - 1] = ((ts[i] - ts[0]) & t->mask) * t->period * 1e-3;
+    return 1;
+}
+
+void ff_fssim_vk_timer_uninit(FFVulkanContext *vkctx, FSSIMVkTimer *t)
+{
+    if (t->pool)
+        vkctx->vkfn.DestroyQueryPool(vkctx->hwctx->act_dev, t->pool, vkctx->hwctx->alloc);
+    t->pool = VK_NULL_HANDLE;
 }
 
 /* One pass of the resampler: its descriptors (the rendition's planes, the
@@ -437,11 +645,8 @@ static int init_rs_shader(FSSIMEngine *e, FFVulkanShader *shd, int mode)
                       (uint32_t []) { TILE_W, TILE_H, 1 }, 0);
     RET(ff_fssim_vk_add_descriptor_set(vkctx, shd, desc, RS_BIND_NB));
     RET(ff_vk_shader_add_push_const(shd, 0, sizeof(FSSIMVkRsPush), VK_SHADER_STAGE_COMPUTE_BIT));
-    RET(ff_vk_shader_link(vkctx, shd, (const char *)ff_fssim_resample_comp_spv_data,
-                          ff_fssim_resample_comp_spv_len, "main"));
-    shd->specialization_info = NULL;
-    RET(ff_vk_shader_register_exec(vkctx, &s->e, shd));
-    return 0;
+    return ff_fssim_vk_link(vkctx, &s->e, shd, ff_fssim_resample_comp_spv_data,
+                            ff_fssim_resample_comp_spv_len);
 
 fail:
     shd->specialization_info = NULL;
@@ -512,8 +717,8 @@ static int init_resampling(FSSIMEngine *e)
     ff_vk_unmap_buffer(vkctx, &s->tables, 1);
     /* the scoring shader reads plane c of the resampled samples from here */
     for (int c = 0, off = 0; c < e->fmt.nb_comps; c++) {
-        s->planes[c].pc.buf_off   = off;
-        s->planes[c].pc.buf_pitch = e->fmt.comp[c].width;
+        s->planes[c].pc.buf_off   = s->ms[c][0].pc.buf_off   = off;
+        s->planes[c].pc.buf_pitch = s->ms[c][0].pc.buf_pitch = e->fmt.comp[c].width;
         off += e->fmt.comp[c].width * e->fmt.comp[c].height;
     }
 
@@ -522,7 +727,10 @@ static int init_resampling(FSSIMEngine *e)
                          VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT));
     RET(init_rs_shader(e, &s->shd_rs[0], 0));
     RET(init_rs_shader(e, &s->shd_rs[1], 1));
-    RET(init_shader(e, &s->shd_tile_rs, 0, 1));
+    if (fused_algos(e))
+        RET(init_shader(e, &s->shd_tile_rs, 0, 1));
+    if (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM))
+        RET(init_ms_shader(e, &s->shd_ms_tile_rs, 0, 1));
     return 0;
 
 fail:
@@ -568,6 +776,7 @@ static int vk_init(FSSIMEngine *e, size_t *ring_bytes)
     RET(ff_vk_exec_pool_init(vkctx, s->qf, &s->e, nb_exec, 0, 0, 0, NULL));
 
     setup_planes(e);
+    setup_msssim(e);
     /* Allocated once: nothing is allocated on the device per frame. */
     RET(ff_vk_create_buf(vkctx, &s->scratch, s->scratch_stride * nb_exec, NULL, NULL,
                          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
@@ -578,11 +787,24 @@ static int vk_init(FSSIMEngine *e, size_t *ring_bytes)
                          VK_MEMORY_PROPERTY_HOST_COHERENT_BIT));
     RET(ff_vk_map_buffer(vkctx, &s->results, &s->results_map, 0));
 
-    RET(init_shader(e, &s->shd_tile, 0, 0));
-    RET(init_shader(e, &s->shd_reduce, 1, 0));
+    if (fused_algos(e)) {
+        RET(init_shader(e, &s->shd_tile, 0, 0));
+        RET(init_shader(e, &s->shd_reduce, 1, 0));
+    }
+    if (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)) {
+        RET(ff_vk_create_buf(vkctx, &s->ms_buf, s->ms_stride * nb_exec, NULL, NULL,
+                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                             VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT));
+        RET(init_ms_shader(e, &s->shd_ms_tile, 0, 0));
+        RET(init_ms_shader(e, &s->shd_ms_reduce, 1, 0));
+        av_log(ctx, AV_LOG_VERBOSE, "msssim: %zu bytes of scales and partial sums per "
+               "execution context, %d contexts.\n", s->ms_stride, nb_exec);
+    }
     if (s->resampling)
         RET(init_resampling(e));
-    return init_timestamps(e);
+    ff_fssim_vk_timer_init(ctx, vkctx, s->qf->idx, s->e.pool_size, NB_TS, &s->timer);
+    s->gpu_min = DBL_MAX;
+    return 0;
 
 fail:
     return err;
@@ -626,6 +848,43 @@ static void update_descriptors(FSSIMEngine *e, FFVkExecContext *exec,
                                         VK_FORMAT_UNDEFINED);
 }
 
+/* msssim's shaders: the frames' planes, the context's level buffer and
+ * partial records, its results. */
+static void update_ms_descriptors(FSSIMEngine *e, FFVkExecContext *exec,
+                                  FFVulkanShader *shd, const VkImageView *main_views,
+                                  const VkImageView *ref_views)
+{
+    VKBackend *s = e->priv;
+    FFVulkanContext *vkctx = &s->vkctx;
+    const size_t base = exec->idx * s->ms_stride;
+    const int nb_planes = av_pix_fmt_count_planes(e->fmt.pix_fmt);
+
+    for (int i = 0; i < MAX_PLANES; i++) {
+        const int p = FFMIN(i, nb_planes - 1);
+        ff_vk_shader_update_img(vkctx, exec, shd, 0, BIND_MAIN + i, 0, main_views[p],
+                                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_NULL_HANDLE);
+        ff_vk_shader_update_img(vkctx, exec, shd, 0, BIND_REF + i, 0, ref_views[p],
+                                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_NULL_HANDLE);
+    }
+    ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, MS_BIND_LVL, 0, &s->ms_buf,
+                                    base, s->ms_lvl_size, VK_FORMAT_UNDEFINED);
+    ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, MS_BIND_PART, 0, &s->ms_buf,
+                                    base + s->ms_lvl_size, s->ms_stride - s->ms_lvl_size,
+                                    VK_FORMAT_UNDEFINED);
+    ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, MS_BIND_RES, 0, &s->results,
+                                    exec->idx * s->res_stride, s->res_stride,
+                                    VK_FORMAT_UNDEFINED);
+    /* only shd_ms_tile_rs reads it; the others get a valid buffer all the same */
+    if (s->resampling)
+        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, MS_BIND_RSB, 0, &s->rsbuf,
+                                        exec->idx * s->rs_stride, s->rs_size,
+                                        VK_FORMAT_UNDEFINED);
+    else
+        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, MS_BIND_RSB, 0, &s->results,
+                                        exec->idx * s->res_stride, s->res_stride,
+                                        VK_FORMAT_UNDEFINED);
+}
+
 void ff_fssim_vk_barrier(FFVulkanFunctions *vk, FFVkExecContext *exec,
                          VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access,
                          const VkImageMemoryBarrier2 *img_bar, int nb_img_bar)
@@ -644,6 +903,40 @@ void ff_fssim_vk_barrier(FFVulkanFunctions *vk, FFVkExecContext *exec,
         .imageMemoryBarrierCount = nb_img_bar,
         .pImageMemoryBarriers    = img_bar,
     });
+}
+
+/* msssim: the five scales of every plane (each scale's dispatches after
+ * the previous scale's pooling), then each plane's reduction. */
+static void record_msssim(FSSIMEngine *e, FFVkExecContext *exec, int k,
+                          const VkImageView *main_views, const VkImageView *ref_views)
+{
+    VKBackend *s = e->priv;
+    FFVulkanContext *vkctx = &s->vkctx;
+    FFVulkanFunctions *vk = &vkctx->vkfn;
+    /* a resampled rendition: scale 0 from its resampled planes (its images
+     * are not read: the reference's stand in) */
+    FFVulkanShader *tile = e->resample[k] ? &s->shd_ms_tile_rs : &s->shd_ms_tile;
+
+    update_ms_descriptors(e, exec, tile, e->resample[k] ? ref_views : main_views, ref_views);
+    ff_vk_exec_bind_shader(vkctx, exec, tile);
+    for (int j = 0; j < FSSIM_MS_SCALES; j++) {
+        for (int c = 0; c < e->fmt.nb_comps; c++) {
+            FSSIMVkMsDispatch *d = &s->ms[c][j];
+            ff_vk_shader_update_push_const(vkctx, exec, tile,
+                                           VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(d->pc), &d->pc);
+            vk->CmdDispatch(exec->buf, d->pc.tiles_x, d->tiles_y, 1);
+        }
+        ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                            VK_ACCESS_2_SHADER_STORAGE_READ_BIT, NULL, 0);
+    }
+    update_ms_descriptors(e, exec, &s->shd_ms_reduce, main_views, ref_views);
+    ff_vk_exec_bind_shader(vkctx, exec, &s->shd_ms_reduce);
+    for (int c = 0; c < e->fmt.nb_comps; c++) {
+        ff_vk_shader_update_push_const(vkctx, exec, &s->shd_ms_reduce,
+                                       VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(s->ms_reduce[c]),
+                                       &s->ms_reduce[c]);
+        vk->CmdDispatch(exec->buf, FSSIM_MS_SCALES, 1, 1);
+    }
 }
 
 /* A command buffer that could not be started or submitted: its fence was
@@ -735,10 +1028,7 @@ static int submit_pair(FSSIMEngine *e, int k, const AVFrame *main, const AVFrame
         memcpy(ref_views, main_views, sizeof(ref_views));
     }
 
-    if (s->ts_pool) {
-        vk->CmdResetQueryPool(exec->buf, s->ts_pool, NB_TS * exec->idx, NB_TS);
-        s->write_ts(exec->buf, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, s->ts_pool, NB_TS * exec->idx);
-    }
+    ff_fssim_vk_timer_write(vkctx, &s->timer, exec, 0, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
 
     ff_vk_frame_barrier(vkctx, exec, (AVFrame *)main, img_bar, &nb_img_bar,
                         VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
@@ -765,35 +1055,37 @@ static int submit_pair(FSSIMEngine *e, int k, const AVFrame *main, const AVFrame
         record_resample(e, exec, k, main_views);
 
     /* one fused dispatch per plane */
-    tile = e->resample[k] ? &s->shd_tile_rs : &s->shd_tile;
-    update_descriptors(e, exec, tile, e->resample[k] ? ref_views : main_views, ref_views);
-    ff_vk_exec_bind_shader(vkctx, exec, tile);
-    for (int c = 0; c < e->fmt.nb_comps; c++) {
-        FSSIMVkPlane *p = &s->planes[c];
-        ff_vk_shader_update_push_const(vkctx, exec, tile, VK_SHADER_STAGE_COMPUTE_BIT,
-                                       0, sizeof(p->pc), &p->pc);
-        vk->CmdDispatch(exec->buf, p->pc.tiles_x, p->tiles_y, 1);
+    if (fused_algos(e)) {
+        tile = e->resample[k] ? &s->shd_tile_rs : &s->shd_tile;
+        update_descriptors(e, exec, tile, e->resample[k] ? ref_views : main_views, ref_views);
+        ff_vk_exec_bind_shader(vkctx, exec, tile);
+        for (int c = 0; c < e->fmt.nb_comps; c++) {
+            FSSIMVkPlane *p = &s->planes[c];
+            ff_vk_shader_update_push_const(vkctx, exec, tile, VK_SHADER_STAGE_COMPUTE_BIT,
+                                           0, sizeof(p->pc), &p->pc);
+            vk->CmdDispatch(exec->buf, p->pc.tiles_x, p->tiles_y, 1);
+        }
+        ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                            VK_ACCESS_2_SHADER_STORAGE_READ_BIT, NULL, 0);
     }
 
     /* fixed-order reduction of each plane's partial sums */
-    ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT, NULL, 0);
-    if (s->ts_pool)
-        s->write_ts(exec->buf, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, s->ts_pool,
-                    NB_TS * exec->idx + 1);
-    update_descriptors(e, exec, &s->shd_reduce, main_views, ref_views);
-    ff_vk_exec_bind_shader(vkctx, exec, &s->shd_reduce);
-    for (int c = 0; c < e->fmt.nb_comps; c++) {
-        FSSIMVkPlane *p = &s->planes[c];
-        ff_vk_shader_update_push_const(vkctx, exec, &s->shd_reduce, VK_SHADER_STAGE_COMPUTE_BIT,
-                                       0, sizeof(p->pc), &p->pc);
-        vk->CmdDispatch(exec->buf, 1, 1, 1);
+    ff_fssim_vk_timer_write(vkctx, &s->timer, exec, 1, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+    if (fused_algos(e)) {
+        update_descriptors(e, exec, &s->shd_reduce, main_views, ref_views);
+        ff_vk_exec_bind_shader(vkctx, exec, &s->shd_reduce);
+        for (int c = 0; c < e->fmt.nb_comps; c++) {
+            FSSIMVkPlane *p = &s->planes[c];
+            ff_vk_shader_update_push_const(vkctx, exec, &s->shd_reduce,
+                                           VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(p->pc), &p->pc);
+            vk->CmdDispatch(exec->buf, 1, 1, 1);
+        }
     }
+    if (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM))
+        record_msssim(e, exec, k, main_views, ref_views);
     ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT, NULL, 0);
 
-    if (s->ts_pool)
-        s->write_ts(exec->buf, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, s->ts_pool,
-                    NB_TS * exec->idx + 2);
+    ff_fssim_vk_timer_write(vkctx, &s->timer, exec, 2, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
 
     err = ff_vk_exec_submit(vkctx, exec);
     if (err < 0)
@@ -813,16 +1105,12 @@ fail:
 /* GPU time of one command buffer, from its timestamps (us); 0 without. */
 static double read_gpu_time(VKBackend *s, FFVkExecContext *exec, double *tiles)
 {
-    FFVulkanContext *vkctx = &s->vkctx;
-    uint64_t ts[NB_TS];
+    double us[NB_TS - 1];
 
-    if (!s->ts_pool ||
-        vkctx->vkfn.GetQueryPoolResults(vkctx->hwctx->act_dev, s->ts_pool, NB_TS * exec->idx,
-                                        NB_TS, sizeof(ts), ts, sizeof(ts[0]),
-                                        VK_QUERY_RESULT_64_BIT) != VK_SUCCESS)
+    if (!ff_fssim_vk_timer_read(&s->vkctx, &s->timer, exec, us))
         return 0.0;
-    *tiles += ((ts[1] - ts[0]) & s->ts_mask) * s->ts_period * 1e-3;
-    return ((ts[2] - ts[0]) & s->ts_mask) * s->ts_period * 1e-3;
+    *tiles += us[0];
+    return us[1];
 }
 
 /* A fence that reports an error (VK_ERROR_DEVICE_LOST...): the sums in the
@@ -884,6 +1172,16 @@ static int read_sums(FSSIMEngine *e, FFVkExecContext *exec, FSSIMSum (*v)[FSSIM_
         v[c][FSSIM_PART_SSE].u   = (uint64_t)av_int2double(w[6] | (uint64_t)w[7] << 32) *
                                    (1 << 24) +
                                    (uint64_t)av_int2double(w[8] | (uint64_t)w[9] << 32);
+    }
+    /* msssim: each scale's two sums as float pairs (sum and error) */
+    for (int c = 0; (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)) && c < e->fmt.nb_comps; c++) {
+        const uint32_t *w = r + s->ms_res_word + c * MS_RES_WORDS;
+        for (int j = 0; j < FSSIM_MS_SCALES; j++) {
+            v[c][FSSIM_PART_MS_S(j)].d  = (double)av_int2float(w[4 * j]) +
+                                          (double)av_int2float(w[4 * j + 1]);
+            v[c][FSSIM_PART_MS_CS(j)].d = (double)av_int2float(w[4 * j + 2]) +
+                                          (double)av_int2float(w[4 * j + 3]);
+        }
     }
     return 0;
 }
@@ -992,7 +1290,7 @@ static int vk_collect(FSSIMEngine *e, int slot, int wait, FSSIMSums *sums)
         if (ret < 0)
             return ret;
     }
-    if (s->ts_pool) {
+    if (s->timer.pool) {
         s->gpu_sum   += us;
         s->gpu_tiles += tiles;
         s->gpu_min    = FFMIN(s->gpu_min, us);
@@ -1061,11 +1359,13 @@ static void vk_uninit(FSSIMEngine *e)
         ff_vk_shader_free(vkctx, &s->shd_rs[1]);
         ff_vk_free_buf(vkctx, &s->tables);
         ff_vk_free_buf(vkctx, &s->rsbuf);
+        ff_vk_shader_free(vkctx, &s->shd_ms_tile);
+        ff_vk_shader_free(vkctx, &s->shd_ms_reduce);
+        ff_vk_shader_free(vkctx, &s->shd_ms_tile_rs);
+        ff_vk_free_buf(vkctx, &s->ms_buf);
         ff_vk_free_buf(vkctx, &s->scratch);
         ff_vk_free_buf(vkctx, &s->results);
-        if (s->ts_pool)
-            vkctx->vkfn.DestroyQueryPool(vkctx->hwctx->act_dev, s->ts_pool,
-                                         vkctx->hwctx->alloc);
+        ff_fssim_vk_timer_uninit(vkctx, &s->timer);
         ff_vk_uninit(vkctx);
         s->initialized = 0;
     }

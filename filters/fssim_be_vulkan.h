@@ -45,6 +45,33 @@ void ff_fssim_vk_barrier(FFVulkanFunctions *vk, FFVkExecContext *exec,
                          VkPipelineStageFlags2 dst_stage, VkAccessFlags2 dst_access,
                          const VkImageMemoryBarrier2 *img_bar, int nb_img_bar);
 
+/** Link a shader from its SPIR-V and register it with the pool.  The
+ *  specialization list lives on the caller's stack: it is dropped either
+ *  way, so that nothing reads it later. */
+int  ff_fssim_vk_link(FFVulkanContext *vkctx, FFVkExecPool *pool, FFVulkanShader *shd,
+                      const unsigned char *spv, unsigned int len);
+
+/* GPU time from timestamp queries, for the statistics at -v verbose only:
+ * without them (no pool, no timestamp bits) the filters run the same. */
+typedef struct FSSIMVkTimer {
+    VkQueryPool pool;                /* VK_NULL_HANDLE: not measured */
+    PFN_vkCmdWriteTimestamp write;
+    int      per_exec;               /* timestamps per execution context */
+    uint64_t mask;                   /* the timestamps' valid bits */
+    double   period;                 /* nanoseconds per tick */
+} FSSIMVkTimer;
+
+void ff_fssim_vk_timer_init(AVFilterContext *ctx, FFVulkanContext *vkctx, int qf,
+                            int nb_exec, int per_exec, FSSIMVkTimer *t);
+/** Timestamp i of exec's (0 resets them first) once stage is reached. */
+void ff_fssim_vk_timer_write(FFVulkanContext *vkctx, const FSSIMVkTimer *t,
+                             FFVkExecContext *exec, int i, VkPipelineStageFlagBits stage);
+/** Microseconds from timestamp 0 of exec's to each later one into us[]
+ *  (per_exec - 1 values); 0 if there are none. */
+int  ff_fssim_vk_timer_read(FFVulkanContext *vkctx, const FSSIMVkTimer *t,
+                            FFVkExecContext *exec, double *us);
+void ff_fssim_vk_timer_uninit(FFVulkanContext *vkctx, FSSIMVkTimer *t);
+
 /* fssim3d: the ring of moments and the temporal pass (fssim_be_vulkan3d.c),
  * the backend's operations when the engine has a depth. */
 typedef struct VK3DBackend VK3DBackend;

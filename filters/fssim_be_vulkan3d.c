@@ -144,10 +144,7 @@ struct VK3DBackend {
     uint64_t *slot_seq;
 
     /* GPU time, from timestamp queries */
-    VkQueryPool ts_pool;
-    PFN_vkCmdWriteTimestamp write_ts;
-    uint64_t ts_mask;
-    double   ts_period;
+    FSSIMVkTimer timer;
     double   moments_us, score_us;
     uint64_t nb_moments_ts, nb_score_ts;
 
@@ -284,45 +281,14 @@ static int init_shader(FSSIMEngine *e, VK3DBackend *b, FFVulkanShader *shd, int 
     RET(ff_vk_shader_add_push_const(shd, 0, moments ? sizeof(FSSIM3DVkMomentsPush) :
                                                       sizeof(FSSIM3DVkScorePush),
                                     VK_SHADER_STAGE_COMPUTE_BIT));
-    if (moments)
-        RET(ff_vk_shader_link(vkctx, shd, (const char *)ff_fssim3d_moments_comp_spv_data,
-                              ff_fssim3d_moments_comp_spv_len, "main"));
-    else
-        RET(ff_vk_shader_link(vkctx, shd, (const char *)ff_fssim3d_score_comp_spv_data,
-                              ff_fssim3d_score_comp_spv_len, "main"));
-    /* the list lives on this stack frame */
-    shd->specialization_info = NULL;
-    RET(ff_vk_shader_register_exec(vkctx, &b->e, shd));
-    return 0;
+    return moments ? ff_fssim_vk_link(vkctx, &b->e, shd, ff_fssim3d_moments_comp_spv_data,
+                                      ff_fssim3d_moments_comp_spv_len) :
+                     ff_fssim_vk_link(vkctx, &b->e, shd, ff_fssim3d_score_comp_spv_data,
+                                      ff_fssim3d_score_comp_spv_len);
 
 fail:
     shd->specialization_info = NULL;
     return err;
-}
-
-static void init_timestamps(AVFilterContext *ctx, VK3DBackend *b)
-{
-    FFVulkanContext *vkctx = &b->vkctx;
-    FFVulkanFunctions *vk = &vkctx->vkfn;
-    const uint32_t bits = vkctx->qf_props[b->qf.idx].queueFamilyProperties.timestampValidBits;
-    VkQueryPoolCreateInfo info = {
-        .sType      = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-        .queryType  = VK_QUERY_TYPE_TIMESTAMP,
-        .queryCount = NB_TS * NB_EXEC,
-    };
-
-    /* Only for the GPU time statistics: carry on without them. */
-    b->write_ts = (PFN_vkCmdWriteTimestamp)vk->GetDeviceProcAddr(vkctx->hwctx->act_dev,
-                                                                 "vkCmdWriteTimestamp");
-    if (!bits || !b->write_ts ||
-        vk->CreateQueryPool(vkctx->hwctx->act_dev, &info, vkctx->hwctx->alloc,
-                            &b->ts_pool) != VK_SUCCESS) {
-        b->ts_pool = VK_NULL_HANDLE;
-        av_log(ctx, AV_LOG_VERBOSE, "No timestamp queries: GPU time not measured.\n");
-        return;
-    }
-    b->ts_mask   = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
-    b->ts_period = vkctx->props.properties.limits.timestampPeriod;
 }
 
 int ff_fssim_vk3d_init(FSSIMEngine *e, VK3DBackend **pb, size_t *bytes)
@@ -384,7 +350,7 @@ int ff_fssim_vk3d_init(FSSIMEngine *e, VK3DBackend **pb, size_t *bytes)
     RET(init_shader(e, b, &b->shd_moments, -1));
     RET(init_shader(e, b, &b->shd_score, 0));
     RET(init_shader(e, b, &b->shd_sum, 1));
-    init_timestamps(ctx, b);
+    ff_fssim_vk_timer_init(ctx, &b->vkctx, b->qf.idx, NB_EXEC, NB_TS, &b->timer);
 
     av_log(ctx, AV_LOG_VERBOSE, "Vulkan device '%s': %zu bytes a ring slot, %u score "
            "workgroups, %d bytes of shared memory in the spatial pass.\n",
@@ -430,16 +396,10 @@ static int fence_failed(AVFilterContext *ctx, VK3DBackend *b, VkResult res, cons
 
 static void read_gpu_time(VK3DBackend *b, FFVkExecContext *exec, int kind)
 {
-    FFVulkanContext *vkctx = &b->vkctx;
-    uint64_t ts[NB_TS];
     double us;
 
-    if (!b->ts_pool ||
-        vkctx->vkfn.GetQueryPoolResults(vkctx->hwctx->act_dev, b->ts_pool, NB_TS * exec->idx,
-                                        NB_TS, sizeof(ts), ts, sizeof(ts[0]),
-                                        VK_QUERY_RESULT_64_BIT) != VK_SUCCESS)
+    if (!ff_fssim_vk_timer_read(&b->vkctx, &b->timer, exec, &us))
         return;
-    us = ((ts[1] - ts[0]) & b->ts_mask) * b->ts_period * 1e-3;
     if (kind == JOB_MOMENTS) {
         b->moments_us += us;
         b->nb_moments_ts++;
@@ -472,15 +432,9 @@ static int job_done(AVFilterContext *ctx, VK3DBackend *b, FFVkExecContext *exec)
 
 static void write_ts(VK3DBackend *b, FFVkExecContext *exec, int i)
 {
-    FFVulkanFunctions *vk = &b->vkctx.vkfn;
-
-    if (!b->ts_pool)
-        return;
-    if (!i)
-        vk->CmdResetQueryPool(exec->buf, b->ts_pool, NB_TS * exec->idx, NB_TS);
-    b->write_ts(exec->buf, i ? VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT :
-                               VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
-                b->ts_pool, NB_TS * exec->idx + i);
+    ff_fssim_vk_timer_write(&b->vkctx, &b->timer, exec, i,
+                            i ? VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT :
+                                VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
 }
 
 /* A job that failed before anything was recorded: submit the empty command
@@ -764,9 +718,7 @@ void ff_fssim_vk3d_uninit(FSSIMEngine *e, VK3DBackend **pb)
             ff_vk_free_buf(vkctx, &b->ring[k]);
         ff_vk_free_buf(vkctx, &b->partials);
         ff_vk_free_buf(vkctx, &b->io);
-        if (b->ts_pool)
-            vkctx->vkfn.DestroyQueryPool(vkctx->hwctx->act_dev, b->ts_pool,
-                                         vkctx->hwctx->alloc);
+        ff_fssim_vk_timer_uninit(vkctx, &b->timer);
         ff_vk_uninit(vkctx);
     }
     av_freep(&b->slot_exec);

@@ -419,12 +419,32 @@ int ff_fssim_check_frames(AVFilterContext *ctx, FSSIMOutput *out,
     return 0;
 }
 
+/* doc/algorithms.md#msssim: the fifth scale must hold one whole window. */
+static int check_msssim_plane(AVFilterContext *ctx, const FSSIMOptions *o, const FSSIMPlane *p)
+{
+    const int min = fssim_ref_msssim_min_side(o->window);
+    char smaller[64] = "";
+
+    if (FFMIN(p->width, p->height) >= min)
+        return 0;
+    if (o->window > FSSIM_MIN_WINDOW)
+        snprintf(smaller, sizeof(smaller), "a smaller window (window=%d needs %d), ",
+                 FSSIM_MIN_WINDOW, fssim_ref_msssim_min_side(FSSIM_MIN_WINDOW));
+    av_log(ctx, AV_LOG_ERROR, "Plane %c is %dx%d: algo=msssim needs planes whose smaller side "
+           "is at least %d samples with window=%d (five scales, the last one window wide). "
+           "Use %sa 4:4:4 format for small chroma planes, or larger frames.\n", p->name,
+           p->width, p->height, min, o->window, smaller);
+    return AVERROR(EINVAL);
+}
+
 int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o, const FSSIMFormat *f)
 {
+    int ret;
+
     /* the flags parser takes algo=none / algo=0 whatever the option's minimum */
     if (!(o->algos & FSSIM_ALGOS_MASK)) {
         av_log(ctx, AV_LOG_ERROR, "algo selects no algorithm: choose one or more of float, "
-               "int and block, e.g. algo=float+int.\n");
+               "int, block, psnr and msssim, e.g. algo=float+int.\n");
         return AVERROR(EINVAL);
     }
     if (!(o->window & 1)) {
@@ -456,6 +476,8 @@ int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o, const FS
                    p->name, p->width, p->height);
             return AVERROR(EINVAL);
         }
+        if ((o->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)) && (ret = check_msssim_plane(ctx, o, p)) < 0)
+            return ret;
     }
     return 0;
 }

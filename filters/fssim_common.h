@@ -91,6 +91,8 @@ typedef struct FSSIMOptions {
       { .i64 = FSSIM_BIT(FSSIM_ALGO_BLOCK) }, 0, 0, FSSIM_OPT_FLAGS, .unit = "algo" },  \
     { "psnr",  "PSNR (FFmpeg psnr filter)", 0, AV_OPT_TYPE_CONST,                       \
       { .i64 = FSSIM_BIT(FSSIM_ALGO_PSNR) }, 0, 0, FSSIM_OPT_FLAGS, .unit = "algo" },   \
+    { "msssim", "multi-scale SSIM (pytorch-msssim)", 0, AV_OPT_TYPE_CONST,             \
+      { .i64 = FSSIM_BIT(FSSIM_ALGO_MSSSIM) }, 0, 0, FSSIM_OPT_FLAGS, .unit = "algo" }, \
     FSSIM_WINDOW_OPTIONS(type, field),                                                   \
     { "stats_algo", "algorithm written to stats_file", offsetof(type, field.stats_algo),\
       AV_OPT_TYPE_INT, { .i64 = -1 }, -1, FSSIM_NB_ALGOS - 1, FSSIM_OPT_FLAGS,          \
@@ -104,11 +106,14 @@ typedef struct FSSIMOptions {
     { "block", "FFmpeg ssim", 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_ALGO_BLOCK }, 0, 0,  \
       FSSIM_OPT_FLAGS, .unit = "stats_algo" },                                           \
     { "psnr",  "PSNR, in FFmpeg psnr's line format", 0, AV_OPT_TYPE_CONST,             \
-      { .i64 = FSSIM_ALGO_PSNR }, 0, 0, FSSIM_OPT_FLAGS, .unit = "stats_algo" }
+      { .i64 = FSSIM_ALGO_PSNR }, 0, 0, FSSIM_OPT_FLAGS, .unit = "stats_algo" },         \
+    { "msssim", "multi-scale SSIM", 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_ALGO_MSSSIM },  \
+      0, 0, FSSIM_OPT_FLAGS, .unit = "stats_algo" }
 
 /* The algorithms the filters compute (the option's range). */
 #define FSSIM_ALGOS_MASK (FSSIM_BIT(FSSIM_ALGO_FLOAT) | FSSIM_BIT(FSSIM_ALGO_INT) | \
-                          FSSIM_BIT(FSSIM_ALGO_BLOCK) | FSSIM_BIT(FSSIM_ALGO_PSNR))
+                          FSSIM_BIT(FSSIM_ALGO_BLOCK) | FSSIM_BIT(FSSIM_ALGO_PSNR) | \
+                          FSSIM_BIT(FSSIM_ALGO_MSSSIM))
 
 /* The ladder's options: how many inputs, and how renditions of another
  * size than the reference are brought to its size. */

@@ -42,6 +42,35 @@ static uint64_t int_line_weight(int n)
     return sum;
 }
 
+/* the engine's parts and the reference's combination count the same scales */
+_Static_assert(FSSIM_MS_SCALES == FSSIM_REF_MSSSIM_SCALES, "one number of MS-SSIM scales");
+
+/* msssim: the valid positions of each scale (doc/algorithms.md#msssim),
+ * as the reference counts them, so that S_j and CS_j are its means. */
+static void setup_msssim_divisors(const FSSIMEngine *e, const FSSIMPlane *p, double *den)
+{
+    for (int j = 0; j < FSSIM_MS_SCALES; j++) {
+        int sw, sh;
+        fssim_ref_msssim_scale_size(p->width, p->height, j, &sw, &sh);
+        if (sw < e->window || sh < e->window)
+            continue;
+        den[FSSIM_PART_MS_S(j)]  = (double)(sw - e->window + 1) * (sh - e->window + 1);
+        den[FSSIM_PART_MS_CS(j)] = den[FSSIM_PART_MS_S(j)];
+    }
+}
+
+/* The MS-SSIM of one plane from its per-scale sums. */
+static double msssim_score(const FSSIMSum *v, const double *den)
+{
+    double s[FSSIM_MS_SCALES], cs[FSSIM_MS_SCALES];
+
+    for (int j = 0; j < FSSIM_MS_SCALES; j++) {
+        s[j]  = v[FSSIM_PART_MS_S(j)].d  / den[FSSIM_PART_MS_S(j)];
+        cs[j] = v[FSSIM_PART_MS_CS(j)].d / den[FSSIM_PART_MS_CS(j)];
+    }
+    return fssim_ref_msssim_combine(s, cs);
+}
+
 /* What each part of each component is divided by: the number of scored
  * positions (float, block), the sum of the weights (int). */
 static void setup_divisors(FSSIMEngine *e)
@@ -61,6 +90,7 @@ static void setup_divisors(FSSIMEngine *e)
         if (fssim_ref_block_windows(p->width, p->height, &w, &h) == 0)
             den[FSSIM_PART_BLOCK] = (double)w * h;
         den[FSSIM_PART_SSE] = (double)p->width * p->height;
+        setup_msssim_divisors(e, p, den);
     }
 }
 
@@ -158,6 +188,11 @@ void ff_fssim_scores(const FSSIMEngine *e, const FSSIMSums *sums, unsigned prese
             /* FFmpeg psnr's weighting of the planes' MSE */
             sc->mse[k][n] = fssim_ref_mse_all(sc->mse[k], w, h, n);
             sc->score[k][FSSIM_ALGO_PSNR][n] = fssim_ref_psnr_from_mse(sc->mse[k][n], f->depth);
+        }
+        if (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)) {
+            for (int c = 0; c < n; c++)
+                sc->score[k][FSSIM_ALGO_MSSSIM][c] = msssim_score(sums->v[k][c], e->den[c]);
+            sc->score[k][FSSIM_ALGO_MSSSIM][n] = weighted_all(f, sc->score[k][FSSIM_ALGO_MSSSIM]);
         }
     }
 }

@@ -91,7 +91,7 @@ static const AVFilterPad fssim_outputs[] = {
  * ladder's renditions and reference. */
 const FFFilter ff_vf_fssim = {
     .p.name         = "fssim",
-    .p.description  = NULL_IF_CONFIG_SMALL("Calculate SSIM (integer, Gaussian, block) between a reference and one or more video streams."),
+    .p.description  = NULL_IF_CONFIG_SMALL("Calculate SSIM (integer, Gaussian, block), PSNR and MS-SSIM between a reference and one or more video streams."),
     .p.priv_class   = &fssim_class,
     .p.flags        = AVFILTER_FLAG_DYNAMIC_INPUTS | AVFILTER_FLAG_SUPPORT_TIMELINE_INTERNAL |
                       AVFILTER_FLAG_SLICE_THREADS | AVFILTER_FLAG_METADATA_ONLY,

@@ -91,7 +91,7 @@ static const AVFilterPad fssim_cuda_outputs[] = {
  * ladder's renditions and reference. */
 const FFFilter ff_vf_fssim_cuda = {
     .p.name         = "fssim_cuda",
-    .p.description  = NULL_IF_CONFIG_SMALL("Calculate SSIM (integer, Gaussian, block) between CUDA video streams."),
+    .p.description  = NULL_IF_CONFIG_SMALL("Calculate SSIM (integer, Gaussian, block), PSNR and MS-SSIM between a reference and one or more CUDA video streams."),
     .p.priv_class   = &fssim_cuda_class,
     .p.flags        = AVFILTER_FLAG_DYNAMIC_INPUTS | AVFILTER_FLAG_SUPPORT_TIMELINE_INTERNAL,
     .preinit        = fssim_cuda_framesync_preinit,

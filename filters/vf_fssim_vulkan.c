@@ -91,7 +91,7 @@ static const AVFilterPad fssim_vulkan_outputs[] = {
  * ladder's renditions and reference. */
 const FFFilter ff_vf_fssim_vulkan = {
     .p.name         = "fssim_vulkan",
-    .p.description  = NULL_IF_CONFIG_SMALL("Calculate SSIM (integer, Gaussian, block) between streams of Vulkan frames."),
+    .p.description  = NULL_IF_CONFIG_SMALL("Calculate SSIM (integer, Gaussian, block), PSNR and MS-SSIM between a reference and one or more streams of Vulkan frames."),
     .p.priv_class   = &fssim_vulkan_class,
     .p.flags        = AVFILTER_FLAG_DYNAMIC_INPUTS | AVFILTER_FLAG_SUPPORT_TIMELINE_INTERNAL |
                       AVFILTER_FLAG_METADATA_ONLY,

@@ -85,6 +85,38 @@ typedef struct FSSIMCudaResampleParams {
     int pad;
 } FSSIMCudaResampleParams;
 
+/* msssim (kernels/fssim_msssim.cuh): one plane at one scale j. */
+typedef struct FSSIMCudaMsPlane {
+    unsigned long long main_ptr, ref_ptr;     /* scale j: the frames (j = 0) or float planes */
+    unsigned long long main_next, ref_next;   /* scale j + 1, float; 0 at the last scale */
+    int main_pitch, ref_pitch;                /* bytes */
+    int next_pitch;                           /* bytes, of both planes of scale j + 1 */
+    int width, height;                        /* of scale j */
+    int step, shift;                          /* scale 0: the container layout */
+    int tiles_x;                              /* tiles across */
+    int first_tile;                           /* the plane's first block of the launch */
+    int pad;
+} FSSIMCudaMsPlane;
+
+/* msssim: one launch of fssim_ms_scale, every plane of a pair at scale j. */
+typedef struct FSSIMCudaMsParams {
+    FSSIMCudaMsPlane plane[4];
+    unsigned long long partials;   /* double [2] per block: the S and CS sums */
+    float c1, c2;                  /* (0.01 L)^2, (0.03 L)^2 */
+    float g[2 * FSSIM_MAX_RADIUS + 1];
+    int nb_planes;
+    int level;                     /* j; 0 reads the frames */
+    int radius;
+    int pad;
+} FSSIMCudaMsParams;
+
+/* msssim: fssim_ms_reduce, one block per segment (plane c, scale j) = c * 5 + j. */
+typedef struct FSSIMCudaMsReduceParams {
+    unsigned long long partials;   /* double [2] per block of fssim_ms_scale */
+    unsigned long long out;        /* double [2] per segment: S and CS sums */
+    int offset[4 * FSSIM_MS_SCALES], count[4 * FSSIM_MS_SCALES];
+} FSSIMCudaMsReduceParams;
+
 /* The host (gcc) and the device compilers (nvcc, clang) must lay the
  * parameter blocks out alike: each checks the sizes and the offset of the
  * last member it expects. */
@@ -100,6 +132,9 @@ typedef struct FSSIMCudaResampleParams {
 FSSIM_CHECK_LAYOUT(FSSIMCudaParams, 360, part_stride, 356);
 FSSIM_CHECK_LAYOUT(FSSIMCudaReduceParams, 48, count, 32);
 FSSIM_CHECK_LAYOUT(FSSIMCudaResampleParams, 104, pad, 100);
+FSSIM_CHECK_LAYOUT(FSSIMCudaMsPlane, 72, pad, 68);
+FSSIM_CHECK_LAYOUT(FSSIMCudaMsParams, 384, pad, 376);
+FSSIM_CHECK_LAYOUT(FSSIMCudaMsReduceParams, 176, count, 96);
 
 /* nvcc defines __CUDACC__, clang's CUDA mode __CUDA__; FFmpeg's clang path
  * has no CUDA headers, so no __host__ */
@@ -161,6 +196,30 @@ FSSIM_HD FSSIMSmemLayout fssim_smem_layout(int radius, int algos, int kind)
         off += 5 * 81 * wide;
     l.red = off = fssim_align8(off);
     off  += 8 * FSSIM_NB_FUSED_PARTS * (FSSIM_THREADS + FSSIM_WARPS);
+    l.total = off;
+    return l;
+}
+
+/* Shared memory of fssim_ms_scale (kernels/fssim_msssim.cuh), bytes from
+ * the start:
+ *  s, d:  the tile of scale j and its halo, as float
+ *  h:     the horizontal pass, 4 moments x region rows x TILE
+ *  red:   the reduction: 2 values per thread, then 2 per warp */
+typedef struct FSSIMMsSmemLayout {
+    int region;                 /* side of the loaded square */
+    int s, d, h, red, total;
+} FSSIMMsSmemLayout;
+
+FSSIM_HD FSSIMMsSmemLayout fssim_ms_smem_layout(int radius)
+{
+    FSSIMMsSmemLayout l;
+    int off = 0;
+
+    l.region = FSSIM_TILE + 2 * radius;
+    l.s   = off; off = fssim_align8(off + 4 * l.region * l.region);
+    l.d   = off; off = fssim_align8(off + 4 * l.region * l.region);
+    l.h   = off; off = fssim_align8(off + 4 * 4 * l.region * FSSIM_TILE);
+    l.red = off; off += 8 * 2 * (FSSIM_THREADS + FSSIM_WARPS);
     l.total = off;
     return l;
 }

@@ -46,6 +46,7 @@
 
 #include "fssim_cuda_device.cuh"
 #include "fssim_resample.cuh"
+#include "fssim_msssim.cuh"
 
 static __device__ const int int_taps[9]     = { FSSIM_INT_TAPS };
 static __device__ const int int_tap_sums[10] = { FSSIM_INT_TAP_SUMS };
@@ -671,8 +672,8 @@ static __device__ __forceinline__ void fssim_reduce_impl(const FSSIMCudaReducePa
 #endif
 
 /* The entry points of one module: fssim_plane for the sample class and
- * float radius RF (0: any), fssim_reduce, and the resampler's two passes
- * for the sample container T. */
+ * float radius RF (0: any), fssim_reduce, the resampler's two passes for
+ * the sample container T, and msssim's scale pass and reduction. */
 #define FSSIM_MODULE(T, TI, TB, KIND, MIN_BLOCKS, RF)                           \
 extern "C" {                                                                     \
 __global__ void __launch_bounds__(FSSIM_THREADS, MIN_BLOCKS)                     \
@@ -694,6 +695,16 @@ __global__ void __launch_bounds__(FSSIM_THREADS)                                
 fssim_resample_v(FSSIMCudaResampleParams p)                                      \
 {                                                                                \
     fssim_resample_v_impl<T>(p);                                                 \
+}                                                                                \
+__global__ void __launch_bounds__(FSSIM_THREADS)                                 \
+fssim_ms_scale(FSSIMCudaMsParams p)                                              \
+{                                                                                \
+    fssim_ms_scale_impl<T, RF>(p);                                               \
+}                                                                                \
+__global__ void __launch_bounds__(FSSIM_THREADS)                                 \
+fssim_ms_reduce(FSSIMCudaMsReduceParams p)                                       \
+{                                                                                \
+    fssim_ms_reduce_impl(p);                                                     \
 }                                                                                \
 }
 

@@ -21,7 +21,8 @@
 /*
  * fssim_cuda's kernel entry points as the CPU emulator runs them: one per
  * sample class (the classes of kernels/fssim_{8,12,16}.cu) and window
- * radius (0: any window), the reduction, and the resampler per container.  Shared by the kernel test and
+ * radius (0: any window), the reduction, the resampler per container, and
+ * msssim's scale pass (per container and radius) and reduction.  Shared by the kernel test and
  * the stand-in CUDA driver, so both run exactly the instantiations the
  * filter's PTX modules hold.  Include after emu.h.
  *
@@ -43,5 +44,8 @@ template <typename T> static void resample_h(FSSIMCudaResampleParams p)
 { fssim_resample_h_impl<T>(p); }
 template <typename T> static void resample_v(FSSIMCudaResampleParams p)
 { fssim_resample_v_impl<T>(p); }
+template <typename T, int RF> static void ms_scale(FSSIMCudaMsParams p)
+{ fssim_ms_scale_impl<T, RF>(p); }
+static void ms_reduce(FSSIMCudaMsReduceParams p) { fssim_ms_reduce_impl(p); }
 
 #endif /* FSSIM_TESTS_EMU_FSSIM_H */

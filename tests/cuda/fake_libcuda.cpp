@@ -20,7 +20,8 @@
 
 /*
  * A stand-in for the CUDA driver (libcuda.so.1) that runs fssim's kernels
- * (fssim_cuda's fssim_plane and fssim_reduce, fssim3d's three) through the
+ * (fssim_cuda's fssim_plane and fssim_reduce, the resampler, msssim's
+ * fssim_ms_scale and fssim_ms_reduce, fssim3d's three) through the
  * emulator (tests/cuda/emu.h): "device" memory is host memory, streams and
  * events complete at once, kernels run on the CPU.  With it the whole CUDA
  * path of the built ffmpeg — hwcontext_cuda, hwupload, the filters' host
@@ -526,9 +527,10 @@ CUresult cuModuleUnload(void *m) { delete (Module *)m; return fault(F_NB, "cuMod
 CUresult cuModuleGetFunction(void **f, void *m, const char *name)
 {
     const Module *mod = (const Module *)m;
-    static const char *const names[2][4] = {
-        { "fssim3d_moments", "fssim3d_score", "fssim3d_sum", NULL },
-        { "fssim_plane", "fssim_reduce", "fssim_resample_h", "fssim_resample_v" },
+    static const char *const names[2][6] = {
+        { "fssim3d_moments", "fssim3d_score", "fssim3d_sum", NULL, NULL, NULL },
+        { "fssim_plane", "fssim_reduce", "fssim_resample_h", "fssim_resample_v",
+          "fssim_ms_scale", "fssim_ms_reduce" },
     };
     for (const char *n : names[mod->type])
         if (n && !strcmp(name, n)) {
@@ -546,6 +548,39 @@ static int params_kind(const FSSIMCudaParams &p)
     const double L = sqrt(p.c1base) / 0.01;
     const int depth = (int)lround(log2(L + 1));
     return fssim_cuda_kind(depth);
+}
+
+/* The same for msssim's parameters: c1 = (0.01 L)^2 in float. */
+static int ms_params_kind(const FSSIMCudaMsParams &p)
+{
+    const double L = sqrt((double)p.c1) / 0.01;
+    return fssim_cuda_kind((int)lround(log2(L + 1)));
+}
+
+static void (*const ms_scale_kernels[2][3])(FSSIMCudaMsParams) = {
+    { ms_scale<unsigned char, FSSIM_DEFAULT_RADIUS>, ms_scale<unsigned short, FSSIM_DEFAULT_RADIUS>,
+      ms_scale<unsigned short, FSSIM_DEFAULT_RADIUS> },
+    { ms_scale<unsigned char, 0>, ms_scale<unsigned short, 0>, ms_scale<unsigned short, 0> },
+};
+
+/* A launch of fssim_ms_scale: the planes' blocks follow one another and
+ * fill the grid exactly; a scale is half the previous one. */
+static bool ms_grid_ok(const FSSIMCudaMsParams &p, unsigned gx)
+{
+    int next = 0;
+    if (p.nb_planes < 1 || p.nb_planes > 4)
+        return false;
+    for (int i = 0; i < p.nb_planes; i++) {
+        const FSSIMCudaMsPlane &pl = p.plane[i];
+        int tx, ty;
+        if (pl.first_tile != next || pl.width < 2 * p.radius + 1 ||
+            pl.height < 2 * p.radius + 1)
+            return false;
+        next += fssim_cuda_nb_blocks(pl.width, pl.height, &tx, &ty);
+        if (tx != pl.tiles_x || (p.level < FSSIM_MS_SCALES - 1) != (pl.main_next != 0))
+            return false;
+    }
+    return (int)gx == next;
 }
 
 static CUresult bad_launch(const char *why, const Function *f)
@@ -605,6 +640,27 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
         if ((int)gx != ngx || (int)gy != ngy)
             return bad_launch("grid does not cover the plane", f);
         emu_launch(plane_kernels[f->mod.any][f->mod.kind], gx, gy, bx, by, p);
+    } else if (f->name == "fssim_ms_scale") {
+        FSSIMCudaMsParams p;
+        memcpy(&p, params[0], sizeof(p));
+        const int rf = f->mod.any ? p.radius : FSSIM_DEFAULT_RADIUS;
+        if (bx != FSSIM_TILE || gy != 1 || p.radius < 1 || p.radius > FSSIM_MAX_RADIUS)
+            return bad_launch("block, grid or radius", f);
+        if (!f->mod.any && p.radius != FSSIM_DEFAULT_RADIUS)
+            return bad_launch("a default-window module for another window", f);
+        if (ms_params_kind(p) != f->mod.kind)
+            return bad_launch("the module of another sample class", f);
+        if ((int)smem < fssim_ms_smem_layout(rf).total)
+            return bad_launch("too little shared memory", f);
+        if (!ms_grid_ok(p, gx))
+            return bad_launch("grid does not cover the planes", f);
+        emu_launch(ms_scale_kernels[f->mod.any][f->mod.kind], gx, gy, bx, by, p);
+    } else if (f->name == "fssim_ms_reduce") {
+        FSSIMCudaMsReduceParams p;
+        memcpy(&p, params[0], sizeof(p));
+        if (gy != 1 || gx > 4 * FSSIM_MS_SCALES || gx % FSSIM_MS_SCALES || bx != FSSIM_TILE)
+            return bad_launch("grid", f);
+        emu_launch(ms_reduce, gx, gy, bx, by, p);
     } else if (f->name == "fssim_resample_h" || f->name == "fssim_resample_v") {
         FSSIMCudaResampleParams p;
         const bool h = f->name == "fssim_resample_h";

@@ -26,6 +26,8 @@ for m in $mods; do
     grep -q "\.entry fssim_plane" "$ptx" 2>/dev/null && grep -q "\.entry fssim_reduce" "$ptx" &&
         grep -q "div\.rn\.f64" "$ptx"
     ok $? "$m.ptx ($FSSIM_CUDA) has both kernels and the unfused division of the int term"
+    grep -q "\.entry fssim_ms_scale" "$ptx" 2>/dev/null && grep -q "\.entry fssim_ms_reduce" "$ptx"
+    ok $? "$m.ptx ($FSSIM_CUDA) has msssim's two kernels"
 done
 
 for m in $mods; do

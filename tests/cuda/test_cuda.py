@@ -3,7 +3,8 @@
 Every case scores the same frames twice: with fssim on software frames and
 with fssim_cuda on CUDA frames (hwupload_cuda, or NVDEC decoding of clips
 that NVENC encodes here), and compares every plane of every frame:
-int to 1e-12, float to 1e-5, block to 1e-6 (doc/algorithms.md#accuracy).  Also: two GPU runs
+int to 1e-12, float to 1e-5, block to 1e-6, msssim to 1e-5
+(doc/algorithms.md#accuracy).  Also: two GPU runs
 are bitwise identical, frame counts match, errors are clear, and
 compute-sanitizer's memcheck finds nothing.
 
@@ -17,7 +18,7 @@ import sys
 from fssimtest import (Tap, ffmpeg, has_filter, natural_clip, flat_frames,
                        workdir, run, FFMPEG)
 
-TOL = {"int": 1e-12, "float": 1e-5, "block": 1e-6}
+TOL = {"int": 1e-12, "float": 1e-5, "block": 1e-6, "msssim": 1e-5}
 t = Tap()
 WORK = workdir("cuda")
 HW = ["-init_hw_device", "cuda=cu", "-filter_hw_device", "cu"]
@@ -87,7 +88,8 @@ def compare(name, cpu, gpu, algos):
 
 def upload_case(name, w, h, fmt, options="algo=float+int+block", frames=3,
                 content="natural", nb_identical=False):
-    algos = [a for a in ("float", "int", "block") if a in options.split("algo=")[1].split(":")[0]]
+    algos = [a for a in ("float", "int", "block", "msssim")
+             if a in options.split("algo=")[1].split(":")[0].split("+")]
     if content == "flat":
         from fssimtest import pix_fmt
         f = pix_fmt(fmt)
@@ -226,6 +228,15 @@ def main():
                 nb_identical=True)
     upload_case("nv16_130x97_w15", 130, 97, "nv16", "algo=float+int+block:window=15:sigma=2.5")
     upload_case("p210_96x64_w3", 96, 64, "p210", "algo=float+int+block:window=3:sigma=0.7")
+    # msssim: alone and with the fused kernels, sizes just above the smallest plane
+    upload_case("msssim_nv12_1920x1080", 1920, 1080, "nv12", "algo=msssim", frames=2)
+    upload_case("msssim_all_p010_640x360", 640, 360, "p010", "algo=float+int+block+msssim")
+    upload_case("msssim_yuv444p10_161x165", 161, 165, "yuv444p10", "algo=msssim")
+    upload_case("msssim_yuv420p_322x324", 322, 324, "yuv420p", "algo=msssim")
+    upload_case("msssim_yuv444p16_w7", 200, 120, "yuv444p16", "algo=msssim:window=7:sigma=1")
+    upload_case("msssim_nv12_flat", 512, 384, "nv12", "algo=msssim", content="flat")
+    upload_case("msssim_yuv420p_identical", 400, 330, "yuv420p", "algo=msssim",
+                nb_identical=True)
     for clip in ("h264_8bit", "h264_odd", "hevc_8bit", "hevc_10bit", "hevc_444", "hevc_444_10bit"):
         nvdec_case(clip)
     error_cases()

@@ -22,6 +22,13 @@ smaller than the reference (upscaled), larger (downscaled) and of its size,
 in a planar and a semi-planar 10-bit format, the resampling done on the
 GPU (fssim_resample_h/v) against the CPU reference's.
 
+msssim (fssim_ms_scale, fssim_ms_reduce): <= 1e-5 per plane per frame, alone
+and with the fused algorithms, two inputs and ladders (a resampled
+rendition's pyramid built from the GPU's resampled frame), 8/10/16-bit,
+4:2:0, 4:4:4 and semi-planar, sizes just above the smallest plane
+(161x165 4:4:4, 322x324 4:2:0 whose chroma is 161x162), another window, the
+lazy driver, identical frames (exactly 1).
+
 The real GPU test is tests/cuda/test_cuda.py.  Without CUDA in the build
 every check reports SKIP.
 """
@@ -34,8 +41,9 @@ import fakecuda as fc          # noqa: E402
 import fssimtest as ft         # noqa: E402
 
 # psnr and mse: the same exact sums on both, so the same doubles
-TOLS = {"int": 1e-12, "float": 1e-5, "block": 1e-6, "psnr": 1e-12, "mse": 1e-12}
-SSIMS = ("int", "float", "block")
+TOLS = {"int": 1e-12, "float": 1e-5, "block": 1e-6, "psnr": 1e-12, "mse": 1e-12,
+        "msssim": 1e-5}
+SSIMS = ("int", "float", "block", "msssim")
 NB = 3
 NB_LAZY = 6          # more than fssim_cuda's pipeline depth (4)
 t = ft.Tap()
@@ -61,6 +69,21 @@ CASES = [
     ("10-bit p010 58x34 identical frames", "p010le", 58, 34, "", "fssim_12.ptx", "identical"),
 ]
 
+# msssim: name, pix_fmt, w, h, options, module, content, algorithms
+MS_CASES = [
+    ("msssim 8-bit yuv420p 322x324", "yuv420p", 322, 324, "", "fssim_8.ptx", "natural",
+     "msssim"),
+    ("msssim 10-bit yuv444p10 161x165", "yuv444p10le", 161, 165, "", "fssim_12.ptx", "natural",
+     "msssim+float+int+block"),
+    ("msssim 10-bit p010 196x194 window=7", "p010le", 196, 194, "window=7:sigma=1.2",
+     "fssim_12_any.ptx", "natural", "msssim"),
+    ("msssim 16-bit yuv444p16 170x161 lazy driver", "yuv444p16le", 170, 161, "",
+     "fssim_16.ptx", "lazy", "msssim+int"),
+    ("msssim 8-bit yuv444p 161x163 identical frames", "yuv444p", 161, 163, "", "fssim_8.ptx",
+     "identical", "msssim"),
+]
+NB_MS = 2
+
 
 def clips(name, fmt, w, h, content, nb):
     tag = re.sub(r"\W+", "_", name)
@@ -79,17 +102,19 @@ def clips(name, fmt, w, h, content, nb):
     return main, ref
 
 
-def run_case(name, fmt, w, h, opts, module, content):
-    algo = "algo=float+int+block+psnr" + (":" + opts if opts else "")
+def run_case(name, fmt, w, h, opts, module, content, algos="float+int+block+psnr", nb=NB):
+    algo = "algo=" + algos + (":" + opts if opts else "")
     desc = "%s (%s)" % (name, algo)
+    asked = algos.split("+")
+    tols = [a for a in TOLS if a in asked or (a == "mse" and "psnr" in asked)]
+    contract = "every frame within %s of fssim" % ", ".join("%s %g" % (a, TOLS[a]) for a in tols)
     if SKIP:
-        for what in ("scored on the emulated driver, %s loaded" % module,
-                     "every frame within int 1e-12, float 1e-5, block 1e-6, psnr 1e-12 of fssim"):
+        for what in ("scored on the emulated driver, %s loaded" % module, contract):
             t.skip("%s: %s" % (desc, what), SKIP)
         if content == "identical":
             t.skip("%s: every score exactly 1" % desc, SKIP)
         return
-    nb = NB_LAZY if content == "lazy" else NB
+    nb = NB_LAZY if content == "lazy" else nb
     main, ref = clips(name, fmt, w, h, content, nb)
     tag = re.sub(r"\W+", "_", name)
     cpu_log, gpu_log = (os.path.join(WORK, tag + s + ".json") for s in ("_cpu", "_gpu"))
@@ -112,15 +137,15 @@ def run_case(name, fmt, w, h, opts, module, content):
          "rc cpu %d gpu %d, %s %s, modules loaded %r\n%s" % (
              pc.returncode, pg.returncode, why_c, why_g, loaded,
              "\n".join(l for l in pg.stderr.splitlines() if "launch" not in l)[-2500:]))
-    worst, where = (fc.max_diff(cpu, gpu, TOLS) if cpu and gpu and
+    worst, where = (fc.max_diff(cpu, gpu, {a: TOLS[a] for a in tols}) if cpu and gpu and
                     len(gpu["frames"]) == len(cpu["frames"]) else (float("inf"), "no runs"))
-    t.ok(worst <= 1.0, "%s: every frame within int 1e-12, float 1e-5, block 1e-6, psnr 1e-12 of fssim" % desc,
+    t.ok(worst <= 1.0, "%s: %s" % (desc, contract),
          "worst |diff|/tolerance %.3g at (n, algo, comp, cpu, gpu) %r" % (worst, where))
     if content == "identical":
-        t.ok(gpu is not None and all(v == 1.0 for f in gpu["frames"] for a in SSIMS
+        t.ok(gpu is not None and all(v == 1.0 for f in gpu["frames"] for a in tols if a in SSIMS
                                      for c, v in f[a].items() if c != "dB"),
              "%s: every score exactly 1" % desc,
-             gpu and [f["float"] for f in gpu["frames"]])
+             gpu and [f[[a for a in tols if a in SSIMS][0]] for f in gpu["frames"]])
 
 
 # name, pix_fmt, reference size, rendition sizes, options
@@ -133,8 +158,18 @@ LADDERS = [
 ]
 
 
-def run_ladder(name, fmt, size, sizes, opts):
-    algo = "algo=float+int+block+psnr" + (":" + opts if opts else "")
+# msssim ladders: the renditions' pyramids from the GPU's resampled frames
+MS_LADDERS = [
+    ("ladder msssim 8-bit yuv420p", "yuv420p", (322, 324), [(322, 324), (240, 180)],
+     "algo=msssim"),
+    ("ladder msssim 10-bit yuv444p10 lanczos", "yuv444p10le", (161, 165),
+     [(161, 165), (120, 100)], "algo=msssim+float:scaler=lanczos"),
+]
+
+
+def run_ladder(name, fmt, size, sizes, opts, nb=NB):
+    algo = opts if opts.startswith("algo=") else \
+        "algo=float+int+block+psnr" + (":" + opts if opts else "")
     n = len(sizes) + 1
     if SKIP:
         t.skip("%s: scored on the emulated driver" % name, SKIP)
@@ -142,8 +177,8 @@ def run_ladder(name, fmt, size, sizes, opts):
         return
     tag = re.sub(r"\W+", "_", name)
     f = ft.pix_fmt(fmt)
-    ref = ft.natural_clip(size[0], size[1], NB, f, WORK, tag + "_r", image="coffee", seed=3)
-    rends = [ft.natural_clip(w, h, NB, f, WORK, "%s_%d" % (tag, k), image="coffee", seed=3,
+    ref = ft.natural_clip(size[0], size[1], nb, f, WORK, tag + "_r", image="coffee", seed=3)
+    rends = [ft.natural_clip(w, h, nb, f, WORK, "%s_%d" % (tag, k), image="coffee", seed=3,
                              distort=dict(blur=0.8, noise=3.0, seed=k))
              for k, (w, h) in enumerate(sizes)]
     inputs = sum((c.input_args() for c in rends + [ref]), [])
@@ -160,11 +195,13 @@ def run_ladder(name, fmt, size, sizes, opts):
     cpu, why_c = fc.read_log(cpu_log)
     gpu, why_g = fc.read_log(gpu_log)
     t.ok(pc.returncode == 0 and pg.returncode == 0 and cpu and gpu and
-         len(ft.log_values(gpu)) == NB * len(sizes),
+         len(ft.log_values(gpu)) == nb * len(sizes),
          "%s: scored on the emulated driver" % name,
          "rc cpu %d gpu %d, %s %s\n%s" % (pc.returncode, pg.returncode, why_c, why_g,
                                          pg.stderr[-2500:]))
-    worst, where = fc.max_diff(cpu, gpu, TOLS) if cpu and gpu else (float("inf"), "no runs")
+    asked = algo.split(":")[0][len("algo="):].split("+")
+    tols = {a: TOLS[a] for a in TOLS if a in asked or (a == "mse" and "psnr" in asked)}
+    worst, where = fc.max_diff(cpu, gpu, tols) if cpu and gpu else (float("inf"), "no runs")
     t.ok(worst <= 1.0, "%s: every rendition within the contracts of fssim's ladder" % name,
          "worst |diff|/tolerance %.3g at (n/k, algo, comp, cpu, gpu) %r" % (worst, where))
 
@@ -173,4 +210,8 @@ for case in CASES:
     run_case(*case)
 for case in LADDERS:
     run_ladder(*case)
+for case in MS_CASES:
+    run_case(*case, nb=NB_MS)
+for case in MS_LADDERS:
+    run_ladder(*case, nb=NB_MS)
 t.done()

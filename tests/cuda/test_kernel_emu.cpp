@@ -22,7 +22,9 @@
  * The CUDA kernels of fssim_cuda (kernels/fssim_plane.cuh) run on the CPU through
  * tests/cuda/emu.h and checked against the CPU reference: tiling and
  * halos, plane borders, odd sizes, semi-planar and MSB-aligned samples,
- * every algorithm, valid and same padding, window sizes, determinism.
+ * every algorithm, valid and same padding, window sizes, determinism;
+ * msssim's kernels (kernels/fssim_msssim.cuh) on several planes per launch,
+ * odd sizes just above the smallest plane, identical planes.
  * The real kernels run on the GPU in tests/cuda/test_cuda.py.
  */
 #include "emu.h"
@@ -276,6 +278,150 @@ static void test_ladder_launch(void)
     }
 }
 
+/*
+ * msssim (kernels/fssim_msssim.cuh): the planes of one frame pair (a list of
+ * sizes, as a 4:2:0 or 4:4:4 frame has) in one launch per scale, as the
+ * filter runs them, then the reduction; each plane's per-scale means
+ * against fssim_ref_msssim_scales, and its MS-SSIM to the 1e-5 contract.
+ */
+struct MsCase {
+    int nb;
+    int w[3], h[3];
+    int depth, bytes, window;
+    double sigma;
+    Content content;
+    int any;
+};
+
+static void run_ms_case(const MsCase &mc)
+{
+    const double L = (double)((1 << mc.depth) - 1);
+    std::vector<std::vector<uint8_t>> a(mc.nb), b(mc.nb);
+    std::vector<std::vector<float>> lv(mc.nb);
+    std::vector<double> partials;
+    FSSIMCudaMsParams mp[FSSIM_MS_SCALES];
+    FSSIMCudaMsReduceParams rp = {};
+    double g[FSSIM_MAX_WINDOW] = { 0 }, out[2][4 * FSSIM_MS_SCALES * 2];
+    int blocks[FSSIM_MS_SCALES] = { 0 }, first[FSSIM_MS_SCALES], records = 0;
+    int pitch[3];
+    char name[160];
+
+    snprintf(name, sizeof(name), "msssim %dx%d%s %d-bit window=%d sigma=%g content=%d%s",
+             mc.w[0], mc.h[0], mc.nb > 1 ? " (+chroma)" : "", mc.depth, mc.window, mc.sigma,
+             (int)mc.content, mc.any ? " (any-window kernel)" : "");
+    fssim_ref_gauss_weights(mc.window, mc.sigma, g);
+    for (int i = 0; i < mc.nb; i++) {
+        Case c = { mc.w[i], mc.h[i], mc.depth, mc.bytes, 1, 0, 0, mc.window, mc.sigma, 0,
+                   mc.content == SAME ? NOISE : mc.content };
+        pitch[i] = c.w * c.bytes + 7;
+        a[i] = make_plane(c, pitch[i], false, NULL);
+        b[i] = mc.content == SAME ? a[i] : make_plane(c, pitch[i], true, NULL);
+        /* scales 1-4 of both planes, float, rows packed */
+        size_t n = 0;
+        for (int j = 1; j < FSSIM_MS_SCALES; j++) {
+            int sw, sh;
+            fssim_ref_msssim_scale_size(c.w, c.h, j, &sw, &sh);
+            n += 2 * (size_t)sw * sh;
+        }
+        lv[i].assign(n, NAN);
+    }
+    for (int j = 0; j < FSSIM_MS_SCALES; j++) {
+        memset(&mp[j], 0, sizeof(mp[j]));
+        mp[j].c1 = (float)FSSIM_FLOAT_C1(L);
+        mp[j].c2 = (float)FSSIM_FLOAT_C2(L);
+        for (int k = 0; k < mc.window; k++)
+            mp[j].g[k] = (float)g[k];
+        mp[j].nb_planes = mc.nb;
+        mp[j].level = j;
+        mp[j].radius = mc.window / 2;
+        first[j] = records;
+        for (int i = 0; i < mc.nb; i++) {
+            FSSIMCudaMsPlane &pl = mp[j].plane[i];
+            int gx, gy;
+            fssim_ref_msssim_scale_size(mc.w[i], mc.h[i], j, &pl.width, &pl.height);
+            pl.step = 1;
+            pl.first_tile = blocks[j];
+            rp.offset[i * FSSIM_MS_SCALES + j] = records + blocks[j];
+            rp.count[i * FSSIM_MS_SCALES + j]  = fssim_cuda_nb_blocks(pl.width, pl.height,
+                                                                      &gx, &gy);
+            pl.tiles_x = gx;
+            blocks[j] += gx * gy;
+        }
+        records += blocks[j];
+    }
+    for (int i = 0; i < mc.nb; i++) {
+        float *base = lv[i].data();
+        for (int j = 0; j < FSSIM_MS_SCALES; j++) {
+            FSSIMCudaMsPlane &pl = mp[j].plane[i];
+            if (!j) {
+                pl.main_ptr = (unsigned long long)(uintptr_t)a[i].data();
+                pl.ref_ptr  = (unsigned long long)(uintptr_t)b[i].data();
+                pl.main_pitch = pl.ref_pitch = pitch[i];
+            }
+            if (j + 1 < FSSIM_MS_SCALES) {
+                FSSIMCudaMsPlane &nx = mp[j + 1].plane[i];
+                nx.main_ptr = (unsigned long long)(uintptr_t)base;
+                nx.ref_ptr  = (unsigned long long)(uintptr_t)(base + (size_t)nx.width * nx.height);
+                nx.main_pitch = nx.ref_pitch = nx.width * (int)sizeof(float);
+                pl.main_next = nx.main_ptr;
+                pl.ref_next  = nx.ref_ptr;
+                pl.next_pitch = nx.main_pitch;
+                base += 2 * (size_t)nx.width * nx.height;
+            }
+        }
+    }
+    partials.assign(2 * (size_t)records, NAN);
+    {
+        const int def = mc.window == 2 * FSSIM_DEFAULT_RADIUS + 1 && !mc.any;
+        const int kind = fssim_cuda_kind(mc.depth);
+        void (*const k8[2])(FSSIMCudaMsParams) = { ms_scale<unsigned char, 0>,
+                                                   ms_scale<unsigned char, FSSIM_DEFAULT_RADIUS> };
+        void (*const k16[2])(FSSIMCudaMsParams) = { ms_scale<unsigned short, 0>,
+                                                    ms_scale<unsigned short, FSSIM_DEFAULT_RADIUS> };
+        for (int run = 0; run < 2; run++) {
+            for (int j = 0; j < FSSIM_MS_SCALES; j++) {
+                mp[j].partials = (unsigned long long)(uintptr_t)(partials.data() + 2 * first[j]);
+                emu_launch(kind == FSSIM_KIND_8 ? k8[def] : k16[def], blocks[j], 1, FSSIM_TILE,
+                           FSSIM_THREADS / FSSIM_TILE, mp[j]);
+            }
+            rp.partials = (unsigned long long)(uintptr_t)partials.data();
+            rp.out = (unsigned long long)(uintptr_t)out[run];
+            emu_launch(ms_reduce, mc.nb * FSSIM_MS_SCALES, 1, FSSIM_TILE,
+                       FSSIM_THREADS / FSSIM_TILE, rp);
+        }
+    }
+    tap_ok(!memcmp(out[0], out[1], 2 * FSSIM_MS_SCALES * mc.nb * sizeof(double)),
+           "%s: two runs bitwise identical", name);
+
+    for (int i = 0; i < mc.nb; i++) {
+        FSSIMRefPlane ra = { a[i].data(), pitch[i], mc.w[i], mc.h[i], mc.bytes, 1, 0 };
+        FSSIMRefPlane rb = { b[i].data(), pitch[i], mc.w[i], mc.h[i], mc.bytes, 1, 0 };
+        std::vector<double> work(fssim_ref_msssim_work_size(mc.w[i], mc.h[i]));
+        double s[FSSIM_MS_SCALES], cs[FSSIM_MS_SCALES], gs[FSSIM_MS_SCALES], gcs[FSSIM_MS_SCALES];
+        double worst = 0.0;
+        int wj = 0;
+        fssim_ref_msssim_scales(&ra, &rb, mc.depth, mc.window, mc.sigma, work.data(), s, cs);
+        for (int j = 0; j < FSSIM_MS_SCALES; j++) {
+            int sw, sh;
+            fssim_ref_msssim_scale_size(mc.w[i], mc.h[i], j, &sw, &sh);
+            const double n = (double)(sw - mc.window + 1) * (sh - mc.window + 1);
+            gs[j]  = out[0][2 * (i * FSSIM_MS_SCALES + j)] / n;
+            gcs[j] = out[0][2 * (i * FSSIM_MS_SCALES + j) + 1] / n;
+            if (fmax(fabs(gs[j] - s[j]), fabs(gcs[j] - cs[j])) > worst) {
+                worst = fmax(fabs(gs[j] - s[j]), fabs(gcs[j] - cs[j]));
+                wj = j;
+            }
+        }
+        const double want = fssim_ref_msssim_combine(s, cs);
+        const double got  = fssim_ref_msssim_combine(gs, gcs);
+        tap_ok(fabs(got - want) <= 1e-5, "%s, plane %d (%dx%d): MS-SSIM %.17g vs reference %.17g "
+               "(diff %.3g; worst scale mean diff %.3g at scale %d)", name, i, mc.w[i], mc.h[i],
+               got, want, fabs(got - want), worst, wj + 1);
+        if (mc.content == SAME)
+            tap_ok(got == 1.0, "%s, plane %d: identical planes give exactly 1", name, i);
+    }
+}
+
 int main(void)
 {
     const int ALL = FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_FLOAT) |
@@ -312,5 +458,19 @@ int main(void)
     test_ladder_launch();
     for (const Case &c : cases)
         run_case(c);
+
+    const MsCase ms_cases[] = {
+        /* nb  widths         heights        dep by win sigma content */
+        { 3, { 322, 161, 161 }, { 324, 162, 162 },  8, 1, 11, 1.5, NOISE  },
+        { 3, { 322, 161, 161 }, { 324, 162, 162 },  8, 1, 11, 1.5, EDGES, 1 },
+        { 1, { 161 }, { 165 }, 10, 2, 11, 1.5, SMOOTH },
+        { 2, { 200, 100 }, { 170, 97 }, 16, 2,  7, 1.0, EDGES  },
+        { 1, { 240 }, { 226 }, 12, 2, 15, 2.5, NOISE  },
+        { 1, { 161 }, { 161 },  8, 1, 11, 1.5, FLAT   },
+        { 2, { 170, 170 }, { 161, 161 },  8, 1, 11, 1.5, SAME   },
+        { 1, { 97 }, { 99 }, 10, 2,  7, 1.5, SAME   },
+    };
+    for (const MsCase &c : ms_cases)
+        run_ms_case(c);
     return tap_done();
 }

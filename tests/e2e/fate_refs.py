@@ -14,6 +14,8 @@ dumped as rawvideo and every value of the reference file is recomputed:
          semi-planar formats through their planar equivalent)
   psnr   exact numpy integer sums of squared differences: MSE and PSNR
          (<= 1e-12 relative)
+  msssim tests/lib/msssim_np.py, pytorch-msssim's ms_ssim transcribed to
+         numpy (<= 1e-9)
 The stats tests' lines are checked against the int and psnr values the
 same way.
 
@@ -28,6 +30,7 @@ import sys
 import numpy as np
 
 import fssimtest as ft
+import msssim_np
 
 W, H = 300, 200
 K = np.array([2, 9, 28, 55, 68, 55, 28, 9, 2], np.int64)
@@ -188,8 +191,8 @@ def review(d, refdir, name, opts, pf, back):
     enc, ref = dump(d, pf, back)
     out(len(meta) == len(enc) == 5, "%s: 5 frames in the reference" % name, len(meta))
     stats = ssim_stats(d, enc, ref, pf)
-    worst = {"int": 0.0, "float": 0.0}
-    bad, count = [], {"int": 0, "float": 0, "block": 0, "psnr": 0}
+    worst = {"int": 0.0, "float": 0.0, "msssim": 0.0}
+    bad, count = [], {"int": 0, "float": 0, "block": 0, "psnr": 0, "msssim": 0}
     for k, m in enumerate(meta[:len(enc)]):
         for c, comp in enumerate(f.comps):
             if "lavfi.fssim.psnr.%s" % comp in m:
@@ -198,7 +201,7 @@ def review(d, refdir, name, opts, pf, back):
                 got = (float(m["lavfi.fssim.mse.%s" % comp]), float(m["lavfi.fssim.psnr.%s" % comp]))
                 if not (close_rel(got[0], mse) and close_rel(got[1], psnr)):
                     bad.append("frame %d %s: mse/psnr %r, want %r" % (k, comp, got, (mse, psnr)))
-            for algo in ("int", "float", "block"):
+            for algo in ("int", "float", "block", "msssim"):
                 key = "lavfi.fssim.%s.%s" % (algo, comp)
                 if key not in m:
                     continue
@@ -209,9 +212,14 @@ def review(d, refdir, name, opts, pf, back):
                 elif algo == "float":
                     worst["float"] = max(worst["float"],
                                          abs(v - float_ssim(enc[k][c], ref[k][c], f.depth, **fo)))
+                elif algo == "msssim":
+                    w = msssim_np.ms_ssim(enc[k][c], ref[k][c], float(f.maxval),
+                                          win_size=fo.get("window", 11),
+                                          win_sigma=fo.get("sigma", 1.5))
+                    worst["msssim"] = max(worst["msssim"], abs(v - w))
                 elif "%f" % v != stats[k][comp]:
                     bad.append("frame %d %s: %f vs ssim %s" % (k, comp, v, stats[k][comp]))
-    algos = [a for a in ("int", "float", "block", "psnr") if count[a]]
+    algos = [a for a in ("int", "float", "block", "psnr", "msssim") if count[a]]
     out(bool(algos), "%s: the reference holds values of %s" % (name, "+".join(algos) or "nothing"))
     if count["int"]:
         out(worst["int"] <= 1e-12, "%s: int values equal an exact numpy doc/algorithms.md#int (worst %.2g)" % (
@@ -220,6 +228,9 @@ def review(d, refdir, name, opts, pf, back):
         out(worst["float"] <= 1e-9, "%s: float values equal %s (worst %.2g)" % (
             name, "skimage" if not fo["same"] and fo.get("window", 11) == 11 else "numpy",
             worst["float"]))
+    if count["msssim"]:
+        out(worst["msssim"] <= 1e-9, "%s: msssim values equal the numpy transcription of "
+            "pytorch-msssim (worst %.2g)" % (name, worst["msssim"]))
     if count["block"] or count["psnr"]:
         out(not bad, "%s: block values print as FFmpeg ssim's on the same frames, psnr and "
             "mse equal an exact numpy evaluation (%d, %d)" % (name, count["block"],
