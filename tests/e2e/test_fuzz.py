@@ -69,7 +69,7 @@ VK_TIMEOUT = 60
 CRASH = re.compile(r"Assertion|Segmentation|core dumped|Sanitizer|double free|"
                    r"stack smashing|Aborted|runtime error:", re.I)
 ERROR_LINE = re.compile(r"\[(error|fatal)\] ")
-SUMMARY = re.compile(r"\] \[info\] (?:SSIM(?: (float|int|block))?|(PSNR)) .* frames:(\d+)\s*$")
+SUMMARY = re.compile(r"\] \[info\] (?:SSIM(?: (float|int|block|msssim))?|(PSNR)) .* frames:(\d+)\s*$")
 
 WORK = ft.workdir("fuzz")
 CLIPS = os.path.join(WORK, "clips")
@@ -464,7 +464,9 @@ class Case:
                 (("none", None), 2), (("bogus", None), 2), (("0", None), 1), (("int+bogus", None), 1),
                 (("-int", "?"), 1), (("7", {"float", "int", "block"}), 1),
                 (("psnr", {"psnr"}), 6), (("float+psnr", {"float", "psnr"}), 4),
-                (("8", {"psnr"}), 1), (("32", None), 1)])
+                (("8", {"psnr"}), 1), (("32", None), 1),
+                (("msssim", {"msssim"}), 4), (("float+msssim", {"float", "msssim"}), 2),
+                (("16", {"msssim"}), 1)])
             o.append("algo=" + v)
             if good is None:
                 self.fail_if("algo=" + v)
@@ -481,6 +483,7 @@ class Case:
                 self.fail_if("window=" + v)
             elif v == "3.5":
                 self.maybe("window=3.5")
+                window = None
             elif int(v) % 2 == 0:
                 self.fail_if("window=" + v, r"window=%s" % v)
             else:
@@ -568,12 +571,16 @@ class Case:
                 self.bad = [b for b in self.bad if not b[0].startswith(("window=", "algo="))]
                 shaky = True
         # constraints on the planes, for valid options
-        if not shaky and "float" in algos and padding == "valid" and any(
+        if not shaky and window and "float" in algos and padding == "valid" and any(
                 pw < window or ph < window for pw, ph in p):
             self.fail_if("a plane smaller than the window with padding=valid",
                          r"smaller than the %dx%d window" % (window, window))
         if not shaky and "block" in algos and any(pw < 8 or ph < 8 for pw, ph in p):
             self.fail_if("a plane under 8x8 with algo=block", r"8x8")
+        # the fifth scale must hold a window (doc/algorithms.md#msssim)
+        if not shaky and window and "msssim" in algos and any(min(pw, ph) < (window - 1) * 16 + 1
+                                                   for pw, ph in p):
+            self.fail_if("a plane too small for algo=msssim", r"algo=msssim needs planes")
         self.algos = algos
         self.opts = o
 
@@ -617,7 +624,7 @@ class Case:
             self.opts.append(self.choice(["stats_file", "f"]) + "=" + self.stats["path"])
             if self.filter != "fssim3d" and self.rng.random() < 0.4:
                 v = self.choice(["auto"] + sorted(self.algos) if self.clean else
-                                ["auto", "float", "int", "block", "psnr", "bogus"])
+                                ["auto", "float", "int", "block", "psnr", "msssim", "bogus"])
                 self.opts.append("stats_algo=" + v)
                 if v == "bogus":
                     self.fail_if("stats_algo=bogus")
@@ -739,7 +746,10 @@ def check_csv(text):
     m = re.match(r"^# frames=(\d+)$", lines[-1]) if lines else None
     if data and (not m or int(m.group(1)) != len(data)):
         errs.append("last line %r does not count the %d rows" % (lines[-1:], len(data)))
-    if data and pooled != ["mean", "min", "max", "harmonic_mean", "p1", "p5", "p50"]:
+    # psnr adds the PSNR of the mean MSE (doc/outputs.md#csv-log)
+    want = ["mean", "min", "max", "harmonic_mean", "p1", "p5", "p50"] + \
+        (["psnr_of_mean_mse"] if ",psnr." in rows[0] else [])
+    if data and pooled != want:
         errs.append("pooled rows %s" % pooled)
     return errs, len(data)
 
