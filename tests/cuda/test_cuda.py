@@ -3,10 +3,12 @@
 Every case scores the same frames twice: with fssim on software frames and
 with fssim_cuda on CUDA frames (hwupload_cuda, or NVDEC decoding of clips
 that NVENC encodes here), and compares every plane of every frame:
-int to 1e-12, float to 1e-5, block to 1e-6, msssim to 1e-5
-(doc/algorithms.md#accuracy).  Also: two GPU runs
-are bitwise identical, frame counts match, errors are clear, and
-compute-sanitizer's memcheck finds nothing.
+int to 1e-12, float to 1e-5, block to 1e-6, msssim to 1e-5, psnr and mse
+exactly (doc/algorithms.md#accuracy).  Ladders (inputs=N: renditions of
+other sizes resampled on the GPU, uploaded and NVDEC-decoded) against
+fssim's ladder, rendition by rendition.  Also: two GPU runs are bitwise
+identical, frame counts match, errors are clear, and compute-sanitizer's
+memcheck finds nothing.
 
 Without a CUDA device every check reports SKIP with the reason.
 """
@@ -16,9 +18,10 @@ import subprocess
 import sys
 
 from fssimtest import (Tap, ffmpeg, has_filter, natural_clip, flat_frames,
-                       workdir, run, FFMPEG)
+                       workdir, run, log_values, FFMPEG)
 
-TOL = {"int": 1e-12, "float": 1e-5, "block": 1e-6, "msssim": 1e-5}
+# psnr and mse: the same exact integer sums on both, so the same doubles
+TOL = {"int": 1e-12, "float": 1e-5, "block": 1e-6, "msssim": 1e-5, "psnr": 0.0, "mse": 0.0}
 t = Tap()
 WORK = workdir("cuda")
 HW = ["-init_hw_device", "cuda=cu", "-filter_hw_device", "cu"]
@@ -68,19 +71,25 @@ def compare(name, cpu, gpu, algos):
     if cpu is None or gpu is None:
         t.ok(False, "%s: both runs succeed" % name)
         return
-    fc, fg = cpu["frames"], gpu["frames"]
-    t.ok(len(fc) == len(fg) and len(fc) > 0,
-         "%s: frame counts match (cpu %d, gpu %d)" % (name, len(fc), len(fg)))
+    # per frame, or per frame and rendition in a ladder
+    fc, fg = log_values(cpu), log_values(gpu)
+    t.ok(list(fc) == list(fg) and len(fc) > 0,
+         "%s: frames (and renditions) match (cpu %d, gpu %d)" % (name, len(fc), len(fg)))
     for algo in algos:
         worst, where = 0.0, None
-        for a, b in zip(fc, fg):
+        for key, a in fc.items():
+            b = fg.get(key, {})
             for c, v in a[algo].items():
                 if c == "dB":
                     continue
-                w = b[algo][c]
-                d = abs(v - w) if v is not None and w is not None else float("inf")
+                w = b.get(algo, {}).get(c)
+                # null on both (an infinite PSNR: identical planes) is equal
+                if v is None and w is None and c in b.get(algo, {}):
+                    d = 0.0
+                else:
+                    d = abs(v - w) if v is not None and w is not None else float("inf")
                 if d > worst:
-                    worst, where = d, (a["n"], c, v, w)
+                    worst, where = d, (key, c, v, w)
         summary.append((name, algo, worst))
         t.ok(worst <= TOL[algo], "%s: %s max diff %.3g <= %g" % (name, algo, worst, TOL[algo]),
              "worst at frame/comp/cpu/gpu %r" % (where,))
@@ -88,8 +97,9 @@ def compare(name, cpu, gpu, algos):
 
 def upload_case(name, w, h, fmt, options="algo=float+int+block", frames=3,
                 content="natural", nb_identical=False):
-    algos = [a for a in ("float", "int", "block", "msssim")
+    algos = [a for a in ("float", "int", "block", "msssim", "psnr")
              if a in options.split("algo=")[1].split(":")[0].split("+")]
+    algos += ["mse"] if "psnr" in algos else []
     if content == "flat":
         from fssimtest import pix_fmt
         f = pix_fmt(fmt)
@@ -115,7 +125,7 @@ def upload_case(name, w, h, fmt, options="algo=float+int+block", frames=3,
          "%s: two GPU runs bitwise identical" % name)
     if nb_identical and gpu is not None:
         bad = [(fr["n"], a, c, fr[a][c]) for fr in gpu["frames"] for a in algos
-               for c in fr[a] if c != "dB" and fr[a][c] != 1.0]
+               if a not in ("psnr", "mse") for c in fr[a] if c != "dB" and fr[a][c] != 1.0]
         t.ok(not bad, "%s: identical inputs score exactly 1" % name, bad[:6])
 
 
@@ -155,6 +165,60 @@ def nvdec_case(name, frames_expected=12):
             if q == "lo":
                 t.ok(gpu["pooled"]["int"]["All"]["mean"] < 1.0,
                      "%s: the low-quality encode scores below 1" % name)
+
+
+def ladder_upload_case(name, fmt, ref_size, sizes, options="algo=float+int+block+psnr"):
+    """A ladder of uploaded frames: renditions of other sizes resampled on
+    the GPU (up and down), one of the reference's size; every rendition
+    against fssim's ladder."""
+    n = len(sizes) + 1
+    ref = natural_clip(*ref_size, 2, fmt, directory=WORK, name=name + "_r", seed=1)
+    rends = [natural_clip(w, h, 2, fmt, directory=WORK, name="%s_%d" % (name, k), seed=1,
+                          distort={"blur": 0.8 + 0.3 * k, "noise": 3.0, "seed": k})
+             for k, (w, h) in enumerate(sizes)]
+    inputs = sum((c.input_args() for c in rends + [ref]), [])
+    pads = "".join("[%d:v]" % i for i in range(n))
+    up = ";".join("[%d:v]format=%s,hwupload[u%d]" % (i, fmt, i) for i in range(n))
+    ups = "".join("[u%d]" % i for i in range(n))
+    cpu, _ = score(inputs, lambda log: "%sfssim=inputs=%d:%s:log_path=%s" % (
+        pads, n, options, log), name + "_cpu")
+    gpu, err = score(inputs, lambda log: "%s;%sfssim_cuda=inputs=%d:%s:log_path=%s" % (
+        up, ups, n, options, log), name + "_gpu")
+    if gpu is None:
+        t.diag(err)
+    algos = options.split(":")[0][len("algo="):].split("+")
+    compare(name, cpu, gpu, algos + (["mse"] if "psnr" in algos else []))
+
+
+def nvdec_ladder_case():
+    """NVDEC-decoded renditions (H.264 640x360, HEVC 1280x720) against an
+    HEVC 1280x720 reference, resampled on the GPU, against fssim's ladder
+    of the software-decoded frames."""
+    import json
+    paths = [os.path.join(CLIPS, c) for c in ("h264_8bit_lo.mkv", "hevc_8bit_lo.mkv",
+                                               "hevc_8bit_hi.mkv")]
+    if not all(os.path.exists(p) for p in paths):
+        t.skip("ladder (NVDEC)", "clips not found in %s (tests/cuda/make_clips.py)" % CLIPS)
+        return
+    opts = "algo=float+int+block+psnr"
+    log_c, log_g = (os.path.join(WORK, "ladder_nvdec_%s.json" % k) for k in ("cpu", "gpu"))
+    sw = sum((["-i", p] for p in paths), [])
+    hw = sum((["-hwaccel", "cuda", "-hwaccel_output_format", "cuda", "-i", p]
+              for p in paths), [])
+    pc = ffmpeg(*sw, "-lavfi", "[0:v][1:v][2:v]fssim=inputs=3:%s:log_path=%s" % (opts, log_c),
+                "-f", "null", "-", check=False)
+    pg = ffmpeg(*hw, "-lavfi", "[0:v][1:v][2:v]fssim_cuda=inputs=3:%s:log_path=%s" % (
+                    opts, log_g), "-f", "null", "-", check=False)
+    if pg.returncode != 0:
+        t.diag(pg.stderr[-3000:])
+    cpu = json.load(open(log_c)) if pc.returncode == 0 else None
+    gpu = json.load(open(log_g)) if pg.returncode == 0 else None
+    compare("ladder h264 360p + hevc 720p (NVDEC)", cpu, gpu,
+            ("float", "int", "block", "psnr", "mse"))
+    if gpu is not None:
+        r = gpu.get("renditions", [])
+        t.ok([x.get("resampled") for x in r] == [True, False],
+             "ladder (NVDEC): the 360p rendition resampled, the 720p one not", r)
 
 
 def error_cases():
@@ -237,8 +301,23 @@ def main():
     upload_case("msssim_nv12_flat", 512, 384, "nv12", "algo=msssim", content="flat")
     upload_case("msssim_yuv420p_identical", 400, 330, "yuv420p", "algo=msssim",
                 nb_identical=True)
+    # psnr: exact on both
+    upload_case("psnr_p010_640x360", 640, 360, "p010", "algo=psnr+float")
+    upload_case("psnr_yuv444p16_333x201", 333, 201, "yuv444p16", "algo=psnr")
+    upload_case("psnr_yuv420p_identical", 256, 144, "yuv420p", "algo=psnr+int",
+                nb_identical=True)
+    # ladders: up, down and same size; 4:2:0 and 4:4:4; 8, 10 and 16 bits
+    ladder_upload_case("ladder_nv12_1080", "nv12", (1920, 1080),
+                       [(1920, 1080), (1280, 720), (640, 360), (2560, 1440)])
+    ladder_upload_case("ladder_p010_odd", "p010", (640, 360), [(426, 240), (853, 480)],
+                       "algo=float+int+psnr:scaler=lanczos")
+    ladder_upload_case("ladder_yuv444p16", "yuv444p16", (333, 201), [(167, 101), (333, 201)],
+                       "algo=float+int+block:scaler=bilinear")
+    ladder_upload_case("ladder_msssim", "yuv420p", (640, 360), [(480, 270), (640, 360)],
+                       "algo=msssim+int")
     for clip in ("h264_8bit", "h264_odd", "hevc_8bit", "hevc_10bit", "hevc_444", "hevc_444_10bit"):
         nvdec_case(clip)
+    nvdec_ladder_case()
     error_cases()
     sanitizer_case()
     t.diag("%-34s %-6s %s" % ("case", "algo", "max |gpu - cpu|"))
