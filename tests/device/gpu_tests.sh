@@ -5,8 +5,10 @@
 # (test_vulkan.py with its larger device cases), runs cut short on CUDA and
 # Vulkan frames (tests/e2e/test_cutshort.py) and Vulkan device loss through
 # the fault-injection layer (test_vulkan_faults.py), fssim3d on Vulkan
-# frames (test_vulkan3d.py, with its 1080p/2160p cases).  One TAP file per test
-# in OUT, and a line per test: "name: N ok, N not ok, N skipped".
+# frames (test_vulkan3d.py, with its 1080p/2160p cases), msssim on Vulkan
+# frames (test_vulkan_msssim.py), and Vulkan Video decoded pairs and a
+# ladder (tests/vulkan/device_check.sh, with FSSIM_CLIPS).  One TAP file per
+# test in OUT, and a line per test: "name: N ok, N not ok, N skipped".
 #
 # usage: tests/device/gpu_tests.sh FFMPEG_DIR FAULT_LAYER_DIR OUT
 #   FFMPEG_DIR       holds ffmpeg and ffprobe built with the fssim filters
@@ -36,7 +38,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | 
 
 status=0
 for t in cuda/test_cuda.py cuda/test_cuda3d.py vulkan/test_vulkan.py e2e/test_cutshort.py \
-         vulkan/test_vulkan_faults.py vulkan/test_vulkan3d.py; do
+         vulkan/test_vulkan_faults.py vulkan/test_vulkan3d.py vulkan/test_vulkan_msssim.py; do
     name=$(basename "$t" .py)
     start=$(date +%s)
     python3 "$top/tests/$t" > "$out/$name.tap" 2>&1 || status=1
@@ -48,4 +50,10 @@ for t in cuda/test_cuda.py cuda/test_cuda3d.py vulkan/test_vulkan.py e2e/test_cu
     echo "$name: $((ok - skip)) ok, $bad not ok, $skip skipped ($(( $(date +%s) - start )) s)"
     grep -A4 '^not ok' "$out/$name.tap" | head -n 30
 done
+if [ -n "${FSSIM_CLIPS:-}" ]; then
+    sh "$top/tests/vulkan/device_check.sh" "$FFMPEG" "$FSSIM_CLIPS" "$out/vulkan-decode" \
+        > "$out/vulkan-decode.txt" 2>&1 || status=1
+    echo "Vulkan Video decode (device_check.sh):"
+    cat "$out/vulkan-decode.txt"
+fi
 exit $status

@@ -10,6 +10,11 @@
 #   OUT_DIR    logs and summary (default: ./vulkan-device-out)
 #   -d DEVICE  -init_hw_device vulkan=vk:DEVICE (index or name; default 0)
 #
+# Then a ladder: the H.264 360p and HEVC 720p low-quality clips as
+# renditions of the HEVC 720p high-quality one (fssim_vulkan=inputs=3, the
+# 360p rendition resampled on the device, algo=float+int+block+psnr), against
+# fssim's ladder of the software-decoded streams, rendition by rendition.
+#
 # Prints one line per pair: frames, the largest difference to fssim per
 # algorithm (doc/algorithms.md#accuracy tolerances: int 1e-12, float 1e-5, block 1e-6), the
 # decoded layout, and PASS/FAIL; exit status 1 if any pair fails.  A pair
@@ -49,20 +54,27 @@ grep -E "Device [0-9]+ selected|Using device:|^\[Vulkan[^]]*\] +[0-9]+: " "$out/
 command -v nvidia-smi >/dev/null &&
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 
-# max |gpu - cpu| per algorithm over frames and planes of two JSON logs
+# max |gpu - cpu| per algorithm over frames (and renditions) and planes of
+# two JSON logs; psnr (exact on both) only where the logs have it
 compare() {
     python3 - "$1" "$2" <<'EOF'
 import json, sys
 g, c = (json.load(open(p)) for p in sys.argv[1:3])
+def values(log):
+    return [r for f in log["frames"] for r in f.get("renditions", [f])]
 res = []
 ok = g["frame_count"] == c["frame_count"] and g["input"]["components"] == c["input"]["components"]
-for algo, tol in (("float", 1e-5), ("int", 1e-12), ("block", 1e-6)):
+tols = [("float", 1e-5), ("int", 1e-12), ("block", 1e-6)]
+if any("psnr" in r for r in values(c)):
+    tols += [("psnr", 0.0), ("mse", 0.0)]
+for algo, tol in tols:
     d = 0.0
-    for fg, fc in zip(g["frames"], c["frames"]):
+    for fg, fc in zip(values(g), values(c)):
         for k, v in fc[algo].items():
             if k != "dB":
                 w = fg[algo][k]
-                d = max(d, float("inf") if w is None or v is None else abs(w - v))
+                d = max(d, 0.0 if w is None and v is None else
+                        float("inf") if w is None or v is None else abs(w - v))
     ok = ok and d <= tol
     res.append("%-9.2g" % d)
 print("%4d/%-4d %s %s %s" % (g["frame_count"], c["frame_count"], " ".join(res),
@@ -104,6 +116,33 @@ for main in "$clips"/*_lo.mkv; do
     case $line in *FAIL) status=1 ;; esac
     grep -h -o "GPU time per frame: .*" "$out/$name.vulkan.log" | sed 's/^/                   /'
 done
+# a ladder of Vulkan Video decoded renditions
+lad="$clips/h264_8bit_lo.mkv $clips/hevc_8bit_lo.mkv $clips/hevc_8bit_hi.mkv"
+if [ -e "$clips/h264_8bit_lo.mkv" ] && [ -e "$clips/hevc_8bit_lo.mkv" ] && [ $scored != 0 ]; then
+    gpu="$out/ladder.vulkan.json" cpu="$out/ladder.cpu.json"
+    rm -f "$gpu" "$cpu"
+    hin="" sin=""
+    for f in $lad; do hin="$hin $dec -i $f"; sin="$sin -i $f"; done
+    # shellcheck disable=SC2086
+    "$ff" -hide_banner -nostdin -y -v verbose $hw $hin -lavfi \
+        "[0:v][1:v][2:v]fssim_vulkan=inputs=3:algo=$algos+psnr:log_path=$gpu" -f null - \
+        > "$out/ladder.vulkan.log" 2>&1
+    g=$?
+    # shellcheck disable=SC2086
+    "$ff" -hide_banner -nostdin -y $sin -lavfi \
+        "[0:v][1:v][2:v]fssim=inputs=3:algo=$algos+psnr:log_path=$cpu" -f null - \
+        > "$out/ladder.cpu.log" 2>&1
+    c=$?
+    if [ $g != 0 ] || [ $c != 0 ]; then
+        printf '%-18s FAIL: ffmpeg exit %s (vulkan) / %s (cpu), see %s\n' ladder $g $c "$out/ladder.*.log"
+        tail -n 5 "$out/ladder.vulkan.log"
+        status=1
+    else
+        printf '%-18s %s (float int block psnr mse)\n' ladder "$(compare "$gpu" "$cpu")"
+        case $(compare "$gpu" "$cpu") in *FAIL) status=1 ;; esac
+        grep -h -o "GPU time per frame: .*" "$out/ladder.vulkan.log" | sed 's/^/                   /'
+    fi
+fi
 if [ $scored = 0 ]; then
     echo "no pair could be decoded with Vulkan Video on this device: nothing was checked" >&2
     exit 3
