@@ -812,13 +812,15 @@ fail:
 
 /* ---- per frame -------------------------------------------------------- */
 
-static void update_descriptors(FSSIMEngine *e, FFVkExecContext *exec,
-                               FFVulkanShader *shd, const VkImageView *main_views,
-                               const VkImageView *ref_views)
+/* What the scoring and msssim shaders share: the frames' planes (unused
+ * bindings repeat the last plane), and at binding rsb the execution
+ * context's resampled planes, which only the MAIN_BUF variants read (the
+ * others get a valid buffer all the same). */
+static void update_frames(FSSIMEngine *e, FFVkExecContext *exec, FFVulkanShader *shd,
+                          const VkImageView *main_views, const VkImageView *ref_views, int rsb)
 {
     VKBackend *s = e->priv;
     FFVulkanContext *vkctx = &s->vkctx;
-    const size_t base = exec->idx * s->scratch_stride;
     const int nb_planes = av_pix_fmt_count_planes(e->fmt.pix_fmt);
 
     for (int i = 0; i < MAX_PLANES; i++) {
@@ -828,6 +830,25 @@ static void update_descriptors(FSSIMEngine *e, FFVkExecContext *exec,
         ff_vk_shader_update_img(vkctx, exec, shd, 0, BIND_REF + i, 0, ref_views[p],
                                 VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_NULL_HANDLE);
     }
+    if (s->resampling)
+        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, rsb, 0, &s->rsbuf,
+                                        exec->idx * s->rs_stride, s->rs_size,
+                                        VK_FORMAT_UNDEFINED);
+    else
+        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, rsb, 0, &s->results,
+                                        exec->idx * s->res_stride, s->res_stride,
+                                        VK_FORMAT_UNDEFINED);
+}
+
+static void update_descriptors(FSSIMEngine *e, FFVkExecContext *exec,
+                               FFVulkanShader *shd, const VkImageView *main_views,
+                               const VkImageView *ref_views)
+{
+    VKBackend *s = e->priv;
+    FFVulkanContext *vkctx = &s->vkctx;
+    const size_t base = exec->idx * s->scratch_stride;
+
+    update_frames(e, exec, shd, main_views, ref_views, BIND_RSB);
     ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_PART_F, 0, &s->scratch,
                                     base + s->part_f_off, s->part_f_size, VK_FORMAT_UNDEFINED);
     ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_PART_D, 0, &s->scratch,
@@ -837,15 +858,6 @@ static void update_descriptors(FSSIMEngine *e, FFVkExecContext *exec,
     ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_RES, 0, &s->results,
                                     exec->idx * s->res_stride, s->res_stride,
                                     VK_FORMAT_UNDEFINED);
-    /* only shd_tile_rs reads it; the others get a valid buffer all the same */
-    if (s->resampling)
-        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_RSB, 0, &s->rsbuf,
-                                        exec->idx * s->rs_stride, s->rs_size,
-                                        VK_FORMAT_UNDEFINED);
-    else
-        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_RSB, 0, &s->results,
-                                        exec->idx * s->res_stride, s->res_stride,
-                                        VK_FORMAT_UNDEFINED);
 }
 
 /* msssim's shaders: the frames' planes, the context's level buffer and
@@ -857,15 +869,8 @@ static void update_ms_descriptors(FSSIMEngine *e, FFVkExecContext *exec,
     VKBackend *s = e->priv;
     FFVulkanContext *vkctx = &s->vkctx;
     const size_t base = exec->idx * s->ms_stride;
-    const int nb_planes = av_pix_fmt_count_planes(e->fmt.pix_fmt);
 
-    for (int i = 0; i < MAX_PLANES; i++) {
-        const int p = FFMIN(i, nb_planes - 1);
-        ff_vk_shader_update_img(vkctx, exec, shd, 0, BIND_MAIN + i, 0, main_views[p],
-                                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_NULL_HANDLE);
-        ff_vk_shader_update_img(vkctx, exec, shd, 0, BIND_REF + i, 0, ref_views[p],
-                                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_NULL_HANDLE);
-    }
+    update_frames(e, exec, shd, main_views, ref_views, MS_BIND_RSB);
     ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, MS_BIND_LVL, 0, &s->ms_buf,
                                     base, s->ms_lvl_size, VK_FORMAT_UNDEFINED);
     ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, MS_BIND_PART, 0, &s->ms_buf,
@@ -874,15 +879,6 @@ static void update_ms_descriptors(FSSIMEngine *e, FFVkExecContext *exec,
     ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, MS_BIND_RES, 0, &s->results,
                                     exec->idx * s->res_stride, s->res_stride,
                                     VK_FORMAT_UNDEFINED);
-    /* only shd_ms_tile_rs reads it; the others get a valid buffer all the same */
-    if (s->resampling)
-        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, MS_BIND_RSB, 0, &s->rsbuf,
-                                        exec->idx * s->rs_stride, s->rs_size,
-                                        VK_FORMAT_UNDEFINED);
-    else
-        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, MS_BIND_RSB, 0, &s->results,
-                                        exec->idx * s->res_stride, s->res_stride,
-                                        VK_FORMAT_UNDEFINED);
 }
 
 void ff_fssim_vk_barrier(FFVulkanFunctions *vk, FFVkExecContext *exec,
