@@ -71,17 +71,6 @@ layout (push_constant, scalar) uniform PushData {
     int   shift;       /* right shift giving the sample value (P010: 6) */
 };
 
-/* The planes of the two frames through integer views, so that samples are
- * exact; unused ones repeat plane 0.  One binding per plane rather than an
- * array: lavapipe 22.3 mishandles arrays of push descriptors. */
-layout (set = 0, binding = 0) uniform utexture2D main0;
-layout (set = 0, binding = 1) uniform utexture2D main1;
-layout (set = 0, binding = 2) uniform utexture2D main2;
-layout (set = 0, binding = 3) uniform utexture2D main3;
-layout (set = 0, binding = 4) uniform utexture2D ref0;
-layout (set = 0, binding = 5) uniform utexture2D ref1;
-layout (set = 0, binding = 6) uniform utexture2D ref2;
-layout (set = 0, binding = 7) uniform utexture2D ref3;
 
 const int SW = TW + 2 * RF;     /* the tile and its halo */
 const int SH = TH + 2 * RF;
@@ -95,18 +84,7 @@ shared double hs[5 * HP];
  * end up in slow local memory where a driver does not unroll */
 shared double gw[2 * RMAX + 1];
 
-uint texel(bool ref, ivec2 p)
-{
-    uvec4 v;
-    switch (plane) {
-    case 0:  v = ref ? texelFetch(ref0, p, 0) : texelFetch(main0, p, 0); break;
-    case 1:  v = ref ? texelFetch(ref1, p, 0) : texelFetch(main1, p, 0); break;
-    case 2:  v = ref ? texelFetch(ref2, p, 0) : texelFetch(main2, p, 0); break;
-    default: v = ref ? texelFetch(ref3, p, 0) : texelFetch(main3, p, 0); break;
-    }
-    /* no dynamic vector index: that too can go through local memory */
-    return chan == 0 ? v.x : v.y;
-}
+#include "fssim_frames.glsl"
 
 void main()
 {

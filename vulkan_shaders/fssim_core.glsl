@@ -135,17 +135,6 @@ layout (push_constant, scalar) uniform PushData {
     uint  buf_pitch; /* MAIN_BUF: samples from one row to the next */
 };
 
-/* The planes of the two frames through integer views, so that samples are
- * exact; unused ones repeat plane 0.  One binding per plane rather than an
- * array: lavapipe 22.3 mishandles arrays of (push) descriptors. */
-layout (set = 0, binding = 0) uniform utexture2D main0;
-layout (set = 0, binding = 1) uniform utexture2D main1;
-layout (set = 0, binding = 2) uniform utexture2D main2;
-layout (set = 0, binding = 3) uniform utexture2D main3;
-layout (set = 0, binding = 4) uniform utexture2D ref0;
-layout (set = 0, binding = 5) uniform utexture2D ref1;
-layout (set = 0, binding = 6) uniform utexture2D ref2;
-layout (set = 0, binding = 7) uniform utexture2D ref3;
 layout (set = 0, binding = 8, scalar) buffer PartF { float part_f[]; };
 #if FSSIM_FP64
 /* per workgroup: int and block; psnr's sum split as 2^24 hi + lo, so that
@@ -184,20 +173,8 @@ void load_taps(int tid)
         kw[tid - 32] = K[tid - 32];
 }
 
-uint texel(bool ref, ivec2 p)
-{
-    uvec4 v;
-    if (MAIN_BUF && !ref)
-        return rsb[buf_off + uint(p.y) * buf_pitch + uint(p.x)];
-    switch (plane) {
-    case 0:  v = ref ? texelFetch(ref0, p, 0) : texelFetch(main0, p, 0); break;
-    case 1:  v = ref ? texelFetch(ref1, p, 0) : texelFetch(main1, p, 0); break;
-    case 2:  v = ref ? texelFetch(ref2, p, 0) : texelFetch(main2, p, 0); break;
-    default: v = ref ? texelFetch(ref3, p, 0) : texelFetch(main3, p, 0); break;
-    }
-    /* no dynamic vector index: that too can go through local memory */
-    return chan == 0 ? v.x : v.y;
-}
+#define FSSIM_FRAMES_MAIN_BUF
+#include "fssim_frames.glsl"
 
 /* The tile and its halo, LOADS positions per thread fetched together so
  * that their latencies overlap. */

@@ -1,0 +1,60 @@
+/*
+ * Copyright (c) 2026 the fssim developers
+ *
+ * This file is part of fssim, built into FFmpeg.
+ *
+ * fssim is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * fssim is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with fssim; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
+ * fssim: the planes of a frame pair as the scoring shaders read them
+ * (fssim_core.glsl, fssim_msssim.comp.glsl, fssim3d_moments.comp.glsl),
+ * through integer views so that samples are exact.  One binding per plane
+ * rather than an array: lavapipe 22.3 mishandles arrays of (push)
+ * descriptors.  The host binds every one, unused ones to a valid plane.
+ *
+ * Declared by the includer first: the push constants plane (the image
+ * holding the component) and chan (its channel); with
+ * FSSIM_FRAMES_MAIN_BUF, also the specialization constant MAIN_BUF, the
+ * buffer rsb[] and the push constants buf_off and buf_pitch, where the main
+ * samples of a ladder's resampled rendition are read instead.
+ */
+layout (set = 0, binding = 0) uniform utexture2D main0;
+layout (set = 0, binding = 1) uniform utexture2D main1;
+layout (set = 0, binding = 2) uniform utexture2D main2;
+layout (set = 0, binding = 3) uniform utexture2D main3;
+layout (set = 0, binding = 4) uniform utexture2D ref0;
+layout (set = 0, binding = 5) uniform utexture2D ref1;
+layout (set = 0, binding = 6) uniform utexture2D ref2;
+layout (set = 0, binding = 7) uniform utexture2D ref3;
+
+/* The sample at p of one frame's component, as its container holds it
+ * (not yet shifted). */
+uint texel(bool ref, ivec2 p)
+{
+    uvec4 v;
+#ifdef FSSIM_FRAMES_MAIN_BUF
+    if (MAIN_BUF && !ref)
+        return rsb[buf_off + uint(p.y) * buf_pitch + uint(p.x)];
+#endif
+    switch (plane) {
+    case 0:  v = ref ? texelFetch(ref0, p, 0) : texelFetch(main0, p, 0); break;
+    case 1:  v = ref ? texelFetch(ref1, p, 0) : texelFetch(main1, p, 0); break;
+    case 2:  v = ref ? texelFetch(ref2, p, 0) : texelFetch(main2, p, 0); break;
+    default: v = ref ? texelFetch(ref3, p, 0) : texelFetch(main3, p, 0); break;
+    }
+    /* no dynamic vector index: that too can go through local memory */
+    return chan == 0 ? v.x : v.y;
+}
