@@ -19,8 +19,12 @@ if [ "${FSSIM_CUDA:-no}" = no ]; then
     exit 0
 fi
 
-grep -q "FSSIM3D_CUDA_MAX_TAPS\|fssim3d_cuda" "$FFMPEG_TREE/libavfilter/fssim/Makefile" 2>/dev/null &&
-    [ -e "$FFMPEG_TREE/libavfilter/fssim/fssim3d_cuda.o" ]
+# the CUDA backend (fssim_be_cuda.c) serves fssim3d with its kernel
+# parameters (fssim3d_cuda_params.c) and modules
+grep -q "fssim3d_cuda_params\.o" "$FFMPEG_TREE/libavfilter/fssim/Makefile" 2>/dev/null &&
+    [ -e "$FFMPEG_TREE/libavfilter/fssim/fssim_be_cuda.o" ] &&
+    [ -e "$FFMPEG_TREE/libavfilter/fssim/fssim3d_cuda_params.o" ] &&
+    [ -e "$FFMPEG_TREE/libavfilter/fssim/fssim3d.ptx.o" ]
 ok $? "the CUDA backend of fssim3d is built into libavfilter ($FSSIM_CUDA)"
 
 for m in $mods; do
