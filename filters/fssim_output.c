@@ -896,7 +896,7 @@ int ff_fssim_output_frame(AVFilterContext *ctx, FSSIMOutput *out, AVFrame *frame
             if (!slot_used(out, a))
                 continue;
             for (int c = 0; c <= f->nb_comps; c++) {
-                const char comp[2] = { f->comp[c].name, 0 };
+                const char comp[2] = { c < f->nb_comps ? f->comp[c].name : 0, 0 };
                 const char *cn = c < f->nb_comps ? comp : "All";
                 FSSIMPool *p = &out->pool[k][a][c];
                 set_meta(&frame->metadata, out->key_prefix, rend, name, cn, v[c]);
