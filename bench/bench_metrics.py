@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""GPU time per frame pair of each algorithm set, run on a machine with an
+NVIDIA GPU: what psnr and msssim cost beside float+int.
+
+One 2160p HEVC 8-bit clip pair of bench/make_bench_clips.py
+(2160_hevc_8_qp34.mkv against 2160_hevc_8_qp22.mkv), looped to --frames
+frames, decoded by NVDEC for fssim_cuda and by Vulkan Video for
+fssim_vulkan.  For each algorithm set, in the same run: end-to-end fps and
+the filter's own GPU time per frame pair (its verbose line at uninit), each
+beside the same backend's float+int (and msssim beside float alone), and
+decode alone as the fps baseline.
+
+usage: bench_metrics.py FFMPEG CLIPS_DIR [--out DIR] [--frames N] [--no-vulkan]
+Vulkan needs a loader: run under tests/device/vulkan-env.sh's set-up.
+"""
+import argparse
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import HW, best, gpu_name  # noqa: E402
+
+ALGOS = ["float+int", "float+int+psnr", "float", "msssim", "psnr", "float+int+block"]
+VK_DEV = ["-init_hw_device", "vulkan=vk:0", "-filter_hw_device", "vk"]
+VK_HW = ["-hwaccel", "vulkan", "-hwaccel_device", "vk", "-hwaccel_output_format", "vulkan"]
+
+
+def parse_gpu(err):
+    """The filter's GPU time per frame pair (CUDA's line, then Vulkan's)."""
+    m = re.search(r"GPU time per frame pair: ([\d.]+) us", err) or \
+        re.search(r"GPU time per frame: mean ([\d.]+) us", err)
+    return {"gpu_us": float(m.group(1)) if m else None}
+
+
+def backend(name, ff, hw, dev, filt, dist, ref, loops, frames):
+    base = [ff, "-hide_banner", "-nostdin", "-y", "-v", "verbose"] + dev
+    lp = ["-stream_loop", str(loops)]
+    ins = hw + lp + ["-i", dist] + hw + lp + ["-i", ref]
+    out = {"decode": best(base + ins + ["-map", "0:v", "-map", "1:v", "-f", "null", "-"],
+                          frames)}
+    for algo in ALGOS:
+        out[algo] = best(base + ins + ["-lavfi", "[0:v][1:v]%s=algo=%s" % (filt, algo),
+                                       "-f", "null", "-"], frames, parse_gpu)
+    d = out["decode"]["fps"]
+    print("%s: decode %.1f fps" % (name, d), flush=True)
+    for algo in ALGOS:
+        r = out[algo]
+        vs = "float" if algo == "msssim" else "float+int"
+        ratio = (r["gpu_us"] / out[vs]["gpu_us"]) if r["gpu_us"] and out[vs]["gpu_us"] else None
+        print("  %-16s %7.1f fps (%.3f of decode)  GPU %s us/pair  (%s x %s)"
+              % (algo, r["fps"], r["fps"] / d, "%.1f" % r["gpu_us"] if r["gpu_us"] else "-",
+                 "%.2f" % ratio if ratio else "-", vs), flush=True)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("ffmpeg")
+    ap.add_argument("clips")
+    ap.add_argument("--out", default="bench-out")
+    ap.add_argument("--frames", type=int, default=300)
+    ap.add_argument("--clip-frames", type=int, default=60)
+    ap.add_argument("--no-vulkan", action="store_true")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    loops = max(0, a.frames // a.clip_frames - 1)
+    frames = a.clip_frames * (loops + 1)
+    ref = os.path.join(a.clips, "2160_hevc_8_qp22.mkv")
+    dist = os.path.join(a.clips, "2160_hevc_8_qp34.mkv")
+    if not (os.path.exists(ref) and os.path.exists(dist)):
+        sys.exit("missing clips (bench/make_bench_clips.py): %s %s" % (dist, ref))
+    res = {"device": gpu_name(), "frames": frames, "size": "2160p HEVC 8-bit"}
+    print("device: %s; %d frame pairs per run, 2160p HEVC 8-bit" % (res["device"], frames),
+          flush=True)
+    res["cuda"] = backend("fssim_cuda (NVDEC)", a.ffmpeg, HW, [], "fssim_cuda", dist, ref,
+                          loops, frames)
+    if not a.no_vulkan:
+        try:
+            res["vulkan"] = backend("fssim_vulkan (Vulkan decode)", a.ffmpeg, VK_HW, VK_DEV,
+                                    "fssim_vulkan", dist, ref, loops, frames)
+        except RuntimeError as err:
+            print("Vulkan runs failed: %s" % err, flush=True)
+    with open(os.path.join(a.out, "bench_metrics.json"), "w") as f:
+        json.dump(res, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
