@@ -1182,6 +1182,25 @@ static int read_sums(FSSIMEngine *e, FFVkExecContext *exec, FSSIMSum (*v)[FSSIM_
     return 0;
 }
 
+/* Vulkan defines 4:2:0 and 4:2:2 images only with even extents; FFmpeg
+ * creates odd-sized ones anyway. What a driver keeps past the last whole
+ * chroma sample is its own: NVIDIA's driver reads back other chroma there
+ * than hwupload wrote (a 3x2 NV12 frame survives hwupload,hwdownload byte
+ * for byte, yet its chroma scores differ), lavapipe the uploaded one. */
+static void warn_odd_subsampled(AVFilterContext *ctx, int i, enum AVPixelFormat sw)
+{
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(sw);
+    const AVFilterLink *link = ctx->inputs[i];
+
+    if ((d->log2_chroma_w && (link->w & 1)) || (d->log2_chroma_h && (link->h & 1)))
+        av_log(ctx, AV_LOG_WARNING, "The %s input is %dx%d %s: Vulkan defines chroma-"
+               "subsampled images only with an even width (and height, for 4:2:0), and "
+               "drivers differ on the last chroma column or row of odd-sized ones; their "
+               "chroma scores may not be those of the frames uploaded. Crop or pad to an "
+               "even size before hwupload.\n", ctx->input_pads[i].name, link->w, link->h,
+               av_get_pix_fmt_name(sw));
+}
+
 static int vk_check_inputs(FSSIMEngine *e, enum AVPixelFormat *sw_format)
 {
     AVFilterContext *ctx = e->ctx;
@@ -1228,6 +1247,7 @@ static int vk_check_inputs(FSSIMEngine *e, enum AVPixelFormat *sw_format)
         }
         dev0 = dev;
         sw_format[i] = fc->sw_format;
+        warn_odd_subsampled(ctx, i, fc->sw_format);
     }
     return 0;
 }
