@@ -167,10 +167,56 @@ def algos_of(options):
     return algos + (["mse"] if "psnr" in algos else [])
 
 
+UPLOAD_PROBE_TIMEOUT = 30
+upload_fails = {}
+
+
+def upload_broken(inputs, key):
+    """On a GPU (FSSIM_VULKAN_DEVICE_TESTS): why FFmpeg's own hwupload of
+    these frames cannot be scored (no fssim filter in the graph: the frames
+    do not come back from hwupload,hwdownload within UPLOAD_PROBE_TIMEOUT, or
+    not byte for byte), or None.  The NVIDIA driver (580.159) hangs on
+    odd-sized 4:2:0 uploads (README, Limitations).  Lavapipe is never probed:
+    there every case runs."""
+    if not BIG:
+        return None
+    if key not in upload_fails:
+        src = inputs[-1]
+        back = os.path.join(WORK, "roundtrip.yuv")
+        try:
+            p = ft.ffmpeg(*(HW + list(inputs) + ["-vf", "hwupload,hwdownload,format=%s" % key[0],
+                                                 "-f", "rawvideo", "-y", back]),
+                          check=False, timeout=UPLOAD_PROBE_TIMEOUT)
+            with open(src, "rb") as a, open(back, "rb") as b:
+                same = p.returncode == 0 and a.read() == b.read()
+            upload_fails[key] = None if same else \
+                "FFmpeg's hwupload,hwdownload (no fssim filter) does not give these frames " \
+                "back byte for byte on this device"
+        except subprocess.TimeoutExpired:
+            upload_fails[key] = "FFmpeg's hwupload,hwdownload of these frames alone (no fssim " \
+                "filter) did not return within %d s on this device" % UPLOAD_PROBE_TIMEOUT
+    return upload_fails[key]
+
+
+def odd_subsampled(fmt, w, h):
+    """Whether Vulkan leaves frames of this size undefined in this format:
+    chroma-subsampled with an odd width, or an odd height in 4:2:0."""
+    half_h = re.search(r"420|^nv12|^nv21|^p01", fmt)
+    half_w = half_h or re.search(r"422|^nv16|^p21", fmt)
+    return bool((half_w and w & 1) or (half_h and h & 1))
+
+
+ODD_WARNING = "Vulkan defines chroma-subsampled images only with an even width"
+
+
 def compare(case, fmt, w, h, n, options, kind="natural"):
     """fssim_vulkan == fssim within the tolerances of doc/algorithms.md#accuracy on the same frames."""
     algos = algos_of(options)
     inputs = sum(clips(fmt, w, h, n, kind), [])
+    why = upload_broken(inputs[:len(inputs) // 2], (fmt, w, h, n, kind))
+    if why:
+        tap.skip("%s (%s %dx%d)" % (case, fmt, w, h), why)
+        return None
     cpu, pc = score(inputs, cpu_graph(options), case + "_cpu", hw=False)
     gpu, pg = score(inputs, vk_graph(options), case + "_vk")
     if not tap.ok(cpu is not None, "%s: fssim runs" % case, pc.stderr[-2000:]):
@@ -179,6 +225,15 @@ def compare(case, fmt, w, h, n, options, kind="natural"):
                   "%s: fssim_vulkan runs (%s %dx%d, %s)" % (case, fmt, w, h, options),
                   pg.stderr[-3000:]):
         return None
+    if odd_subsampled(fmt, w, h):
+        tap.ok(ODD_WARNING in pg.stderr, "%s: warns that Vulkan leaves %s %dx%d undefined"
+               % (case, fmt, w, h), pg.stderr[-2000:])
+        if BIG:
+            # NVIDIA (580.159): a 3x2 NV12 frame survives hwupload,hwdownload
+            # byte for byte, yet the chroma the shader reads is not the uploaded
+            tap.skip("%s: scores" % case, "odd-sized %s: what the driver keeps past the last "
+                     "whole chroma sample is its own (the filter warns)" % fmt)
+            return gpu
     tap.ok(gpu["frame_count"] == cpu["frame_count"] == n and
            gpu["input"]["pix_fmt"] == cpu["input"]["pix_fmt"] and
            gpu["input"]["components"] == cpu["input"]["components"],
