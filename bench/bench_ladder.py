@@ -110,7 +110,11 @@ def main():
     ap.add_argument("--algo", default="float+int")
     ap.add_argument("--sw", action="store_true")
     ap.add_argument("--no-vulkan", action="store_true")
+    ap.add_argument("--ways", default="cuda,start,vulkan",
+                    help="which groups run: cuda (decode, ladder, split_scale, processes), "
+                         "start (cold and warm start), vulkan")
     a = ap.parse_args()
+    ways = a.ways.split(",")
     os.makedirs(a.out, exist_ok=True)
     loops = max(0, a.frames // a.clip_frames - 1)
     frames = a.clip_frames * (loops + 1)
@@ -127,21 +131,34 @@ def main():
     print("device: %s; %d ladder frames per run, algo=%s" % (res["device"], frames, a.algo),
           flush=True)
 
-    res["decode"] = best(base + hw_in + maps + ["-f", "null", "-"], frames, parse_gpu)
-    res["ladder"] = best(base + hw_in + ["-lavfi", "%sfssim_cuda=inputs=7:algo=%s" % (pads, a.algo),
-                                         "-f", "null", "-"], frames, parse_gpu)
-    res["split_scale"] = best(base + hw_in + [
-        "-filter_complex", split_scale_graph("scale_cuda=3840:2160", "fssim_cuda=algo=" + a.algo)]
-        + six_outputs(), frames, parse_gpu)
-    res["processes"] = processes(ff, a.clips, loops, frames, a.algo)
-    one = [ff, "-hide_banner", "-nostdin", "-y"] + inputs(paths, HW, 0)
-    res["start"] = start_times(one + ["-lavfi", "%sfssim_cuda=inputs=7:algo=%s" % (pads, a.algo),
-                                      "-frames:v", "1", "-f", "null", "-"],
-                               one + maps + ["-frames:v", "1", "-f", "null", "-"])
-    if not a.no_vulkan:
+    def done(k):
+        """Each way as it ends: a run cut short still says how far it got."""
+        print("  %s: %.1f ladder frames/s" % (k, res[k]["fps"]), flush=True)
+
+    if "cuda" in ways:
+        res["decode"] = best(base + hw_in + maps + ["-f", "null", "-"], frames, parse_gpu)
+        done("decode")
+        res["ladder"] = best(base + hw_in + ["-lavfi", "%sfssim_cuda=inputs=7:algo=%s"
+                                             % (pads, a.algo), "-f", "null", "-"],
+                             frames, parse_gpu)
+        done("ladder")
+        res["split_scale"] = best(base + hw_in + [
+            "-filter_complex", split_scale_graph("scale_cuda=3840:2160",
+                                                 "fssim_cuda=algo=" + a.algo)]
+            + six_outputs(), frames, parse_gpu)
+        done("split_scale")
+        res["processes"] = processes(ff, a.clips, loops, frames, a.algo)
+        done("processes")
+    if "start" in ways:
+        one = [ff, "-hide_banner", "-nostdin", "-y"] + inputs(paths, HW, 0)
+        res["start"] = start_times(one + ["-lavfi", "%sfssim_cuda=inputs=7:algo=%s"
+                                          % (pads, a.algo), "-frames:v", "1", "-f", "null", "-"],
+                                   one + maps + ["-frames:v", "1", "-f", "null", "-"])
+    if not a.no_vulkan and "vulkan" in ways:
         vk_in = VK_DEV + inputs(paths, VK_HW, loops)
         try:
             res["vk_decode"] = best(base + vk_in + maps + ["-f", "null", "-"], frames, parse_gpu)
+            done("vk_decode")
             res["vk_ladder"] = best(base + vk_in + ["-lavfi", "%sfssim_vulkan=inputs=7:algo=%s"
                                                     % (pads, a.algo), "-f", "null", "-"],
                                     frames, parse_gpu)
@@ -157,9 +174,9 @@ def main():
                                                            "ssim")] + six_outputs(),
                          frames, parse_gpu, reps=1)
 
-    d = res["decode"]["fps"]
+    d = res["decode"]["fps"] if "decode" in res else None
     for k in ("decode", "ladder", "split_scale", "processes", "sw"):
-        if k in res:
+        if k in res and d:
             r = res[k]
             print("%-12s %7.1f ladder frames/s (%.3f of NVDEC decode)  GPU %s us/ladder frame  "
                   "GPU memory %d MiB" % (k, r["fps"], r["fps"] / d,
@@ -172,9 +189,10 @@ def main():
             print("%-12s %7.1f ladder frames/s (%.3f of Vulkan decode)  GPU %s us/ladder frame"
                   % (k, r["fps"], r["fps"] / vd,
                      "%.1f" % r["gpu_us"] if r.get("gpu_us") else "-"), flush=True)
-    s = res["start"]
-    print("start to first scored ladder frame: cold JIT %.2f s, warm %.2f s, decode only %.2f s"
-          % (s["cold"], s["warm"], s["decode_only"]), flush=True)
+    if "start" in res:
+        s = res["start"]
+        print("start to first scored ladder frame: cold JIT %.2f s, warm %.2f s, decode only "
+              "%.2f s" % (s["cold"], s["warm"], s["decode_only"]), flush=True)
     with open(os.path.join(a.out, "bench_ladder.json"), "w") as f:
         json.dump(res, f, indent=1)
 
