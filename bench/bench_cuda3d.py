@@ -23,14 +23,13 @@ to first scored frame <= 1 s cold.
 usage: bench_cuda3d.py FFMPEG CLIPS_DIR [--out DIR] [--frames N] [--sizes 1080,2160]
                        [--depth 11] [--cpu-frames N]
 """
-import argparse
 import json
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import HW, best, gpu_name, start_times  # noqa: E402
+from benchlib import HW, best, clip_args, gpu_name, parse_clip_args, start_times  # noqa: E402
 
 
 def parse_3d(err):
@@ -79,21 +78,13 @@ def cold_start(ff, dist, ref, depth):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("ffmpeg")
-    ap.add_argument("clips")
-    ap.add_argument("--out", default="bench-out")
-    ap.add_argument("--frames", type=int, default=300)
-    ap.add_argument("--clip-frames", type=int, default=60)
+    ap = clip_args()
     ap.add_argument("--sizes", default="1080,2160")
     ap.add_argument("--depth", type=int, default=11)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--cpu-frames", type=int, default=30,
                     help="frames of the software fssim3d baseline (0: skip it)")
-    a = ap.parse_args()
-    os.makedirs(a.out, exist_ok=True)
-    loops = max(0, a.frames // a.clip_frames - 1)
-    frames = a.clip_frames * (loops + 1)
+    a, loops, frames = parse_clip_args(ap)
     gpu = gpu_name()
     results = {"device": gpu, "frames": frames, "depth": a.depth, "threads": a.threads,
                "runs": []}

@@ -26,7 +26,6 @@ under tests/device/vulkan-env.sh's set-up (tests/device/gpu_tests.sh does).
 
 usage: bench_ladder.py FFMPEG CLIPS_DIR [--out DIR] [--frames N] [--algo A] [--sw]
 """
-import argparse
 import json
 import os
 import re
@@ -35,7 +34,8 @@ import time
 import subprocess
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import HW, best, gpu_name, start_times, MemSampler  # noqa: E402
+from benchlib import (HW, MemSampler, best, clip_args, gpu_name,  # noqa: E402
+                      parse_clip_args, start_times)
 
 RENDITIONS = ["2160_hevc_8_qp34.mkv", "ladder_1440.mkv", "ladder_1080.mkv",
               "ladder_720.mkv", "ladder_540.mkv", "ladder_360.mkv"]
@@ -101,23 +101,15 @@ def processes(ff, clips, loops, frames, algo):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("ffmpeg")
-    ap.add_argument("clips")
-    ap.add_argument("--out", default="bench-out")
-    ap.add_argument("--frames", type=int, default=300)
-    ap.add_argument("--clip-frames", type=int, default=60)
+    ap = clip_args()
     ap.add_argument("--algo", default="float+int")
     ap.add_argument("--sw", action="store_true")
     ap.add_argument("--no-vulkan", action="store_true")
     ap.add_argument("--ways", default="cuda,start,vulkan",
                     help="which groups run: cuda (decode, ladder, split_scale, processes), "
                          "start (cold and warm start), vulkan")
-    a = ap.parse_args()
+    a, loops, frames = parse_clip_args(ap)
     ways = a.ways.split(",")
-    os.makedirs(a.out, exist_ok=True)
-    loops = max(0, a.frames // a.clip_frames - 1)
-    frames = a.clip_frames * (loops + 1)
     ff = a.ffmpeg
     paths = [os.path.join(a.clips, p) for p in RENDITIONS + [REFERENCE]]
     missing = [p for p in paths if not os.path.exists(p)]

@@ -13,14 +13,13 @@ decode alone as the fps baseline.
 usage: bench_metrics.py FFMPEG CLIPS_DIR [--out DIR] [--frames N] [--no-vulkan]
 Vulkan needs a loader: run under tests/device/vulkan-env.sh's set-up.
 """
-import argparse
 import json
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import HW, best, gpu_name  # noqa: E402
+from benchlib import HW, best, clip_args, gpu_name, parse_clip_args  # noqa: E402
 
 ALGOS = ["float+int", "float+int+psnr", "float", "msssim", "psnr", "float+int+block"]
 VK_DEV = ["-init_hw_device", "vulkan=vk:0", "-filter_hw_device", "vk"]
@@ -56,17 +55,9 @@ def backend(name, ff, hw, dev, filt, dist, ref, loops, frames):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("ffmpeg")
-    ap.add_argument("clips")
-    ap.add_argument("--out", default="bench-out")
-    ap.add_argument("--frames", type=int, default=300)
-    ap.add_argument("--clip-frames", type=int, default=60)
+    ap = clip_args()
     ap.add_argument("--no-vulkan", action="store_true")
-    a = ap.parse_args()
-    os.makedirs(a.out, exist_ok=True)
-    loops = max(0, a.frames // a.clip_frames - 1)
-    frames = a.clip_frames * (loops + 1)
+    a, loops, frames = parse_clip_args(ap)
     ref = os.path.join(a.clips, "2160_hevc_8_qp22.mkv")
     dist = os.path.join(a.clips, "2160_hevc_8_qp34.mkv")
     if not (os.path.exists(ref) and os.path.exists(dist)):

@@ -1,5 +1,6 @@
 """What the benchmark scripts share: running ffmpeg with a wall clock, the
 peak GPU memory while it runs, the best of a few runs."""
+import argparse
 import os
 import subprocess
 import sys
@@ -7,6 +8,27 @@ import threading
 import time
 
 HW = ["-hwaccel", "cuda", "-hwaccel_output_format", "cuda"]
+
+
+def clip_args():
+    """The arguments every benchmark takes: FFMPEG CLIPS_DIR [--out DIR]
+    [--frames N] [--clip-frames N]; the caller adds its own."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("ffmpeg")
+    ap.add_argument("clips")
+    ap.add_argument("--out", default="bench-out")
+    ap.add_argument("--frames", type=int, default=300)
+    ap.add_argument("--clip-frames", type=int, default=60)
+    return ap
+
+
+def parse_clip_args(ap):
+    """Parsed arguments (the output folder made), the -stream_loop count and
+    the frames a run then decodes (whole clips: --frames rounded down)."""
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    loops = max(0, a.frames // a.clip_frames - 1)
+    return a, loops, a.clip_frames * (loops + 1)
 
 
 def run(cmd, env=None, timeout=900):
