@@ -20,16 +20,11 @@ usage: bench_cuda.py FFMPEG CLIPS_DIR [--out DIR] [--frames N] [--sizes 1080,216
 """
 import json
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import HW, best, clip_args, gpu_name, parse_clip_args, start_times  # noqa: E402
-
-
-def parse_gpu(err):
-    gpu = re.search(r"GPU time per frame pair: ([\d.]+) us", err)
-    return {"gpu_us": float(gpu.group(1)) if gpu else None}
+from benchlib import (HW, best, clip_args, gpu_name, parse_clip_args,  # noqa: E402
+                      parse_gpu, start_times)
 
 
 def bench_pair(ff, dist, ref, frames, threads, depth, loops):

@@ -28,28 +28,17 @@ usage: bench_ladder.py FFMPEG CLIPS_DIR [--out DIR] [--frames N] [--algo A] [--s
 """
 import json
 import os
-import re
 import sys
 import time
 import subprocess
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import (HW, MemSampler, best, clip_args, gpu_name,  # noqa: E402
-                      parse_clip_args, start_times)
+from benchlib import (HW, VK_DEV, VK_HW, MemSampler, best, clip_args,  # noqa: E402
+                      gpu_name, parse_clip_args, parse_gpu, start_times)
 
 RENDITIONS = ["2160_hevc_8_qp34.mkv", "ladder_1440.mkv", "ladder_1080.mkv",
               "ladder_720.mkv", "ladder_540.mkv", "ladder_360.mkv"]
 REFERENCE = "2160_hevc_8_qp22.mkv"
-VK_DEV = ["-init_hw_device", "vulkan=vk:0", "-filter_hw_device", "vk"]
-VK_HW = ["-hwaccel", "vulkan", "-hwaccel_device", "vk", "-hwaccel_output_format", "vulkan"]
-
-
-def parse_gpu(err):
-    """GPU time per ladder frame, summed over the filters of the graph
-    (split_scale has six)."""
-    us = [float(x) for x in re.findall(r"GPU time per frame pair: ([\d.]+) us", err)]
-    us += [float(x) for x in re.findall(r"GPU time per frame: mean ([\d.]+) us", err)]
-    return {"gpu_us": sum(us) if us else None}
 
 
 def inputs(paths, hw, loops):

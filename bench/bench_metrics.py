@@ -15,22 +15,13 @@ Vulkan needs a loader: run under tests/device/vulkan-env.sh's set-up.
 """
 import json
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import HW, best, clip_args, gpu_name, parse_clip_args  # noqa: E402
+from benchlib import (HW, VK_DEV, VK_HW, best, clip_args, gpu_name,  # noqa: E402
+                      parse_clip_args, parse_gpu)
 
 ALGOS = ["float+int", "float+int+psnr", "float", "msssim", "psnr", "float+int+block"]
-VK_DEV = ["-init_hw_device", "vulkan=vk:0", "-filter_hw_device", "vk"]
-VK_HW = ["-hwaccel", "vulkan", "-hwaccel_device", "vk", "-hwaccel_output_format", "vulkan"]
-
-
-def parse_gpu(err):
-    """The filter's GPU time per frame pair (CUDA's line, then Vulkan's)."""
-    m = re.search(r"GPU time per frame pair: ([\d.]+) us", err) or \
-        re.search(r"GPU time per frame: mean ([\d.]+) us", err)
-    return {"gpu_us": float(m.group(1)) if m else None}
 
 
 def backend(name, ff, hw, dev, filt, dist, ref, loops, frames):

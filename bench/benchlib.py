@@ -2,12 +2,24 @@
 peak GPU memory while it runs, the best of a few runs."""
 import argparse
 import os
+import re
 import subprocess
 import sys
 import threading
 import time
 
 HW = ["-hwaccel", "cuda", "-hwaccel_output_format", "cuda"]
+VK_DEV = ["-init_hw_device", "vulkan=vk:0", "-filter_hw_device", "vk"]
+VK_HW = ["-hwaccel", "vulkan", "-hwaccel_device", "vk", "-hwaccel_output_format", "vulkan"]
+
+
+def parse_gpu(err):
+    """The GPU time the fssim filters of a graph report at uninit (verbose),
+    summed over them: fssim_cuda's per frame pair, fssim_vulkan's mean per
+    frame.  One filter: its own time."""
+    us = [float(x) for x in re.findall(r"GPU time per frame pair: ([\d.]+) us", err)]
+    us += [float(x) for x in re.findall(r"GPU time per frame: mean ([\d.]+) us", err)]
+    return {"gpu_us": sum(us) if us else None}
 
 
 def clip_args():
