@@ -85,6 +85,7 @@ typedef struct CUDABackend {
 
     /* 2-D */
     CUfunction plane_func, reduce_func;
+    CUfunction ladder_func;             /* more than one rendition; NULL for two inputs */
     CUdeviceptr partials;               /* per rendition, per tile sums: O(tiles) */
     int nb_tiles;                       /* of one rendition, all planes */
     FSSIMCudaParams params[4];          /* per component */
@@ -470,6 +471,11 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
                                                                 "fssim_reduce"));
     if (ret >= 0)
         ret = ff_fssim_cuda_set_smem(ctx, c, b->plane_func, b->smem_bytes);
+    if (ret >= 0 && e->nb_dist > 1)
+        ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuModuleGetFunction(&b->ladder_func, c->module,
+                                                                "fssim_ladder"));
+    if (ret >= 0 && e->nb_dist > 1)
+        ret = ff_fssim_cuda_set_smem(ctx, c, b->ladder_func, b->smem_bytes);
     if (ret >= 0)
         ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuMemAlloc(&b->partials, (size_t)e->nb_dist *
                                                         b->nb_tiles * part_bytes));
@@ -529,7 +535,9 @@ static int launch_2d(FSSIMEngine *e, CUDABackend *b, const AVFrame *ref, AVFrame
             kp->main_pitch[i] = rs ? rs->pitch[p->plane] : dist[k]->linesize[p->plane];
         }
         args[0] = kp;
-        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuLaunchKernel(b->plane_func, b->grid[j][0],
+        /* fssim_plane scores only the first rendition, and does it faster */
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuLaunchKernel(n > 1 ? b->ladder_func : b->plane_func,
+                                                           b->grid[j][0],
                                                            b->grid[j][1], 1, FSSIM_TILE,
                                                            FSSIM_THREADS / FSSIM_TILE, 1,
                                                            b->smem_bytes, c->stream, args, NULL));

@@ -164,10 +164,11 @@ FSSIM_HD int fssim_cuda_kind(int depth)
 /* Shared memory of one thread block, in bytes from the start:
  *  s, d:   the tile and its halo, raw samples as float (exact up to 16 bits)
  *  hi:     int algorithm, horizontal sums, 5 moments x (TILE+8) rows x TILE
- *  hf:     float algorithm, horizontal sums, 5 moments x region rows x TILE
+ *  hf:     float algorithm, horizontal sums, 4 moments x region rows x TILE
  *  bs:     block algorithm, 5 sums of 9x9 4x4-blocks
- *  (the reference's own moments and sums stay there for every rendition)
- *  red:    the reductions: 3 values per thread, then 3 per warp */
+ *  (the reference's own moments and sums stay there for every rendition:
+ *  int's muy and y2, float's mb, block's s2 and sb2)
+ *  red:    the reductions: FSSIM_NB_FUSED_PARTS values per thread, then per warp */
 typedef struct FSSIMSmemLayout {
     int region;                 /* side of the loaded square */
     int s, d, hi, hf, bs, red, total;
@@ -190,7 +191,7 @@ FSSIM_HD FSSIMSmemLayout fssim_smem_layout(int radius, int algos, int kind)
         off += 5 * (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) * FSSIM_TILE * wide;
     l.hf  = off;
     if (algos & FSSIM_BIT(FSSIM_ALGO_FLOAT))
-        off += 5 * l.region * FSSIM_TILE * 4;
+        off += 4 * l.region * FSSIM_TILE * 4;
     l.bs  = off;
     if (algos & FSSIM_BIT(FSSIM_ALGO_BLOCK))
         off += 5 * 81 * wide;

@@ -26,7 +26,8 @@
  * driver's just-in-time compilation of the PTX is most of a cold start.
  *
  * Each thread block scores a FSSIM_TILE x FSSIM_TILE tile of the reference
- * against every rendition of a ladder (one, for two inputs): it loads the
+ * against every rendition of a ladder (fssim_ladder; fssim_plane for a lone
+ * pair, two inputs): it loads the
  * reference's tile and its halo once into shared memory and computes the
  * reference's own terms there once (its samples, their squares, their
  * horizontal window sums); then, rendition by rendition, it loads the
@@ -151,20 +152,25 @@ static __device__ float block_end_deep(long long s1, long long s2, long long ss,
 }
 
 /*
- * Sum FSSIM_NB_FUSED_PARTS values over the thread block in a fixed order (each
- * warp's 32 values in lane order, then the warps in order), so the result
- * does not depend on scheduling.  Thread 0 writes them to out.
+ * Sum the first np of the FSSIM_NB_FUSED_PARTS values over the thread block
+ * in a fixed order (each warp's 32 values in lane order, then the warps in
+ * order), so the result does not depend on scheduling.  The first
+ * FSSIM_NB_FUSED_PARTS threads write them to out, 0 for the parts not summed
+ * (psnr's, when it is not asked for: a quarter of the reduction saved).
  */
-static __device__ __forceinline__ void block_sums(double *red, const double *v, double *out)
+FSSIM_STATIC_ASSERT(FSSIM_PART_SSE == FSSIM_NB_FUSED_PARTS - 1, "psnr's part is the last");
+
+static __device__ __forceinline__ void block_sums(double *red, const double *v, double *out, int np)
 {
     const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
     double *warp = red + FSSIM_NB_FUSED_PARTS * FSSIM_THREADS;
 
 #pragma unroll
     for (int k = 0; k < FSSIM_NB_FUSED_PARTS; k++)
-        red[k * FSSIM_THREADS + tid] = v[k];
+        if (k < np)
+            red[k * FSSIM_THREADS + tid] = v[k];
     __syncthreads();
-    if (tid < FSSIM_NB_FUSED_PARTS * FSSIM_WARPS) {
+    if (tid < np * FSSIM_WARPS) {
         const double *in = red + tid / FSSIM_WARPS * FSSIM_THREADS + tid % FSSIM_WARPS * 32;
         double sum = 0.0;
         for (int i = 0; i < 32; i++)
@@ -174,7 +180,7 @@ static __device__ __forceinline__ void block_sums(double *red, const double *v, 
     __syncthreads();
     if (tid < FSSIM_NB_FUSED_PARTS) {
         double sum = 0.0;
-        for (int i = 0; i < FSSIM_WARPS; i++)
+        for (int i = 0; i < FSSIM_WARPS && tid < np; i++)
             sum += warp[tid * FSSIM_WARPS + i];
         out[tid] = sum;
     }
@@ -189,14 +195,16 @@ static __device__ __forceinline__ unsigned load_sample(const FSSIMCudaParams &p,
     return (unsigned)row[x * p.step] >> p.shift;
 }
 
-/* Load the tile and its halo of one or two planes (dst2: NULL for one);
- * samples outside the plane read as 0.  Each warp reads rows, so loads
- * coalesce, and every load of a thread is issued before the first store,
- * so their latencies overlap. */
+/* Load the tile and its halo of one plane, or of two (PAIR: the first
+ * rendition and the reference, at once); samples outside the plane read as
+ * 0.  Each warp reads rows, so loads coalesce, and every load of a thread
+ * is issued before the first store, so their latencies overlap.  (PAIR is
+ * known at compile time: as a run-time test, on a NULL dst2, it cost the
+ * single pair a sixth of its time on an H100.) */
 #define LOAD_ROWS ((FSSIM_TILE + 2 * FSSIM_MAX_RADIUS + 7) / 8)
 #define LOAD_COLS ((FSSIM_TILE + 2 * FSSIM_MAX_RADIUS + 31) / 32)
 
-template <typename T>
+template <typename T, bool PAIR>
 static __device__ __forceinline__ void load_tile(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
                                                  float *dst, unsigned long long base, int pitch,
                                                  float *dst2, unsigned long long base2,
@@ -214,7 +222,7 @@ static __device__ __forceinline__ void load_tile(const FSSIMCudaParams &p, const
             const bool in = ry < l.region && rx < l.region &&
                             gx >= 0 && gx < p.width && gy >= 0 && gy < p.height;
             s[i][j] = in ? (float)load_sample<T>(p, base, pitch, gx, gy) : 0.0f;
-            d[i][j] = in && dst2 ? (float)load_sample<T>(p, base2, pitch2, gx, gy) : 0.0f;
+            d[i][j] = in && PAIR ? (float)load_sample<T>(p, base2, pitch2, gx, gy) : 0.0f;
         }
     }
 #pragma unroll
@@ -224,7 +232,7 @@ static __device__ __forceinline__ void load_tile(const FSSIMCudaParams &p, const
             const int ry = threadIdx.y + 8 * i, rx = threadIdx.x + 32 * j;
             if (ry < l.region && rx < l.region) {
                 dst[ry * l.region + rx] = s[i][j];
-                if (dst2)
+                if (PAIR)
                     dst2[ry * l.region + rx] = d[i][j];
             }
         }
@@ -295,8 +303,10 @@ static __device__ __forceinline__ void hpass_int(const FSSIMSmemLayout &l, char 
 
 /* Horizontal pass of the float algorithm on centred, in-plane samples.
  * RF: the radius when known at compile time (0: p.radius).  The moments:
- * ma, mb, q = qa + qb, pr, and the reference's own qb = sum g b^2, kept for
- * the renditions after the first (PARTS: what this pass computes). */
+ * ma, mb, q = sum g (a^2 + b^2), pr.  The reference's mb is computed with the
+ * first rendition and kept for the others (PARTS); q is summed per pair,
+ * not as the reference's sum plus the rendition's: one accumulator fewer,
+ * and a lone pair scores in the same operations as a ladder's rendition. */
 template <int RF, int PARTS>
 static __device__ __forceinline__ void hpass_float(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
                                                    char *smem, int ry, int c0, int x0, int y0,
@@ -336,39 +346,32 @@ static __device__ __forceinline__ void hpass_float(const FSSIMCudaParams &p, con
         }
     }
     /* each sample's products once, unfused, so that with a == b the
-     * squares and products are one value and q == 2 pr exactly */
-    float aa[NS], bb[NS], ab[NS];
+     * sum of squares is twice the product exactly and q == 2 pr */
+    float sq[NS], ab[NS];
 #pragma unroll
     for (int i = 0; i < NS; i++) {
-        aa[i] = rn_mul_f32(a[i], a[i]);
-        bb[i] = rn_mul_f32(b[i], b[i]);
+        sq[i] = rn_add_f32(rn_mul_f32(a[i], a[i]), rn_mul_f32(b[i], b[i]));
         ab[i] = rn_mul_f32(a[i], b[i]);
     }
 #pragma unroll
     for (int o = 0; o < HCOLS; o++) {
-        float ma = 0.0f, mb = 0.0f, qa = 0.0f, qb = 0.0f, pr = 0.0f;
+        float ma = 0.0f, mb = 0.0f, q = 0.0f, pr = 0.0f;
 #pragma unroll
         for (int j = 0; j < NT; j++) {
             if (j <= 2 * r) {
                 const float g = p.g[j];
                 ma += g * a[o + j];
-                mb += g * b[o + j];
-                qa += g * aa[o + j];
-                qb += g * bb[o + j];
+                if (PARTS & PART_REF)
+                    mb += g * b[o + j];
+                q  += g * sq[o + j];
                 pr += g * ab[o + j];
             }
         }
-        if (PARTS & PART_REF) {
+        if (PARTS & PART_REF)
             H[1 * plane + o] = mb;
-            H[4 * plane + o] = qb;
-        } else {
-            qb = H[4 * plane + o];
-        }
-        if (PARTS & PART_DIST) {
-            H[0 * plane + o] = ma;
-            H[2 * plane + o] = rn_add_f32(qa, qb);
-            H[3 * plane + o] = pr;
-        }
+        H[0 * plane + o] = ma;
+        H[2 * plane + o] = q;
+        H[3 * plane + o] = pr;
     }
 }
 
@@ -567,11 +570,54 @@ static __device__ __forceinline__ void hpasses(const FSSIMCudaParams &p, const F
 }
 
 /*
+ * Score rendition m, whose tile is in S, against the reference's in D: the
+ * horizontal passes (PARTS: with the reference's own sums, for the first
+ * rendition), the vertical passes and per-pixel terms, and the reduction to
+ * the block's partial sums.
+ */
+template <typename TI, typename TB, int KIND, int RF, int PARTS>
+static __device__ __forceinline__ void score_tile(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
+                                                  char *smem, int m, int x0, int y0,
+                                                  bool interior, float cs, float cd)
+{
+    const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
+    const int vc  = tid % FSSIM_TILE, vr0 = tid / FSSIM_TILE * VROWS;
+    const int block = blockIdx.y * gridDim.x + blockIdx.x;
+    /* psnr's part is the last: without psnr, a quarter of the reduction saved */
+    const int np = p.algos & FSSIM_BIT(FSSIM_ALGO_PSNR) ? FSSIM_NB_FUSED_PARTS : FSSIM_PART_SSE;
+    double part[FSSIM_NB_FUSED_PARTS] = { 0.0, 0.0, 0.0, 0.0 };
+    double *out = (double *)p.partials +
+                  ((size_t)m * p.part_stride + p.part_offset + block) * FSSIM_NB_FUSED_PARTS;
+
+    hpasses<TI, RF, PARTS>(p, l, smem, x0, y0, interior, cs, cd);
+    __syncthreads();
+
+    if (p.algos & FSSIM_BIT(FSSIM_ALGO_INT))
+        part[FSSIM_PART_INT] = vpass_int<TI>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0, interior);
+    if (p.algos & FSSIM_BIT(FSSIM_ALGO_FLOAT))
+        part[FSSIM_PART_FLOAT] = vpass_float<RF>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0,
+                                                 interior, cs, cd);
+    if (p.algos & FSSIM_BIT(FSSIM_ALGO_BLOCK))
+        part[FSSIM_PART_BLOCK] = block_pass<TB, PARTS>(p, l, smem, x0, y0, KIND != FSSIM_KIND_8);
+    if (p.algos & FSSIM_BIT(FSSIM_ALGO_PSNR))
+        part[FSSIM_PART_SSE] = sse_pass(p, l, smem, vc, vr0, x0 + vc, y0 + vr0, interior);
+
+    block_sums((double *)(smem + l.red), part, out, np);
+}
+
+/*
  * RF: the float window's radius when the module is built for one (0: any,
  * from p.radius).  Known at compile time, it removes the per-tap checks and
  * turns shared-memory strides into constants.
+ *
+ * LADDER: the kernel scores p.nb_main renditions (fssim_ladder), or only the
+ * first (fssim_plane, for a lone pair).  Two entry points, not one: the
+ * loop over the renditions after the first, merely present, kept its
+ * addresses live through the first one's passes and cost a lone pair about
+ * 7% of its time on an H100 (bench/kernel_bench.cu), at the price of a
+ * larger module to compile.
  */
-template <typename T, typename TI, typename TB, int KIND, int RF>
+template <typename T, typename TI, typename TB, int KIND, int RF, bool LADDER>
 static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
 {
     FSSIM_DYNAMIC_SMEM(smem);
@@ -582,51 +628,25 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
     /* tile and halo inside the plane: no border cases (most tiles) */
     const bool interior = x0 >= R && y0 >= R && x0 + FSSIM_TILE + R <= p.width &&
                           y0 + FSSIM_TILE + R <= p.height;
-    const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
-    const int vc  = tid % FSSIM_TILE, vr0 = tid / FSSIM_TILE * VROWS;
-    const int block = blockIdx.y * gridDim.x + blockIdx.x;
     float *S = (float *)(smem + l.s), *D = (float *)(smem + l.d);
     /* the float centring constants: any value works, the tile's centre
      * sample makes flat tiles exact */
     const int centre = (R + FSSIM_TILE / 2) * (l.region + 1);
-    float cs, cd;
+    float cd;
 
     /* the reference and the first rendition at once */
-    load_tile<T>(p, l, S, p.main_ptr[0], p.main_pitch[0], D, p.ref_ptr, p.ref_pitch, x0, y0);
+    load_tile<T, true>(p, l, S, p.main_ptr[0], p.main_pitch[0], D, p.ref_ptr, p.ref_pitch, x0, y0);
     __syncthreads();
     cd = D[centre];
+    score_tile<TI, TB, KIND, RF, PART_REF | PART_DIST>(p, l, smem, 0, x0, y0, interior,
+                                                       S[centre], cd);
 
-    for (int m = 0; m < p.nb_main; m++) {
-        double part[FSSIM_NB_FUSED_PARTS] = { 0.0, 0.0, 0.0, 0.0 };
-        double *out = (double *)p.partials +
-                      ((size_t)m * p.part_stride + p.part_offset + block) * FSSIM_NB_FUSED_PARTS;
-
-        if (m) {
-            /* the previous rendition's passes are done with S */
-            __syncthreads();
-            load_tile<T>(p, l, S, p.main_ptr[m], p.main_pitch[m], NULL, 0, 0, x0, y0);
-            __syncthreads();
-        }
-        cs = S[centre];
-        if (m)
-            hpasses<TI, RF, PART_DIST>(p, l, smem, x0, y0, interior, cs, cd);
-        else
-            hpasses<TI, RF, PART_REF | PART_DIST>(p, l, smem, x0, y0, interior, cs, cd);
+    for (int m = 1; LADDER && m < p.nb_main; m++) {
+        /* the previous rendition's passes are done with S */
         __syncthreads();
-
-        if (p.algos & FSSIM_BIT(FSSIM_ALGO_INT))
-            part[FSSIM_PART_INT] = vpass_int<TI>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0, interior);
-        if (p.algos & FSSIM_BIT(FSSIM_ALGO_FLOAT))
-            part[FSSIM_PART_FLOAT] = vpass_float<RF>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0,
-                                                     interior, cs, cd);
-        if (p.algos & FSSIM_BIT(FSSIM_ALGO_BLOCK))
-            part[FSSIM_PART_BLOCK] = m ?
-                block_pass<TB, PART_DIST>(p, l, smem, x0, y0, KIND != FSSIM_KIND_8) :
-                block_pass<TB, PART_REF | PART_DIST>(p, l, smem, x0, y0, KIND != FSSIM_KIND_8);
-        if (p.algos & FSSIM_BIT(FSSIM_ALGO_PSNR))
-            part[FSSIM_PART_SSE] = sse_pass(p, l, smem, vc, vr0, x0 + vc, y0 + vr0, interior);
-
-        block_sums((double *)(smem + l.red), part, out);
+        load_tile<T, false>(p, l, S, p.main_ptr[m], p.main_pitch[m], NULL, 0, 0, x0, y0);
+        __syncthreads();
+        score_tile<TI, TB, KIND, RF, PART_DIST>(p, l, smem, m, x0, y0, interior, S[centre], cd);
     }
 }
 
@@ -652,8 +672,9 @@ static __device__ __forceinline__ void fssim_reduce_impl(const FSSIMCudaReducePa
         e += (unsigned long long)in[i * FSSIM_NB_FUSED_PARTS + FSSIM_PART_SSE];
     }
     sse[tid] = e;
-    block_sums(red, v, out);
-    /* block_sums wrote its own (zero) sse slot */
+    /* block_sums' barriers make every thread's sse visible; it writes 0 to
+     * the sse slot, which thread 0 fills after one more */
+    block_sums(red, v, out, FSSIM_PART_SSE);
     __syncthreads();
     if (tid == 0) {
         for (int i = 1; i < FSSIM_THREADS; i++)
@@ -671,15 +692,21 @@ static __device__ __forceinline__ void fssim_reduce_impl(const FSSIMCudaReducePa
 #define FSSIM_BLOCKS_PER_SM 2
 #endif
 
-/* The entry points of one module: fssim_plane for the sample class and
- * float radius RF (0: any), fssim_reduce, the resampler's two passes for
- * the sample container T, and msssim's scale pass and reduction. */
+/* The entry points of one module: fssim_plane (a lone pair) and
+ * fssim_ladder (renditions of a ladder) for the sample class and float
+ * radius RF (0: any), fssim_reduce, the resampler's two passes for the
+ * sample container T, and msssim's scale pass and reduction. */
 #define FSSIM_MODULE(T, TI, TB, KIND, MIN_BLOCKS, RF)                           \
 extern "C" {                                                                     \
 __global__ void __launch_bounds__(FSSIM_THREADS, MIN_BLOCKS)                     \
 fssim_plane(FSSIMCudaParams p)                                                   \
 {                                                                                \
-    fssim_plane<T, TI, TB, KIND, RF>(p);                                         \
+    fssim_plane<T, TI, TB, KIND, RF, false>(p);                                  \
+}                                                                                \
+__global__ void __launch_bounds__(FSSIM_THREADS, MIN_BLOCKS)                     \
+fssim_ladder(FSSIMCudaParams p)                                                  \
+{                                                                                \
+    fssim_plane<T, TI, TB, KIND, RF, true>(p);                                   \
 }                                                                                \
 __global__ void __launch_bounds__(FSSIM_THREADS)                                 \
 fssim_reduce(FSSIMCudaReduceParams p)                                            \

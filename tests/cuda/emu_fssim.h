@@ -33,12 +33,13 @@
 
 #include "fssim_plane.cuh"
 
-template <int RF> static void plane_8(FSSIMCudaParams p)
-{ fssim_plane<unsigned char, float, int, FSSIM_KIND_8, RF>(p); }
-template <int RF> static void plane_12(FSSIMCudaParams p)
-{ fssim_plane<unsigned short, unsigned, int, FSSIM_KIND_12, RF>(p); }
-template <int RF> static void plane_16(FSSIMCudaParams p)
-{ fssim_plane<unsigned short, double, long long, FSSIM_KIND_16, RF>(p); }
+/* L: fssim_ladder (every rendition) rather than fssim_plane (the first) */
+template <int RF, bool L = false> static void plane_8(FSSIMCudaParams p)
+{ fssim_plane<unsigned char, float, int, FSSIM_KIND_8, RF, L>(p); }
+template <int RF, bool L = false> static void plane_12(FSSIMCudaParams p)
+{ fssim_plane<unsigned short, unsigned, int, FSSIM_KIND_12, RF, L>(p); }
+template <int RF, bool L = false> static void plane_16(FSSIMCudaParams p)
+{ fssim_plane<unsigned short, double, long long, FSSIM_KIND_16, RF, L>(p); }
 static void reduce(FSSIMCudaReduceParams p) { fssim_reduce_impl(p); }
 template <typename T> static void resample_h(FSSIMCudaResampleParams p)
 { fssim_resample_h_impl<T>(p); }

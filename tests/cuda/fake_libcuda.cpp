@@ -287,10 +287,14 @@ static void score(FSSIM3DCudaScoreParams p) { fssim3d_score_impl(p); }
 static void sum(FSSIM3DCudaSumParams p) { fssim3d_sum_impl(p); }
 
 
-static void (*const plane_kernels[2][3])(FSSIMCudaParams) = {
-    { plane_8<FSSIM_DEFAULT_RADIUS>, plane_12<FSSIM_DEFAULT_RADIUS>,
-      plane_16<FSSIM_DEFAULT_RADIUS> },
-    { plane_8<0>, plane_12<0>, plane_16<0> },
+/* [ladder][any window][sample class] */
+static void (*const plane_kernels[2][2][3])(FSSIMCudaParams) = {
+    { { plane_8<FSSIM_DEFAULT_RADIUS>, plane_12<FSSIM_DEFAULT_RADIUS>,
+        plane_16<FSSIM_DEFAULT_RADIUS> },
+      { plane_8<0>, plane_12<0>, plane_16<0> } },
+    { { plane_8<FSSIM_DEFAULT_RADIUS, true>, plane_12<FSSIM_DEFAULT_RADIUS, true>,
+        plane_16<FSSIM_DEFAULT_RADIUS, true> },
+      { plane_8<0, true>, plane_12<0, true>, plane_16<0, true> } },
 };
 
 /* ---- the driver API -------------------------------------------------- */
@@ -527,9 +531,9 @@ CUresult cuModuleUnload(void *m) { delete (Module *)m; return fault(F_NB, "cuMod
 CUresult cuModuleGetFunction(void **f, void *m, const char *name)
 {
     const Module *mod = (const Module *)m;
-    static const char *const names[2][6] = {
-        { "fssim3d_moments", "fssim3d_score", "fssim3d_sum", NULL, NULL, NULL },
-        { "fssim_plane", "fssim_reduce", "fssim_resample_h", "fssim_resample_v",
+    static const char *const names[2][7] = {
+        { "fssim3d_moments", "fssim3d_score", "fssim3d_sum", NULL, NULL, NULL, NULL },
+        { "fssim_plane", "fssim_ladder", "fssim_reduce", "fssim_resample_h", "fssim_resample_v",
           "fssim_ms_scale", "fssim_ms_reduce" },
     };
     for (const char *n : names[mod->type])
@@ -623,7 +627,8 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
         if (gy != 1 || by != 1 || gx > 4)
             return bad_launch("grid", f);
         emu_launch(sum, gx, gy, bx, by, p);
-    } else if (f->name == "fssim_plane") {
+    } else if (f->name == "fssim_plane" || f->name == "fssim_ladder") {
+        const bool ladder = f->name == "fssim_ladder";
         FSSIMCudaParams p;
         int ngx, ngy;
         memcpy(&p, params[0], sizeof(p));
@@ -632,6 +637,9 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
             return bad_launch("block or radius", f);
         if (!f->mod.any && p.radius != FSSIM_DEFAULT_RADIUS)
             return bad_launch("a default-window module for another window", f);
+        /* fssim_plane scores only the first rendition: more would be lost */
+        if (p.nb_main < 1 || p.nb_main > FSSIM_MAX_DIST || (!ladder && p.nb_main != 1))
+            return bad_launch("renditions for this entry point", f);
         if (params_kind(p) != f->mod.kind)
             return bad_launch("the module of another sample class", f);
         if ((int)smem < fssim_smem_layout(rf, p.algos, f->mod.kind).total)
@@ -639,7 +647,7 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
         fssim_cuda_nb_blocks(p.width, p.height, &ngx, &ngy);
         if ((int)gx != ngx || (int)gy != ngy)
             return bad_launch("grid does not cover the plane", f);
-        emu_launch(plane_kernels[f->mod.any][f->mod.kind], gx, gy, bx, by, p);
+        emu_launch(plane_kernels[ladder][f->mod.any][f->mod.kind], gx, gy, bx, by, p);
     } else if (f->name == "fssim_ms_scale") {
         FSSIMCudaMsParams p;
         memcpy(&p, params[0], sizeof(p));
