@@ -52,10 +52,6 @@ extern const unsigned int  ff_fssim_resample_comp_spv_len;
 extern const unsigned char ff_fssim_msssim_comp_spv_data[];
 extern const unsigned int  ff_fssim_msssim_comp_spv_len;
 
-/* Tile and workgroup shape: fssim_consts.h, shared with fssim_core.glsl. */
-#define TILE_W      FSSIM_VK_TILE_W
-#define TILE_H      FSSIM_VK_TILE_H
-#define WG_SIZE     (TILE_W * TILE_H)
 #define MAX_PLANES  4
 /* Frames whose sums may still be on their way back. */
 #define QUEUE_DEPTH 6

@@ -30,6 +30,11 @@
 
 #include "fssim_engine.h"
 
+/* The scoring shaders' workgroup tile, from fssim_consts.h as in the GLSL. */
+#define TILE_W      FSSIM_VK_TILE_W
+#define TILE_H      FSSIM_VK_TILE_H
+#define WG_SIZE     (TILE_W * TILE_H)
+
 /* Buffer offsets: >= minStorageBufferOffsetAlignment on any device. */
 #define FSSIM_VK_BUF_ALIGN 256
 

@@ -61,10 +61,7 @@ extern const unsigned int  ff_fssim3d_moments_comp_spv_len;
 extern const unsigned char ff_fssim3d_score_comp_spv_data[];
 extern const unsigned int  ff_fssim3d_score_comp_spv_len;
 
-/* Tiles and radii: fssim_consts.h, shared with fssim3d_core.glsl. */
-#define TILE_W      FSSIM_VK_TILE_W
-#define TILE_H      FSSIM_VK_TILE_H
-#define WG_SIZE     (TILE_W * TILE_H)
+/* Taps: fssim_consts.h, shared with fssim3d_core.glsl (the tile: fssim_be_vulkan.h). */
 #define MAX_TAPS    FSSIM3D_VK_MAX_TAPS
 #define SCORE_CHUNK (WG_SIZE * FSSIM3D_VK_SCORE_PER)   /* positions per score workgroup */
 #define MAX_PLANES  4

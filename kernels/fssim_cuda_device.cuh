@@ -85,4 +85,72 @@ FSSIM_PTX_OP(rn_div_f32, float,  "div.rn.f32", "f")
 #undef FSSIM_PTX_OP
 #endif
 
+/* Rows per vertical-pass work item: a thread walks down one column. */
+#define FSSIM_VROWS (FSSIM_TILE * FSSIM_TILE / FSSIM_THREADS)
+
+/*
+ * The vertical Gaussian pass of four planes of horizontal sums, for the
+ * thread's FSSIM_VROWS rows of one column: H is the column's first row of
+ * the window of the thread's first output, plane the planes' stride, g the
+ * 2 r + 1 weights.  RF: r when known at compile time (0: the run-time r).
+ * The float algorithm's moments and msssim's both go through it.
+ */
+template <int RF>
+static __device__ __forceinline__ void vgauss4(const float *H, int plane, const float *g, int r,
+                                               float v[FSSIM_VROWS][4])
+{
+    enum { NT = 2 * (RF ? RF : FSSIM_MAX_RADIUS) + 1, NS = FSSIM_VROWS + NT - 1 };
+
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        float m[NS];
+#pragma unroll
+        for (int i = 0; i < NS; i++)
+            m[i] = i < FSSIM_VROWS + 2 * r ? H[k * plane + i * FSSIM_TILE] : 0.0f;
+#pragma unroll
+        for (int o = 0; o < FSSIM_VROWS; o++) {
+            float acc = 0.0f;
+#pragma unroll
+            for (int j = 0; j < NT; j++)
+                if (j <= 2 * r)
+                    acc += g[j] * m[o + j];
+            v[o][k] = acc;
+        }
+    }
+}
+
+/*
+ * Sum the first np of N values over the thread block in a fixed order (each
+ * warp's 32 values in lane order, then the warps in order), so the result
+ * does not depend on scheduling.  red: N * (FSSIM_THREADS + FSSIM_WARPS)
+ * doubles of shared memory.  The first N threads write the N sums to out,
+ * 0 for those not summed.
+ */
+template <int N>
+static __device__ __forceinline__ void block_sums(double *red, const double *v, double *out, int np)
+{
+    const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
+    double *warp = red + N * FSSIM_THREADS;
+
+#pragma unroll
+    for (int k = 0; k < N; k++)
+        if (k < np)
+            red[k * FSSIM_THREADS + tid] = v[k];
+    __syncthreads();
+    if (tid < np * FSSIM_WARPS) {
+        const double *in = red + tid / FSSIM_WARPS * FSSIM_THREADS + tid % FSSIM_WARPS * 32;
+        double sum = 0.0;
+        for (int i = 0; i < 32; i++)
+            sum += in[i];
+        warp[tid] = sum;
+    }
+    __syncthreads();
+    if (tid < N) {
+        double sum = 0.0;
+        for (int i = 0; i < FSSIM_WARPS && tid < np; i++)
+            sum += warp[tid * FSSIM_WARPS + i];
+        out[tid] = sum;
+    }
+}
+
 #endif /* FSSIM_CUDA_DEVICE_CUH */

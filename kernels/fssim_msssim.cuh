@@ -53,7 +53,7 @@
  * per vertical-pass item (a thread walks down a column). */
 #define MS_HCOLS   4
 #define MS_HGROUPS (FSSIM_TILE / MS_HCOLS)
-#define MS_VROWS   (FSSIM_TILE * FSSIM_TILE / FSSIM_THREADS)
+#define MS_VROWS   FSSIM_VROWS
 #define MS_LOAD_ROWS ((FSSIM_TILE + 2 * FSSIM_MAX_RADIUS + 7) / 8)
 #define MS_LOAD_COLS ((FSSIM_TILE + 2 * FSSIM_MAX_RADIUS + 31) / 32)
 
@@ -203,29 +203,13 @@ static __device__ __forceinline__ void ms_vpass(const FSSIMCudaMsParams &p,
                                                 int c, int r0, int gx, int gy0,
                                                 float cu, float cw, double *s, double *csum)
 {
-    enum { NT = 2 * (RF ? RF : FSSIM_MAX_RADIUS) + 1, NS = MS_VROWS + NT - 1 };
     const int r = RF ? RF : p.radius;
     const int plane = l.region * FSSIM_TILE;
     const float *H = (const float *)(smem + l.h) + r0 * FSSIM_TILE + c;
     const bool x_valid = gx >= r && gx < pl.width - r;
     float v[MS_VROWS][4];
 
-#pragma unroll
-    for (int k = 0; k < 4; k++) {
-        float m[NS];
-#pragma unroll
-        for (int i = 0; i < NS; i++)
-            m[i] = i < MS_VROWS + 2 * r ? H[k * plane + i * FSSIM_TILE] : 0.0f;
-#pragma unroll
-        for (int o = 0; o < MS_VROWS; o++) {
-            float acc = 0.0f;
-#pragma unroll
-            for (int j = 0; j < NT; j++)
-                if (j <= 2 * r)
-                    acc += p.g[j] * m[o + j];
-            v[o][k] = acc;
-        }
-    }
+    vgauss4<RF>(H, plane, p.g, r, v);
 #pragma unroll
     for (int o = 0; o < MS_VROWS; o++) {
         const int gy = gy0 + o;
@@ -244,33 +228,6 @@ static __device__ __forceinline__ void ms_vpass(const FSSIMCudaMsParams &p,
             *s    += (double)rn_mul_f32(lum, cmap);
             *csum += (double)cmap;
         }
-    }
-}
-
-/* Two sums over the block in a fixed order (each warp's 32 values in lane
- * order, then the warps in order); thread 0 writes them to out. */
-static __device__ __forceinline__ void ms_block_sums(double *red, double s, double cs,
-                                                     double *out)
-{
-    const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
-    double *warp = red + 2 * FSSIM_THREADS;
-
-    red[tid] = s;
-    red[FSSIM_THREADS + tid] = cs;
-    __syncthreads();
-    if (tid < 2 * FSSIM_WARPS) {
-        const double *in = red + tid / FSSIM_WARPS * FSSIM_THREADS + tid % FSSIM_WARPS * 32;
-        double sum = 0.0;
-        for (int i = 0; i < 32; i++)
-            sum += in[i];
-        warp[tid] = sum;
-    }
-    __syncthreads();
-    if (tid < 2) {
-        double sum = 0.0;
-        for (int i = 0; i < FSSIM_WARPS; i++)
-            sum += warp[tid * FSSIM_WARPS + i];
-        out[tid] = sum;
     }
 }
 
@@ -318,7 +275,10 @@ static __device__ __forceinline__ void fssim_ms_scale_impl(const FSSIMCudaMsPara
         ms_vpass<RF>(p, pl, l, smem, vc, vr0, x0 + vc, y0 + vr0, rn_add_f32(cs, cd),
                      rn_sub_f32(cs, cd), &s, &csum);
     }
-    ms_block_sums((double *)(smem + l.red), s, csum, (double *)p.partials + 2 * blockIdx.x);
+    {
+        const double v[2] = { s, csum };
+        block_sums<2>((double *)(smem + l.red), v, (double *)p.partials + 2 * blockIdx.x, 2);
+    }
 }
 
 /* One block per (plane, scale): its partial records in a fixed order. */
@@ -334,7 +294,10 @@ static __device__ __forceinline__ void fssim_ms_reduce_impl(const FSSIMCudaMsRed
         s  += in[2 * i];
         cs += in[2 * i + 1];
     }
-    ms_block_sums(red, s, cs, (double *)p.out + 2 * seg);
+    {
+        const double v[2] = { s, cs };
+        block_sums<2>(red, v, (double *)p.out + 2 * seg, 2);
+    }
 }
 
 #endif /* FSSIM_MSSSIM_CUH */

@@ -151,40 +151,8 @@ static __device__ float block_end_deep(long long s1, long long s2, long long ss,
                 rn_mul_f32((float)(s1 * s1 + s2 * s2 + c1), (float)(vars + c2)));
 }
 
-/*
- * Sum the first np of the FSSIM_NB_FUSED_PARTS values over the thread block
- * in a fixed order (each warp's 32 values in lane order, then the warps in
- * order), so the result does not depend on scheduling.  The first
- * FSSIM_NB_FUSED_PARTS threads write them to out, 0 for the parts not summed
- * (psnr's, when it is not asked for: a quarter of the reduction saved).
- */
+/* psnr's part is the last: the reductions sum it only when psnr is asked for */
 FSSIM_STATIC_ASSERT(FSSIM_PART_SSE == FSSIM_NB_FUSED_PARTS - 1, "psnr's part is the last");
-
-static __device__ __forceinline__ void block_sums(double *red, const double *v, double *out, int np)
-{
-    const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
-    double *warp = red + FSSIM_NB_FUSED_PARTS * FSSIM_THREADS;
-
-#pragma unroll
-    for (int k = 0; k < FSSIM_NB_FUSED_PARTS; k++)
-        if (k < np)
-            red[k * FSSIM_THREADS + tid] = v[k];
-    __syncthreads();
-    if (tid < np * FSSIM_WARPS) {
-        const double *in = red + tid / FSSIM_WARPS * FSSIM_THREADS + tid % FSSIM_WARPS * 32;
-        double sum = 0.0;
-        for (int i = 0; i < 32; i++)
-            sum += in[i];
-        warp[tid] = sum;
-    }
-    __syncthreads();
-    if (tid < FSSIM_NB_FUSED_PARTS) {
-        double sum = 0.0;
-        for (int i = 0; i < FSSIM_WARPS && tid < np; i++)
-            sum += warp[tid * FSSIM_WARPS + i];
-        out[tid] = sum;
-    }
-}
 
 template <typename T>
 static __device__ __forceinline__ unsigned load_sample(const FSSIMCudaParams &p,
@@ -375,8 +343,7 @@ static __device__ __forceinline__ void hpass_float(const FSSIMCudaParams &p, con
     }
 }
 
-/* Rows per vertical-pass work item: a thread walks down one column. */
-#define VROWS (FSSIM_TILE * FSSIM_TILE / FSSIM_THREADS)
+#define VROWS FSSIM_VROWS
 
 /* Vertical pass and per-pixel term of the int algorithm; returns the sum of
  * the terms of the thread's VROWS pixels. */
@@ -425,7 +392,6 @@ static __device__ __forceinline__ double vpass_float(const FSSIMCudaParams &p, c
                                                      char *smem, int c, int r0, int gx, int gy0,
                                                      bool interior, float cs, float cd)
 {
-    enum { NT = 2 * (RF ? RF : FSSIM_MAX_RADIUS) + 1, NS = VROWS + NT - 1 };
     const int R = (l.region - FSSIM_TILE) / 2;
     const int r = RF ? RF : p.radius;
     const int plane = l.region * FSSIM_TILE;
@@ -437,22 +403,7 @@ static __device__ __forceinline__ double vpass_float(const FSSIMCudaParams &p, c
     float v[VROWS][4];
     double sum = 0.0;
 
-#pragma unroll
-    for (int k = 0; k < 4; k++) {
-        float m[NS];
-#pragma unroll
-        for (int i = 0; i < NS; i++)
-            m[i] = i < VROWS + 2 * r ? H[k * plane + i * FSSIM_TILE] : 0.0f;
-#pragma unroll
-        for (int o = 0; o < VROWS; o++) {
-            float acc = 0.0f;
-#pragma unroll
-            for (int j = 0; j < NT; j++)
-                if (j <= 2 * r)
-                    acc += p.g[j] * m[o + j];
-            v[o][k] = acc;
-        }
-    }
+    vgauss4<RF>(H, plane, p.g, r, v);
 #pragma unroll
     for (int o = 0; o < VROWS; o++) {
         const int gy = gy0 + o;
@@ -602,7 +553,7 @@ static __device__ __forceinline__ void score_tile(const FSSIMCudaParams &p, cons
     if (p.algos & FSSIM_BIT(FSSIM_ALGO_PSNR))
         part[FSSIM_PART_SSE] = sse_pass(p, l, smem, vc, vr0, x0 + vc, y0 + vr0, interior);
 
-    block_sums((double *)(smem + l.red), part, out, np);
+    block_sums<FSSIM_NB_FUSED_PARTS>((double *)(smem + l.red), part, out, np);
 }
 
 /*
@@ -674,7 +625,7 @@ static __device__ __forceinline__ void fssim_reduce_impl(const FSSIMCudaReducePa
     sse[tid] = e;
     /* block_sums' barriers make every thread's sse visible; it writes 0 to
      * the sse slot, which thread 0 fills after one more */
-    block_sums(red, v, out, FSSIM_PART_SSE);
+    block_sums<FSSIM_NB_FUSED_PARTS>(red, v, out, FSSIM_PART_SSE);
     __syncthreads();
     if (tid == 0) {
         for (int i = 1; i < FSSIM_THREADS; i++)

@@ -467,16 +467,6 @@ double block_pass(ivec2 org, int tid)
  * tree.  Either way the order is fixed, so results repeat bit for bit.
  * hbuf is the staging area: NSLOT float pairs, then NSLOT double pairs. */
 
-/* (hi, lo) + (hi2, lo2), with the exact rounding error of hi + hi2 kept. */
-vec2 two_sum(vec2 a, vec2 b)
-{
-    precise float s   = a.x + b.x;
-    precise float bp  = s - a.x;
-    precise float err = (a.x - (s - bp)) + (b.x - bp);
-    precise float lo  = (a.y + b.y) + err;
-    return vec2(s, lo);
-}
-
 void stage_f(uint i, vec2 v)
 {
     hbuf[2 * i] = floatBitsToUint(v.x);

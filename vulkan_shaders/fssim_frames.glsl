@@ -58,3 +58,15 @@ uint texel(bool ref, ivec2 p)
     /* no dynamic vector index: that too can go through local memory */
     return chan == 0 ? v.x : v.y;
 }
+
+/* The scores' fixed-order float sums (fssim_core.glsl, fssim_msssim.comp.glsl)
+ * carry their rounding error: (hi, lo) + (hi2, lo2), with the exact rounding
+ * error of hi + hi2 kept. */
+vec2 two_sum(vec2 a, vec2 b)
+{
+    precise float s   = a.x + b.x;
+    precise float bp  = s - a.x;
+    precise float err = (a.x - (s - bp)) + (b.x - bp);
+    precise float lo  = (a.y + b.y) + err;
+    return vec2(s, lo);
+}

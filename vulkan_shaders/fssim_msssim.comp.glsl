@@ -250,15 +250,6 @@ vec2 maps(ivec2 org, ivec2 lp, int tid)
 /* ---- reductions in a fixed order (as fssim_core.glsl) --------------------
  * v holds two float pairs: (S sum, S error, CS sum, CS error). */
 
-vec2 two_sum(vec2 a, vec2 b)
-{
-    precise float s   = a.x + b.x;
-    precise float bp  = s - a.x;
-    precise float err = (a.x - (s - bp)) + (b.x - bp);
-    precise float lo  = (a.y + b.y) + err;
-    return vec2(s, lo);
-}
-
 vec4 add4(vec4 a, vec4 b)
 {
     return vec4(two_sum(a.xy, b.xy), two_sum(a.zw, b.zw));
