@@ -11,6 +11,9 @@ FSSIM_CUDA   = fssim/fssim_be_cuda.o fssim/fssim_cuda_common.o fssim/fssim_cuda_
                fssim/fssim3d_cuda_params.o \
                fssim/fssim_8.ptx.o fssim/fssim_12.ptx.o fssim/fssim_16.ptx.o \
                fssim/fssim_8_any.ptx.o fssim/fssim_12_any.ptx.o fssim/fssim_16_any.ptx.o \
+               fssim/fssim_8_ladder.ptx.o fssim/fssim_12_ladder.ptx.o \
+               fssim/fssim_16_ladder.ptx.o fssim/fssim_8_any_ladder.ptx.o \
+               fssim/fssim_12_any_ladder.ptx.o fssim/fssim_16_any_ladder.ptx.o \
                fssim/fssim3d.ptx.o fssim/fssim3d_any.ptx.o cuda/load_helper.o
 
 OBJS-$(CONFIG_FSSIM_FILTER)        += fssim/vf_fssim.o fssim/fssim_filter.o $(FSSIM_COMMON)
@@ -44,8 +47,9 @@ endif
 # rebuilt when a kernel header they include changes.
 FSSIM_PTX_HEADERS = fssim_plane.cuh fssim_resample.cuh fssim_msssim.cuh fssim_cuda.h \
                     fssim_cuda_device.cuh fssim_consts.h
-$(addprefix $(SUBDIR)fssim/,fssim_8.ptx fssim_12.ptx fssim_16.ptx fssim_8_any.ptx \
-  fssim_12_any.ptx fssim_16_any.ptx): $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,$(FSSIM_PTX_HEADERS))
+FSSIM_PTX = fssim_8 fssim_12 fssim_16 fssim_8_any fssim_12_any fssim_16_any
+$(addprefix $(SUBDIR)fssim/,$(FSSIM_PTX:%=%.ptx) $(FSSIM_PTX:%=%_ladder.ptx)): \
+  $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,$(FSSIM_PTX_HEADERS))
 
 # The reference is plain C11; it needs no fused multiply-add (doc/algorithms.md#int).
 $(SUBDIR)fssim/ref_%.o: CFLAGS += -ffp-contract=off

@@ -85,7 +85,6 @@ typedef struct CUDABackend {
 
     /* 2-D */
     CUfunction plane_func, reduce_func;
-    CUfunction ladder_func;             /* more than one rendition; NULL for two inputs */
     CUdeviceptr partials;               /* per rendition, per tile sums: O(tiles) */
     int nb_tiles;                       /* of one rendition, all planes */
     FSSIMCudaParams params[4];          /* per component */
@@ -420,27 +419,36 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
 {
 #define PTX(name) extern const unsigned char ff_##name##_ptx_data[]; \
                   extern const unsigned int ff_##name##_ptx_len;
-    PTX(fssim_8) PTX(fssim_12) PTX(fssim_16) PTX(fssim_8_any) PTX(fssim_12_any) PTX(fssim_16_any)
+#define PTX_SET(s) PTX(fssim_8##s) PTX(fssim_12##s) PTX(fssim_16##s) \
+                   PTX(fssim_8_any##s) PTX(fssim_12_any##s) PTX(fssim_16_any##s)
+    PTX_SET() PTX_SET(_ladder)
+#undef PTX_SET
 #undef PTX
-    /* per sample class: built for the default window, and for any window */
-    const unsigned char *const ptx[2][3] = {
-        { ff_fssim_8_ptx_data, ff_fssim_12_ptx_data, ff_fssim_16_ptx_data },
-        { ff_fssim_8_any_ptx_data, ff_fssim_12_any_ptx_data, ff_fssim_16_any_ptx_data },
-    };
-    const unsigned int ptx_len[2][3] = {
-        { ff_fssim_8_ptx_len, ff_fssim_12_ptx_len, ff_fssim_16_ptx_len },
-        { ff_fssim_8_any_ptx_len, ff_fssim_12_any_ptx_len, ff_fssim_16_any_ptx_len },
-    };
+    /* per sample class: built for the default window and for any window,
+     * for a lone pair and for ladders (kernels/fssim_plane.cuh says why) */
+#define PTX_DATA(s) { { ff_fssim_8##s##_ptx_data, ff_fssim_12##s##_ptx_data,                 \
+                        ff_fssim_16##s##_ptx_data },                                        \
+                      { ff_fssim_8_any##s##_ptx_data, ff_fssim_12_any##s##_ptx_data,         \
+                        ff_fssim_16_any##s##_ptx_data } }
+#define PTX_LEN(s)  { { ff_fssim_8##s##_ptx_len, ff_fssim_12##s##_ptx_len,                   \
+                        ff_fssim_16##s##_ptx_len },                                         \
+                      { ff_fssim_8_any##s##_ptx_len, ff_fssim_12_any##s##_ptx_len,           \
+                        ff_fssim_16_any##s##_ptx_len } }
+    const unsigned char *const ptx[2][2][3] = { PTX_DATA(), PTX_DATA(_ladder) };
+    const unsigned int ptx_len[2][2][3]     = { PTX_LEN(),  PTX_LEN(_ladder) };
+#undef PTX_DATA
+#undef PTX_LEN
     AVFilterContext *ctx = e->ctx;
     FSSIMCuda *c = &b->cuda;
     const int kind = fssim_cuda_kind(e->fmt.depth);
     const int any = e->window != FSSIM_DEFAULT_WINDOW;
+    const int ladder = e->nb_dist > 1;
     const FSSIMSmemLayout l = fssim_smem_layout(e->window / 2, e->algos, kind);
     const size_t part_bytes = FSSIM_NB_FUSED_PARTS * sizeof(double);
     int ret;
 
     /* only the module needed: the driver compiles PTX slowly */
-    ret = ff_fssim_cuda_init(ctx, c, ptx[any][kind], ptx_len[any][kind]);
+    ret = ff_fssim_cuda_init(ctx, c, ptx[ladder][any][kind], ptx_len[ladder][any][kind]);
     if (ret < 0)
         return ret;
 
@@ -471,11 +479,6 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
                                                                 "fssim_reduce"));
     if (ret >= 0)
         ret = ff_fssim_cuda_set_smem(ctx, c, b->plane_func, b->smem_bytes);
-    if (ret >= 0 && e->nb_dist > 1)
-        ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuModuleGetFunction(&b->ladder_func, c->module,
-                                                                "fssim_ladder"));
-    if (ret >= 0 && e->nb_dist > 1)
-        ret = ff_fssim_cuda_set_smem(ctx, c, b->ladder_func, b->smem_bytes);
     if (ret >= 0)
         ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuMemAlloc(&b->partials, (size_t)e->nb_dist *
                                                         b->nb_tiles * part_bytes));
@@ -535,9 +538,7 @@ static int launch_2d(FSSIMEngine *e, CUDABackend *b, const AVFrame *ref, AVFrame
             kp->main_pitch[i] = rs ? rs->pitch[p->plane] : dist[k]->linesize[p->plane];
         }
         args[0] = kp;
-        /* fssim_plane scores only the first rendition, and does it faster */
-        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuLaunchKernel(n > 1 ? b->ladder_func : b->plane_func,
-                                                           b->grid[j][0],
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuLaunchKernel(b->plane_func, b->grid[j][0],
                                                            b->grid[j][1], 1, FSSIM_TILE,
                                                            FSSIM_THREADS / FSSIM_TILE, 1,
                                                            b->smem_bytes, c->stream, args, NULL));

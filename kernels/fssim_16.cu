@@ -23,4 +23,4 @@
  */
 #include "fssim_plane.cuh"
 
-FSSIM_MODULE(unsigned short, double, long long, FSSIM_KIND_16, 2, FSSIM_DEFAULT_RADIUS)
+FSSIM_MODULE(unsigned short, double, long long, FSSIM_KIND_16, 2, FSSIM_DEFAULT_RADIUS, false)

@@ -23,4 +23,4 @@
  */
 #include "fssim_plane.cuh"
 
-FSSIM_MODULE(unsigned short, double, long long, FSSIM_KIND_16, 2, 0)
+FSSIM_MODULE(unsigned short, double, long long, FSSIM_KIND_16, 2, 0, false)

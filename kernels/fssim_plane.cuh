@@ -21,13 +21,14 @@
 /*
  * fssim CUDA kernels: integer, Gaussian and block SSIM of one plane pair in
  * one fused pass.  Instantiated per sample class, for the default window
- * (fssim_8.cu, ...) and for any window (fssim_8_any.cu, ...): small PTX
- * modules of which the filter loads only the one it needs, since the
- * driver's just-in-time compilation of the PTX is most of a cold start.
+ * (fssim_8.cu, ...) and for any window (fssim_8_any.cu, ...), each for a
+ * lone pair and for ladders (fssim_8_ladder.cu, ...): small PTX modules of
+ * which the filter loads only the one it needs, since the driver's
+ * just-in-time compilation of the PTX is most of a cold start.
  *
  * Each thread block scores a FSSIM_TILE x FSSIM_TILE tile of the reference
- * against every rendition of a ladder (fssim_ladder; fssim_plane for a lone
- * pair, two inputs): it loads the
+ * against every rendition of a ladder (one, in a lone pair's module): it
+ * loads the
  * reference's tile and its halo once into shared memory and computes the
  * reference's own terms there once (its samples, their squares, their
  * horizontal window sums); then, rendition by rendition, it loads the
@@ -561,12 +562,13 @@ static __device__ __forceinline__ void score_tile(const FSSIMCudaParams &p, cons
  * from p.radius).  Known at compile time, it removes the per-tap checks and
  * turns shared-memory strides into constants.
  *
- * LADDER: the kernel scores p.nb_main renditions (fssim_ladder), or only the
- * first (fssim_plane, for a lone pair).  Two entry points, not one: the
+ * LADDER: the kernel scores p.nb_main renditions (a ladder's module), or
+ * only the first (a lone pair's).  Two modules, not one loop for both: the
  * loop over the renditions after the first, merely present, kept its
  * addresses live through the first one's passes and cost a lone pair about
- * 7% of its time on an H100 (bench/kernel_bench.cu), at the price of a
- * larger module to compile.
+ * 7% of its time on an H100 (bench/kernel_bench.cu); and two modules, not
+ * two entry points in one, since the driver compiles every kernel of a
+ * module, and the ladder's is the largest.
  */
 template <typename T, typename TI, typename TB, int KIND, int RF, bool LADDER>
 static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
@@ -643,21 +645,16 @@ static __device__ __forceinline__ void fssim_reduce_impl(const FSSIMCudaReducePa
 #define FSSIM_BLOCKS_PER_SM 2
 #endif
 
-/* The entry points of one module: fssim_plane (a lone pair) and
- * fssim_ladder (renditions of a ladder) for the sample class and float
- * radius RF (0: any), fssim_reduce, the resampler's two passes for the
- * sample container T, and msssim's scale pass and reduction. */
-#define FSSIM_MODULE(T, TI, TB, KIND, MIN_BLOCKS, RF)                           \
+/* The entry points of one module: fssim_plane for the sample class, the
+ * float radius RF (0: any) and LADDER, fssim_reduce, the resampler's two
+ * passes for the sample container T, and msssim's scale pass and
+ * reduction. */
+#define FSSIM_MODULE(T, TI, TB, KIND, MIN_BLOCKS, RF, LADDER)                   \
 extern "C" {                                                                     \
 __global__ void __launch_bounds__(FSSIM_THREADS, MIN_BLOCKS)                     \
 fssim_plane(FSSIMCudaParams p)                                                   \
 {                                                                                \
-    fssim_plane<T, TI, TB, KIND, RF, false>(p);                                  \
-}                                                                                \
-__global__ void __launch_bounds__(FSSIM_THREADS, MIN_BLOCKS)                     \
-fssim_ladder(FSSIMCudaParams p)                                                  \
-{                                                                                \
-    fssim_plane<T, TI, TB, KIND, RF, true>(p);                                   \
+    fssim_plane<T, TI, TB, KIND, RF, LADDER>(p);                                 \
 }                                                                                \
 __global__ void __launch_bounds__(FSSIM_THREADS)                                 \
 fssim_reduce(FSSIMCudaReduceParams p)                                            \

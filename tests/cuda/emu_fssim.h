@@ -33,7 +33,7 @@
 
 #include "fssim_plane.cuh"
 
-/* L: fssim_ladder (every rendition) rather than fssim_plane (the first) */
+/* L: a ladder module's fssim_plane (every rendition) rather than a lone pair's (the first) */
 template <int RF, bool L = false> static void plane_8(FSSIMCudaParams p)
 { fssim_plane<unsigned char, float, int, FSSIM_KIND_8, RF, L>(p); }
 template <int RF, bool L = false> static void plane_12(FSSIMCudaParams p)

@@ -119,7 +119,7 @@ struct Memcpy2D {
 };
 
 enum ModuleType { MOD_FSSIM3D, MOD_PLANE };
-struct Module { ModuleType type; bool any; int kind; };
+struct Module { ModuleType type; bool any; int kind; bool ladder; };
 struct Function { std::string name; Module mod; };
 
 static int dummy_obj;
@@ -254,9 +254,12 @@ static bool lazy(void)
 #define FAKE_PTX_DIR ""
 #endif
 
-static const char *const plane_modules[2][3] = {
-    { "fssim_8.ptx", "fssim_12.ptx", "fssim_16.ptx" },
-    { "fssim_8_any.ptx", "fssim_12_any.ptx", "fssim_16_any.ptx" },
+/* [ladder][any window][sample class] */
+static const char *const plane_modules[2][2][3] = {
+    { { "fssim_8.ptx", "fssim_12.ptx", "fssim_16.ptx" },
+      { "fssim_8_any.ptx", "fssim_12_any.ptx", "fssim_16_any.ptx" } },
+    { { "fssim_8_ladder.ptx", "fssim_12_ladder.ptx", "fssim_16_ladder.ptx" },
+      { "fssim_8_any_ladder.ptx", "fssim_12_any_ladder.ptx", "fssim_16_any_ladder.ptx" } },
 };
 
 /* Whether image is the PTX file dir/name (the build embeds it with a
@@ -507,20 +510,22 @@ CUresult cuModuleLoadData(void **m, const void *image)
     if (strstr(ptx, ".entry fssim3d_moments")) {
         snprintf(key, sizeof(key), "fssim3d_moments_param_0+%d",
                  (int)offsetof(FSSIM3DCudaMomentParams, radius));
-        *m = new Module{ MOD_FSSIM3D, strstr(ptx, key) != NULL, 0 };
+        *m = new Module{ MOD_FSSIM3D, strstr(ptx, key) != NULL, 0, false };
         return OK;
     }
     if (strstr(ptx, ".entry fssim_plane")) {
         const char *env = getenv("FSSIM_FAKE_CUDA_PTX");
         const std::string dir = env && *env ? env : FAKE_PTX_DIR;
-        for (int any = 0; any < 2; any++)
-            for (int kind = 0; kind < 3; kind++)
-                if (same_ptx(ptx, dir, plane_modules[any][kind])) {
-                    *m = new Module{ MOD_PLANE, any != 0, kind };
-                    if (verbose())
-                        fprintf(stderr, "[fake cuda] module %s\n", plane_modules[any][kind]);
-                    return OK;
-                }
+        for (int ladder = 0; ladder < 2; ladder++)
+            for (int any = 0; any < 2; any++)
+                for (int kind = 0; kind < 3; kind++)
+                    if (same_ptx(ptx, dir, plane_modules[ladder][any][kind])) {
+                        *m = new Module{ MOD_PLANE, any != 0, kind, ladder != 0 };
+                        if (verbose())
+                            fprintf(stderr, "[fake cuda] module %s\n",
+                                    plane_modules[ladder][any][kind]);
+                        return OK;
+                    }
         fprintf(stderr, "[fake cuda] an fssim_plane module that is none of the PTX files in "
                 "'%s' (set FSSIM_FAKE_CUDA_PTX to the folder holding fssim_8.ptx ...)\n",
                 dir.c_str());
@@ -531,9 +536,9 @@ CUresult cuModuleUnload(void *m) { delete (Module *)m; return fault(F_NB, "cuMod
 CUresult cuModuleGetFunction(void **f, void *m, const char *name)
 {
     const Module *mod = (const Module *)m;
-    static const char *const names[2][7] = {
-        { "fssim3d_moments", "fssim3d_score", "fssim3d_sum", NULL, NULL, NULL, NULL },
-        { "fssim_plane", "fssim_ladder", "fssim_reduce", "fssim_resample_h", "fssim_resample_v",
+    static const char *const names[2][6] = {
+        { "fssim3d_moments", "fssim3d_score", "fssim3d_sum", NULL, NULL, NULL },
+        { "fssim_plane", "fssim_reduce", "fssim_resample_h", "fssim_resample_v",
           "fssim_ms_scale", "fssim_ms_reduce" },
     };
     for (const char *n : names[mod->type])
@@ -627,8 +632,8 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
         if (gy != 1 || by != 1 || gx > 4)
             return bad_launch("grid", f);
         emu_launch(sum, gx, gy, bx, by, p);
-    } else if (f->name == "fssim_plane" || f->name == "fssim_ladder") {
-        const bool ladder = f->name == "fssim_ladder";
+    } else if (f->name == "fssim_plane") {
+        const bool ladder = f->mod.ladder;
         FSSIMCudaParams p;
         int ngx, ngy;
         memcpy(&p, params[0], sizeof(p));
@@ -637,9 +642,10 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
             return bad_launch("block or radius", f);
         if (!f->mod.any && p.radius != FSSIM_DEFAULT_RADIUS)
             return bad_launch("a default-window module for another window", f);
-        /* fssim_plane scores only the first rendition: more would be lost */
+        /* a lone pair's fssim_plane scores only the first rendition: more
+         * would be lost */
         if (p.nb_main < 1 || p.nb_main > FSSIM_MAX_DIST || (!ladder && p.nb_main != 1))
-            return bad_launch("renditions for this entry point", f);
+            return bad_launch("renditions for a lone pair's module", f);
         if (params_kind(p) != f->mod.kind)
             return bad_launch("the module of another sample class", f);
         if ((int)smem < fssim_smem_layout(rf, p.algos, f->mod.kind).total)

@@ -20,7 +20,9 @@ fi
 grep -q "fssim_cuda AVOptions" "$work/help.txt" && grep -q "log_path" "$work/help.txt"
 ok $? "ffmpeg -h filter=fssim_cuda lists the filter and its options"
 
-mods="fssim_8 fssim_12 fssim_16 fssim_8_any fssim_12_any fssim_16_any"
+mods="fssim_8 fssim_12 fssim_16 fssim_8_any fssim_12_any fssim_16_any
+      fssim_8_ladder fssim_12_ladder fssim_16_ladder fssim_8_any_ladder fssim_12_any_ladder
+      fssim_16_any_ladder"
 for m in $mods; do
     ptx="$FFMPEG_TREE/libavfilter/fssim/$m.ptx"
     grep -q "\.entry fssim_plane" "$ptx" 2>/dev/null && grep -q "\.entry fssim_reduce" "$ptx" &&

@@ -148,31 +148,32 @@ def run_case(name, fmt, w, h, opts, module, content, algos="float+int+block+psnr
              gpu and [f[[a for a in tols if a in SSIMS][0]] for f in gpu["frames"]])
 
 
-# name, pix_fmt, reference size, rendition sizes, options
+# name, pix_fmt, reference size, rendition sizes, options, the module the filter must load
 LADDERS = [
-    ("ladder 8-bit yuv420p", "yuv420p", (64, 48), [(32, 24), (64, 48), (80, 60)], ""),
+    ("ladder 8-bit yuv420p", "yuv420p", (64, 48), [(32, 24), (64, 48), (80, 60)], "",
+     "fssim_8_ladder.ptx"),
     ("ladder 10-bit p010 lanczos, lazy driver", "p010le", (64, 40), [(40, 24), (48, 30)],
-     "scaler=lanczos"),
+     "scaler=lanczos", "fssim_12_ladder.ptx"),
     ("ladder 16-bit yuv444p16 bilinear", "yuv444p16le", (36, 34), [(27, 25), (41, 37)],
-     "scaler=bilinear:window=7"),
+     "scaler=bilinear:window=7", "fssim_16_any_ladder.ptx"),
 ]
 
 
 # msssim ladders: the renditions' pyramids from the GPU's resampled frames
 MS_LADDERS = [
     ("ladder msssim 8-bit yuv420p", "yuv420p", (322, 324), [(322, 324), (240, 180)],
-     "algo=msssim"),
+     "algo=msssim", "fssim_8_ladder.ptx"),
     ("ladder msssim 10-bit yuv444p10 lanczos", "yuv444p10le", (161, 165),
-     [(161, 165), (120, 100)], "algo=msssim+float:scaler=lanczos"),
+     [(161, 165), (120, 100)], "algo=msssim+float:scaler=lanczos", "fssim_12_ladder.ptx"),
 ]
 
 
-def run_ladder(name, fmt, size, sizes, opts, nb=NB):
+def run_ladder(name, fmt, size, sizes, opts, module, nb=NB):
     algo = opts if opts.startswith("algo=") else \
         "algo=float+int+block+psnr" + (":" + opts if opts else "")
     n = len(sizes) + 1
     if SKIP:
-        t.skip("%s: scored on the emulated driver" % name, SKIP)
+        t.skip("%s: scored on the emulated driver, %s loaded" % (name, module), SKIP)
         t.skip("%s: every rendition within the contracts of fssim's ladder" % name, SKIP)
         return
     tag = re.sub(r"\W+", "_", name)
@@ -191,14 +192,16 @@ def run_ladder(name, fmt, size, sizes, opts, nb=NB):
     pg = ft.ffmpeg(*fc.HW, *inputs, "-lavfi", "%s;%sfssim_cuda=inputs=%d:%s:log_path=%s" % (
                        up, "".join("[u%d]" % i for i in range(n)), n, algo, gpu_log),
                    "-f", "null", "-", check=False,
-                   env=fc.env(**({"FSSIM_FAKE_CUDA_LAZY": 1} if "lazy" in name else {})))
+                   env=fc.env(FAKE_CUDA_VERBOSE=1,
+                              **({"FSSIM_FAKE_CUDA_LAZY": 1} if "lazy" in name else {})))
     cpu, why_c = fc.read_log(cpu_log)
     gpu, why_g = fc.read_log(gpu_log)
+    loaded = re.findall(r"\[fake cuda\] module (\S+)", pg.stderr)
     t.ok(pc.returncode == 0 and pg.returncode == 0 and cpu and gpu and
-         len(ft.log_values(gpu)) == nb * len(sizes),
-         "%s: scored on the emulated driver" % name,
-         "rc cpu %d gpu %d, %s %s\n%s" % (pc.returncode, pg.returncode, why_c, why_g,
-                                         pg.stderr[-2500:]))
+         len(ft.log_values(gpu)) == nb * len(sizes) and loaded == [module],
+         "%s: scored on the emulated driver, %s loaded" % (name, module),
+         "rc cpu %d gpu %d, %s %s, modules loaded %r\n%s" % (
+             pc.returncode, pg.returncode, why_c, why_g, loaded, pg.stderr[-2500:]))
     asked = algo.split(":")[0][len("algo="):].split("+")
     tols = {a: TOLS[a] for a in TOLS if a in asked or (a == "mse" and "psnr" in asked)}
     worst, where = fc.max_diff(cpu, gpu, tols) if cpu and gpu else (float("inf"), "no runs")

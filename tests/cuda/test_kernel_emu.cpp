@@ -239,7 +239,8 @@ static void test_ladder_launch(void)
         std::vector<double> lad((size_t)3 * n * FSSIM_NB_FUSED_PARTS), one((size_t)n * FSSIM_NB_FUSED_PARTS);
         FSSIMCudaParams p;
         const int def = c.window == 2 * FSSIM_DEFAULT_RADIUS + 1;
-        /* the ladder through fssim_ladder, each rendition alone through fssim_plane */
+        /* the ladder through a ladder module's kernel, each rendition alone
+         * through a lone pair's */
         void (*const ladders[2][3])(FSSIMCudaParams) = {
             { plane_8<0, true>, plane_12<0, true>, plane_16<0, true> },
             { plane_8<FSSIM_DEFAULT_RADIUS, true>, plane_12<FSSIM_DEFAULT_RADIUS, true>,
@@ -281,8 +282,8 @@ static void test_ladder_launch(void)
             same &= !memcmp(one.data(), lad.data() + (size_t)k * n * FSSIM_NB_FUSED_PARTS,
                             one.size() * sizeof(double));
         }
-        tap_ok(same, "%dx%d %d-bit%s: a ladder launch of 3 renditions (fssim_ladder) gives each "
-               "the partials of its launch alone (fssim_plane), bitwise", c.w, c.h, c.depth,
+        tap_ok(same, "%dx%d %d-bit%s: a ladder launch of 3 renditions (ladder module) gives each "
+               "the partials of its launch alone (lone pair's module), bitwise", c.w, c.h, c.depth,
                c.algos & FSSIM_BIT(FSSIM_ALGO_PSNR) ? "" : " without psnr");
     }
 }
