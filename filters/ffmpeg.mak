@@ -43,13 +43,16 @@ OBJS-yes += $(FSSIM_VULKAN)
 endif
 endif
 
-# FFmpeg's %.ptx rule knows only the .cu file: fssim_cuda's modules are
-# rebuilt when a kernel header they include changes.
+# FFmpeg's %.ptx rule knows only the .cu file: the modules are rebuilt
+# when a kernel header they include changes.
 FSSIM_PTX_HEADERS = fssim_plane.cuh fssim_resample.cuh fssim_msssim.cuh fssim_cuda.h \
                     fssim_cuda_device.cuh fssim_consts.h
 FSSIM_PTX = fssim_8 fssim_12 fssim_16 fssim_8_any fssim_12_any fssim_16_any
 $(addprefix $(SUBDIR)fssim/,$(FSSIM_PTX:%=%.ptx) $(FSSIM_PTX:%=%_ladder.ptx)): \
   $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,$(FSSIM_PTX_HEADERS))
+FSSIM3D_PTX_HEADERS = fssim3d.cuh fssim3d_cuda.h fssim_cuda.h fssim_cuda_device.cuh fssim_consts.h
+$(SUBDIR)fssim/fssim3d.ptx $(SUBDIR)fssim/fssim3d_any.ptx: \
+  $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,$(FSSIM3D_PTX_HEADERS))
 
 # The reference is plain C11; it needs no fused multiply-add (doc/algorithms.md#int).
 $(SUBDIR)fssim/ref_%.o: CFLAGS += -ffp-contract=off
