@@ -218,6 +218,10 @@ static __device__ __forceinline__ void load_tile(const FSSIMCudaParams &p, const
  * columns c0..c0+HCOLS-1, exact in TI: float for 8-bit samples (every
  * product and sum is an integer below 2^24), uint32 up to 12 bits (below
  * 2^32), double beyond (below 2^53).
+ *
+ * PARTS, here and in the other passes: the rendition's and cross terms
+ * always (PART_DIST), the reference's own with the first rendition only
+ * (PART_REF), kept in shared memory for the others.
  */
 enum { PART_REF = 1, PART_DIST = 2 };
 
@@ -258,11 +262,9 @@ static __device__ __forceinline__ void hpass_int(const FSSIMSmemLayout &l, char 
             xy  += k * sd[o + j];
             y2  += k * dd[o + j];
         }
-        if (PARTS & PART_DIST) {
-            H[0 * plane + o] = mux;
-            H[2 * plane + o] = x2;
-            H[3 * plane + o] = xy;
-        }
+        H[0 * plane + o] = mux;
+        H[2 * plane + o] = x2;
+        H[3 * plane + o] = xy;
         if (PARTS & PART_REF) {
             H[1 * plane + o] = muy;
             H[4 * plane + o] = y2;
