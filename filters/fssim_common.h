@@ -274,11 +274,13 @@ int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o,
  * One nearest-rank percentile of a growing series: the rank
  * k(n) = ceil(p n / 100) grows by at most one a value, so the k smallest
  * values sit in a max-heap (lo) and the others in a min-heap (hi), and
- * adding a value moves at most one across: O(log n) a frame, exact.
+ * adding a value moves at most one across: O(log n) a frame, exact.  Each
+ * heap is sized to what it holds, so a percentile keeps each value once.
  */
 typedef struct FSSIMPercentile {
     double  *lo, *hi;
-    unsigned nb_lo, nb_hi, size;
+    unsigned nb_lo, nb_hi;
+    unsigned lo_size, hi_size;   /* allocated */
 } FSSIMPercentile;
 
 typedef struct FSSIMPool {

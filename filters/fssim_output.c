@@ -139,23 +139,35 @@ static double heap_pop(double *h, unsigned *n)
     return top;
 }
 
+/* Room for one more value in heap h of *size values. */
+static int heap_reserve(double **h, unsigned *size, unsigned nb)
+{
+    unsigned size2;
+    double *p;
+
+    if (nb < *size)
+        return 0;
+    size2 = FFMAX(64, 2 * *size);
+    p = av_realloc_array(*h, size2, sizeof(*p));
+    if (!p)
+        return AVERROR(ENOMEM);
+    *h = p;
+    *size = size2;
+    return 0;
+}
+
 /* Add the n-th value (n from 1) of a series; the nearest rank of p is
  * ceil(p n / 100), the largest value of lo. */
 static int pct_add(FSSIMPercentile *t, double p, uint64_t n, double v)
 {
     const uint64_t k = (uint64_t)ceil(p * n / 100.0 - 1e-9);
+    int ret;
 
-    if (t->nb_lo + t->nb_hi + 1 > t->size) {
-        const unsigned size = FFMAX(64, 2 * t->size);
-        double *lo = av_realloc_array(t->lo, size, sizeof(*lo));
-        double *hi = lo ? av_realloc_array(t->hi, size, sizeof(*hi)) : NULL;
-        if (lo)
-            t->lo = lo;
-        if (!hi)
-            return AVERROR(ENOMEM);
-        t->hi = hi;
-        t->size = size;
-    }
+    /* the value goes into one heap and at most one value moves across:
+     * neither heap holds more than one more than now */
+    if ((ret = heap_reserve(&t->lo, &t->lo_size, t->nb_lo)) < 0 ||
+        (ret = heap_reserve(&t->hi, &t->hi_size, t->nb_hi)) < 0)
+        return ret;
     if (t->nb_lo && v < t->lo[0])
         heap_push(t->lo, &t->nb_lo, v);
     else
@@ -176,7 +188,7 @@ static void pct_free(FSSIMPercentile *t)
 {
     av_freep(&t->lo);
     av_freep(&t->hi);
-    t->nb_lo = t->nb_hi = t->size = 0;
+    t->nb_lo = t->nb_hi = t->lo_size = t->hi_size = 0;
 }
 
 static int pool_add(FSSIMPool *p, uint64_t n, double v, int pct)

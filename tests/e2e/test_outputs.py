@@ -7,6 +7,7 @@ thread-count independence and the timeline `enable` option.
 """
 import csv
 import io
+import json
 import math
 import os
 import re
@@ -379,6 +380,31 @@ def test_identical(tap, d, ref):
            "ssim's, (inf) included", "fssim:\n%s\nssim:\n%s" % (la, lb))
 
 
+def test_long_percentiles(tap, d):
+    """More frames than the percentile heaps first hold (64), so that they
+    grow: p1, p5 and p50 still equal the nearest ranks recomputed here."""
+    n = 300
+    log_path = os.path.join(d, "long.json")
+    src = "testsrc2=s=32x24:r=25,trim=end_frame=%d" % n
+    ft.ffmpeg("-f", "lavfi", "-i", src + ",noise=alls=40:allf=t+u,format=yuv420p",
+              "-f", "lavfi", "-i", src + ",format=yuv420p", "-lavfi",
+              "[0:v][1:v]fssim=algo=float+int+block:log_path=%s:log_fmt=json" % log_path,
+              "-f", "null", "-")
+    with open(log_path) as f:
+        log = json.load(f)
+    fr, bad = log["frames"], []
+    for a in ALGOS:
+        for c in ("Y", "U", "V", "All"):
+            xs = [f[a][c] for f in fr]
+            for p in (1, 5, 50):
+                got = log["pooled"][a][c]["p%d" % p]
+                if got != nearest_rank(xs, p):
+                    bad.append("%s.%s.p%d: %r, recomputed %r" % (a, c, p, got, nearest_rank(xs, p)))
+    tap.ok(len(fr) == n and len(set(f["float"]["All"] for f in fr)) > n // 2 and not bad,
+           "JSON over %d frames: the nearest-rank p1/p5/p50 equal those recomputed" % n,
+           "%d frames\n%s" % (len(fr), "\n".join(bad)))
+
+
 def main():
     tap = ft.Tap()
     d = ft.workdir("outputs")
@@ -392,6 +418,7 @@ def main():
     test_threads(tap, d)
     test_enable(tap, d, main_clip, ref_clip)
     test_identical(tap, d, ref_clip)
+    test_long_percentiles(tap, d)
     tap.done()
 
 
