@@ -81,11 +81,11 @@ layout (constant_id = 20) const bool  MAIN_BUF = false;
 
 const int SW = TW + 2 * RF;
 const int SH = TH + 2 * RF;
-const int HPLANE = (TH + 2 * RF) * TW;        /* one moment of the horizontal pass */
+const int HPOS = (TH + 2 * RF) * TW;          /* positions of the horizontal pass */
 /* the reductions' staging area: a slot (two float pairs) per subgroup (SG:
  * subgroups of at least 4, which the host requires) or per invocation */
 const int NSLOT = SG ? NT / 4 : NT;
-const int HBUF = 4 * HPLANE > 4 * NSLOT ? 4 * HPLANE : 4 * NSLOT;
+const int HBUF = HPOS > NSLOT ? HPOS : NSLOT;
 
 layout (push_constant, scalar) uniform PushData {
     ivec2 size;        /* scale j */
@@ -111,8 +111,12 @@ layout (set = 0, binding = 9, scalar) buffer Part { vec4 part[]; };
 layout (set = 0, binding = 10, scalar) buffer Res { uint res[]; };
 layout (set = 0, binding = 11, scalar) readonly buffer Rsb { uint rsb[]; };
 
-shared float sa[SW * SH], sb[SW * SH];   /* the tile and its halo */
-shared float hbuf[HBUF];                 /* horizontal sums, then the staging area */
+/* the tile and its halo, as u = a + b and w = a - b of the two planes (see
+ * load_tile()) */
+shared vec2 suw[SW * SH];
+/* the horizontal pass's four moments of a position, read by one 16-byte
+ * load in the vertical pass; then the reductions' staging area */
+shared vec4 hbuf[HBUF];
 shared float gw[2 * RMAX + 1];
 
 void load_taps(int tid)
@@ -126,25 +130,49 @@ void load_taps(int tid)
 #define FSSIM_FRAMES_MAIN_BUF
 #include "fssim_frames.glsl"
 
-/* The tile and its halo; zero outside the plane (the pooling's padded
- * zeros; valid windows never reach them). */
+/*
+ * The tile and its halo; zero outside the plane (the pooling's padded
+ * zeros; valid windows never reach them).  LOADS positions per invocation
+ * are fetched before any is stored, so that their latencies overlap.
+ *
+ * Stored as u = a + b and w = a - b, which both passes use, so that they
+ * are formed once per sample rather than once per tap.  The values are
+ * those the passes formed before: the same float additions.  At the scales
+ * that are pooled (all but the last) u and w are exact, since a and b are
+ * multiples of 4^-j below 2^16: at most 23 significant bits; so
+ * (u + w) / 2 and (u - w) / 2 give a and b back exactly for pool().
+ */
+#define LOADS 4
+
+vec2 tile_sample(ivec2 p)
+{
+    if (any(lessThan(p, ivec2(0))) || any(greaterThanEqual(p, size)))
+        return vec2(0.0);
+    if (level == 0)
+        return vec2(float(texel(false, p) >> shift), float(texel(true, p) >> shift));
+    const uint i = uint(p.y) * uint(size.x) + uint(p.x);
+    return vec2(lvl[in_off + i], lvl[in_ref_off + i]);
+}
+
 void load_tile(ivec2 org, int tid)
 {
-    for (int i = tid; i < SW * SH; i += NT) {
-        const ivec2 p = org - RF + ivec2(i % SW, i / SW);
-        float a = 0.0, b = 0.0;
-        if (all(greaterThanEqual(p, ivec2(0))) && all(lessThan(p, size))) {
-            if (level == 0) {
-                a = float(texel(false, p) >> shift);
-                b = float(texel(true, p) >> shift);
-            } else {
-                a = lvl[in_off + uint(p.y) * uint(size.x) + uint(p.x)];
-                b = lvl[in_ref_off + uint(p.y) * uint(size.x) + uint(p.x)];
-            }
+    for (int i0 = tid; i0 < SW * SH; i0 += NT * LOADS) {
+        vec2 v[LOADS];
+        for (int k = 0; k < LOADS; k++) {
+            const int i = i0 + k * NT;
+            v[k] = i < SW * SH ? tile_sample(org - RF + ivec2(i % SW, i / SW)) : vec2(0.0);
         }
-        sa[i] = a;
-        sb[i] = b;
+        for (int k = 0; k < LOADS; k++)
+            if (i0 + k * NT < SW * SH)
+                suw[i0 + k * NT] = vec2(v[k].x + v[k].y, v[k].x - v[k].y);
     }
+}
+
+/* a and b from u and w, exactly (see load_tile()) */
+vec2 ab(int i)
+{
+    precise vec2 s = vec2(suw[i].x + suw[i].y, suw[i].x - suw[i].y) * 0.5;
+    return s;
 }
 
 /* Cell o of scale j + 1 covers samples 2o - p, 2o - p + 1 (p = 1 on an odd
@@ -162,11 +190,10 @@ void pool(ivec2 org, int tid)
         return;
     const ivec2 s = 2 * c - pad + RF;
     const int i = s.y * SW + s.x;
-    precise float a = ((sa[i] + sa[i + 1]) + sa[i + SW]) + sa[i + SW + 1];
-    precise float b = ((sb[i] + sb[i + 1]) + sb[i + SW]) + sb[i + SW + 1];
+    precise vec2 v = ((ab(i) + ab(i + 1)) + ab(i + SW)) + ab(i + SW + 1);
     const uint j = uint(o.y) * uint(nsize.x) + uint(o.x);
-    lvl[out_off + j] = a * 0.25;
-    lvl[out_ref_off + j] = b * 0.25;
+    lvl[out_off + j] = v.x * 0.25;
+    lvl[out_ref_off + j] = v.y * 0.25;
 }
 
 /* sum of g (x - c)^2 from a row's sums around its own centre (see
@@ -196,22 +223,21 @@ float moment2(float h2, float d, float h1, float t1)
  */
 vec2 maps(ivec2 org, ivec2 lp, int tid)
 {
-    for (int i = tid; i < HPLANE; i += NT) {
+    for (int i = tid; i < HPOS; i += NT) {
         const int c = (i / TW) * SW + RF + i % TW;
-        const float cu = sa[c] + sb[c], cw = sa[c] - sb[c];
+        const vec2 cs = suw[c];
+        const float cu = cs.x, cw = cs.y;
         precise float h1u = 0, h1w = 0, h2u = 0, h2w = 0;
         for (int k = -RF; k <= RF; k++) {
-            const float du = (sa[c + k] + sb[c + k]) - cu, dw = (sa[c + k] - sb[c + k]) - cw;
+            const vec2 t = suw[c + k];
+            const float du = t.x - cu, dw = t.y - cw;
             precise float gu = gw[k + RF] * du, gv = gw[k + RF] * dw;
             h1u += gu;
             h1w += gv;
             h2u = fma(gu, du, h2u);
             h2w = fma(gv, dw, h2w);
         }
-        hbuf[0 * HPLANE + i] = h1u;
-        hbuf[1 * HPLANE + i] = h1w;
-        hbuf[2 * HPLANE + i] = h2u;
-        hbuf[3 * HPLANE + i] = h2w;
+        hbuf[i] = vec4(h1u, h1w, h2u, h2w);
     }
     barrier();
 
@@ -220,14 +246,16 @@ vec2 maps(ivec2 org, ivec2 lp, int tid)
         return vec2(0.0);
 
     const int c = (RF + lp.y) * SW + RF + lp.x;
-    const float cu = sa[c] + sb[c], cw = sa[c] - sb[c];
+    const vec2 cs = suw[c];
+    const float cu = cs.x, cw = cs.y;
     precise float a1u = 0, a1w = 0, a2u = 0, a2w = 0;
     for (int k = -RF; k <= RF; k++) {
         const int h = (lp.y + RF + k) * TW + lp.x, r = c + k * SW;
-        const float h1u = hbuf[0 * HPLANE + h], h1w = hbuf[1 * HPLANE + h];
-        const float h2u = hbuf[2 * HPLANE + h], h2w = hbuf[3 * HPLANE + h];
+        const vec4 hs = hbuf[h];
+        const float h1u = hs.x, h1w = hs.y, h2u = hs.z, h2w = hs.w;
         /* shift of this row's centre to the output's */
-        const float du = (sa[r] + sb[r]) - cu, dw = (sa[r] - sb[r]) - cw;
+        const vec2 t = suw[r];
+        const float du = t.x - cu, dw = t.y - cw;
         precise float t1u = h1u + du, t1w = h1w + dw;
         const float g = gw[k + RF];
         a1u = fma(g, t1u, a1u);
@@ -257,15 +285,12 @@ vec4 add4(vec4 a, vec4 b)
 
 void stage(uint i, vec4 v)
 {
-    hbuf[4 * i + 0] = v.x;
-    hbuf[4 * i + 1] = v.y;
-    hbuf[4 * i + 2] = v.z;
-    hbuf[4 * i + 3] = v.w;
+    hbuf[i] = v;
 }
 
 vec4 staged(uint i)
 {
-    return vec4(hbuf[4 * i], hbuf[4 * i + 1], hbuf[4 * i + 2], hbuf[4 * i + 3]);
+    return hbuf[i];
 }
 
 /* On return, invocation 0 holds the workgroup's sums. */
