@@ -893,12 +893,17 @@ def main():
             continue
         case.vulkan_case = case.filter == "fssim_vulkan"
         t = time.time()
+        hung_err = ""
         try:
             p = subprocess.run(case.args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, errors="replace",
                                timeout=VK_TIMEOUT if case.vulkan_case else TIMEOUT)
-        except subprocess.TimeoutExpired:
+        except subprocess.TimeoutExpired as exc:
             p = None
+            # what the killed process had written: where it stopped
+            hung_err = exc.stderr or ""
+            if isinstance(hung_err, bytes):
+                hung_err = hung_err.decode(errors="replace")
         dt = time.time() - t
         errs, result = judge(case, p)
         ran += 1
@@ -916,7 +921,7 @@ def main():
                      SEED, k, case.dir),
                  "command: " + case.cmdline(),
                  "stderr (tail):"] +
-                [l for l in ((p.stderr if p else "")[-2500:]).splitlines()
+                [l for l in ((p.stderr if p else hung_err)[-2500:]).splitlines()
                  if not l.startswith("[info]   ")])
         tap.ok(not errs, desc, diag)
         if VERBOSE and not errs:
