@@ -66,7 +66,7 @@ typedef struct CPUBackend {
     /* a resampled rendition's planes, at the reference's size */
     uint16_t *rs[FSSIM_MAX_DIST][4];
     /* 3-D: ring[slot][comp], the five moment planes of a component */
-    FSSIMRefMoments ring[FSSIM3D_MAX_DEPTH][4];
+    FSSIMRefMoments ring[FSSIM3D_MAX_RING][4];
     /* msssim: pyramid[0] loads the planes as doubles, pyramid[j] pools
      * scale j from scale j - 1; ms[i][c][j] is scale j of component c of
      * rendition i, or of the reference for i = nb_dist (shared by all
@@ -173,10 +173,10 @@ static int init_ring(FSSIMEngine *e, CPUBackend *b, size_t *bytes)
         int ow, oh;
         /* ff_fssim_check_options() made sure every plane scores something */
         fssim_ref_float_out_size(p->width, p->height, &fp, &ow, &oh);
-        for (int k = 0; k < e->depth; k++)
+        for (int k = 0; k < e->ring_size; k++)
             if (fssim_ref_moments_alloc(&b->ring[k][c], ow, oh) < 0)
                 return AVERROR(ENOMEM);
-        *bytes += (size_t)e->depth * 5 * ow * oh * sizeof(double);
+        *bytes += (size_t)e->ring_size * 5 * ow * oh * sizeof(double);
         b->scratch_size = FFMAX(b->scratch_size,
                                 fssim_ref_float_moments_scratch_size(ow, BAND_ROWS, &fp));
     }
@@ -506,7 +506,7 @@ static void cpu_uninit(FSSIMEngine *e)
 {
     CPUBackend *b = e->priv;
 
-    for (int k = 0; k < FSSIM3D_MAX_DEPTH; k++)
+    for (int k = 0; k < FSSIM3D_MAX_RING; k++)
         for (int c = 0; c < 4; c++)
             fssim_ref_moments_free(&b->ring[k][c]);
     for (int k = 0; k < FSSIM_MAX_DIST; k++)

@@ -121,8 +121,8 @@ typedef struct CUDABackend {
     CUevent  mready;                    /* on the frames' stream */
     /* per ring slot: its moments kernels' start and end, and the frames
      * they read, held until the end event has completed */
-    CUevent  mstart[FSSIM3D_MAX_DEPTH], mdone[FSSIM3D_MAX_DEPTH];
-    AVFrame *mframes[FSSIM3D_MAX_DEPTH][2];
+    CUevent  mstart[FSSIM3D_MAX_RING], mdone[FSSIM3D_MAX_RING];
+    AVFrame *mframes[FSSIM3D_MAX_RING][2];
     double   moments_ms;
     uint64_t nb_moments;
 } CUDABackend;
@@ -689,7 +689,7 @@ static int init_3d(FSSIMEngine *e, CUDABackend *b, size_t *bytes)
         b->sum.count[i]  = b->score_blocks[i];
         nb_blocks += b->score_blocks[i];
     }
-    *bytes = (size_t)e->depth * b->ring_slot_bytes;
+    *bytes = (size_t)e->ring_size * b->ring_slot_bytes;
     b->smem_bytes = fssim3d_smem_bytes(r);
 
     ret = ff_fssim_cuda_init(ctx, c, any ? ff_fssim3d_any_ptx_data : ff_fssim3d_ptx_data,
@@ -726,7 +726,7 @@ static int init_3d(FSSIMEngine *e, CUDABackend *b, size_t *bytes)
                                                            sizeof(FSSIM3DCudaWindow)));
     if (ret >= 0)
         ret = FSSIM_CHECK_CU(c, ctx, cu->cuEventCreate(&b->mready, CU_EVENT_DISABLE_TIMING));
-    for (int k = 0; k < e->depth && ret >= 0; k++) {
+    for (int k = 0; k < e->ring_size && ret >= 0; k++) {
         ret = FSSIM_CHECK_CU(c, ctx, cu->cuEventCreate(&b->mstart[k], CU_EVENT_DEFAULT));
         if (ret >= 0)
             ret = FSSIM_CHECK_CU(c, ctx, cu->cuEventCreate(&b->mdone[k], CU_EVENT_DEFAULT));
@@ -762,7 +762,7 @@ static int cuda_moments(FSSIMEngine *e, int k, const AVFrame *ref, const AVFrame
         return ret;
     /* the slot's previous kernels ran long ago (its frame was scored since);
      * other slots' frames go back to their pools as soon as possible */
-    for (int j = 0; j < e->depth && ret >= 0; j++)
+    for (int j = 0; j < e->ring_size && ret >= 0; j++)
         ret = release_ring_slot(e, b, j, j == k);
     if (ret < 0)
         goto end;
@@ -893,7 +893,7 @@ static void cuda_uninit(FSSIMEngine *e)
     if (c->cu) {
         CudaFunctions *cu = c->cu;
         FSSIM_FREE_CU(c, ctx, cu->cuCtxPushCurrent(c->cu_ctx));
-        for (int k = 0; k < FSSIM3D_MAX_DEPTH; k++) {
+        for (int k = 0; k < FSSIM3D_MAX_RING; k++) {
             if (b->mstart[k])
                 FSSIM_FREE_CU(c, ctx, cu->cuEventDestroy(b->mstart[k]));
             if (b->mdone[k])
@@ -923,7 +923,7 @@ static void cuda_uninit(FSSIMEngine *e)
             FSSIM_FREE_CU(c, ctx, c->ext.cuMemFreeHost(b->win.host));
         FSSIM_FREE_CU(c, ctx, cu->cuCtxPopCurrent(&(CUcontext){ NULL }));
     }
-    for (int k = 0; k < FSSIM3D_MAX_DEPTH; k++) {
+    for (int k = 0; k < FSSIM3D_MAX_RING; k++) {
         av_frame_free(&b->mframes[k][0]);
         av_frame_free(&b->mframes[k][1]);
     }

@@ -1389,6 +1389,7 @@ const FSSIMBackend ff_fssim_vulkan_backend = {
     .name         = "Vulkan",
     .priv_size    = sizeof(VKBackend),
     .queue_depth  = QUEUE_DEPTH,
+    .ring_extra3d = 1,
     .check_inputs = vk_check_inputs,
     .init         = vk_init,
     .submit       = vk_submit,

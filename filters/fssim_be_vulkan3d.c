@@ -33,6 +33,14 @@
  * window in double into per-workgroup partial sums, adds them per component
  * in a fixed order, and the host reads the sums back.
  *
+ * That temporal pass is bound by reading the ring, so a frame's score job
+ * is held back until the next frame's and both run as one pass, which
+ * reads the records they share once.  The ring has one slot more than
+ * depth (ring_extra3d) so that the held frame's window is still whole when
+ * the next frame's moments arrive.  A held job goes alone where waiting
+ * would stall: when collect waits for it, when a moments job is about to
+ * overwrite a slot it reads, when the next frame is not the following one.
+ *
  * Every submission goes to one queue, so that a pipeline barrier at the
  * start of each command buffer orders it after the ring writes of the
  * earlier ones (barriers do not reach across queues).  A frame pair's
@@ -87,16 +95,21 @@ typedef struct FSSIM3DVkMomentsPush {
 typedef struct FSSIM3DVkScorePush {
     double   c1, c2;
     uint32_t n, hi_off, lo_off, nb_taps, part_off, nb_parts, comp;
+    uint32_t nb_frames, part_stride, res_at[2];
 } FSSIM3DVkScorePush;
 
 /* What a scored frame exchanges with the host, in host-visible memory, one
- * per result slot: its window in (the Window block of
- * fssim3d_score.comp.glsl), its per-component sums out. */
+ * per result slot: the windows of its pass in (the Window block of
+ * fssim3d_score.comp.glsl; the first frame's slot holds them), its
+ * per-component sums out. */
 typedef struct FSSIM3DVkIO {
-    double   wt[MAX_TAPS];
+    double   wt[2][MAX_TAPS];    /* each frame's weight of the tap, 0: not its tap */
     uint64_t slot[MAX_TAPS];     /* device address of the tap's ring slot */
     double   sums[4];
 } FSSIM3DVkIO;
+
+/* a pass of two frames reads depth + 1 slots */
+static_assert(FSSIM3D_MAX_RING <= MAX_TAPS, "the score shader's taps hold the whole ring");
 
 typedef struct VkComp {
     FSSIM3DVkMomentsPush mp;     /* all but the addresses, set per slot */
@@ -112,7 +125,8 @@ enum { JOB_NONE, JOB_MOMENTS, JOB_SCORE };
 
 typedef struct VkJob {
     int      kind;
-    int64_t  n;                  /* frame pair or scored frame, for messages */
+    int64_t  n;                  /* frame pair or (first) scored frame, for messages */
+    int      nb_frames;          /* frames a score job scores */
     uint64_t seq;                /* submission order */
 } VkJob;
 
@@ -126,24 +140,28 @@ struct VK3DBackend {
 
     VkComp comp[4];
     size_t slot_bytes;
-    FFVkBuffer ring[FSSIM3D_MAX_DEPTH];
-    FFVkBuffer partials;         /* double per score workgroup */
+    FFVkBuffer ring[FSSIM3D_MAX_RING];
+    FFVkBuffer partials;         /* double per score workgroup and frame of a pass */
     FFVkBuffer io;               /* FSSIM3DVkIO per result slot */
     uint8_t *io_map;
     size_t   io_stride;
     uint32_t nb_parts;
 
     VkJob   job[NB_EXEC];
-    int64_t nb_pairs, nb_scored; /* submitted */
+    int64_t nb_pairs, nb_scored, nb_passes; /* submitted */
     uint64_t seq;
     /* per result slot: the context and submission of its score job */
     FFVkExecContext **slot_exec;
     uint64_t *slot_seq;
+    /* the score job held back for the next frame's: its result slot (-1:
+     * none) and window */
+    int      pend_slot;
+    FSSIM3DWindow pend;
 
     /* GPU time, from timestamp queries */
     FSSIMVkTimer timer;
     double   moments_us, score_us;
-    uint64_t nb_moments_ts, nb_score_ts;
+    uint64_t nb_moments_ts, nb_score_ts;   /* timed moments jobs, timed scored frames */
 
     /* A submission or a fence failed: the device is not trusted for the
      * rest of the run, nothing is read back from it any more. */
@@ -152,11 +170,11 @@ struct VK3DBackend {
 
 /* Shared memory of a spatial workgroup at radius r, as
  * fssim3d_moments.comp.glsl sizes it: the samples of the tile and its
- * halo, the five horizontal sums in double, the taps. */
+ * halo, the four horizontal sums in double, the taps. */
 static int moments_shared_bytes(int r)
 {
     const int sw = TILE_W + 2 * r, sh = TILE_H + 2 * r;
-    return 4 * sw * sh + 8 * 5 * sh * TILE_W + 8 * (2 * FSSIM_MAX_RADIUS + 1);
+    return 4 * sw * sh + 32 * sh * TILE_W + 8 * (2 * FSSIM_MAX_RADIUS + 1);
 }
 
 /* doc/errors.md: name the missing feature and the way out. */
@@ -309,7 +327,8 @@ int ff_fssim_vk3d_init(FSSIMEngine *e, VK3DBackend **pb, size_t *bytes)
 
     /* the ring's size first, so that it is reported even if a step fails */
     setup_comps(e, b);
-    *bytes = (size_t)e->depth * b->slot_bytes;
+    *bytes = (size_t)e->ring_size * b->slot_bytes;
+    b->pend_slot = -1;
 
     err = ff_vk_init(vkctx, ctx, NULL, ml->hw_frames_ctx);
     if (err < 0)
@@ -328,7 +347,7 @@ int ff_fssim_vk3d_init(FSSIMEngine *e, VK3DBackend **pb, size_t *bytes)
 
     /* Allocated once: nothing is allocated on the device per frame.  A
      * buffer per slot: no single allocation or buffer grows with depth. */
-    for (int k = 0; k < e->depth; k++) {
+    for (int k = 0; k < e->ring_size; k++) {
         err = ff_vk_create_buf(vkctx, &b->ring[k], b->slot_bytes, NULL, NULL,
                                usage | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT,
                                VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
@@ -337,7 +356,7 @@ int ff_fssim_vk3d_init(FSSIMEngine *e, VK3DBackend **pb, size_t *bytes)
         if (err < 0)
             return AVERROR(ENOMEM);
     }
-    RET(ff_vk_create_buf(vkctx, &b->partials, ff_fssim_vk_align(b->nb_parts * sizeof(double)),
+    RET(ff_vk_create_buf(vkctx, &b->partials, ff_fssim_vk_align(2 * b->nb_parts * sizeof(double)),
                          NULL, NULL, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT));
     RET(ff_vk_create_buf(vkctx, &b->io, b->io_stride * e->nb_slots, NULL, NULL, usage,
                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
@@ -391,18 +410,19 @@ static int fence_failed(AVFilterContext *ctx, VK3DBackend *b, VkResult res, cons
     return b->failed;
 }
 
-static void read_gpu_time(VK3DBackend *b, FFVkExecContext *exec, int kind)
+static void read_gpu_time(VK3DBackend *b, FFVkExecContext *exec, const VkJob *job)
 {
     double us;
 
     if (!ff_fssim_vk_timer_read(&b->vkctx, &b->timer, exec, &us))
         return;
-    if (kind == JOB_MOMENTS) {
+    if (job->kind == JOB_MOMENTS) {
         b->moments_us += us;
         b->nb_moments_ts++;
     } else {
+        /* per frame: a pass of two frames counts twice */
         b->score_us += us;
-        b->nb_score_ts++;
+        b->nb_score_ts += job->nb_frames;
     }
 }
 
@@ -422,7 +442,7 @@ static int job_done(AVFilterContext *ctx, VK3DBackend *b, FFVkExecContext *exec)
     if (res != VK_SUCCESS)
         return fence_failed(ctx, b, res, job);
     ff_vk_exec_discard_deps(vkctx, exec);
-    read_gpu_time(b, exec, job->kind);
+    read_gpu_time(b, exec, job);
     job->kind = JOB_NONE;
     return 0;
 }
@@ -443,6 +463,130 @@ static int abandon(AVFilterContext *ctx, VK3DBackend *b, FFVkExecContext *exec, 
     if (ff_vk_exec_submit(&b->vkctx, exec) < 0)
         submit_failed(ctx, b, exec, kind, n, err);
     return err;
+}
+
+/* The taps of one pass in window order, into io: frame 0's window, and
+ * frame 1's (the next frame: its tap k is frame 0's tap k + 1) if any.
+ * Only taps of non-zero weight, each frame's in its own order, as the
+ * reference sums them. */
+static uint32_t pass_taps(VK3DBackend *b, FSSIM3DVkIO *io, const FSSIM3DWindow *w0,
+                          const FSSIM3DWindow *w1)
+{
+    const int span = w0->depth + !!w1;
+    uint32_t nb_taps = 0;
+
+    for (int u = 0; u < span; u++) {
+        const int s0 = u < w0->depth ? w0->slot[u] : -1;
+        const int s1 = w1 && u > 0 ? w1->slot[u - 1] : -1;
+
+        if (s0 < 0 && s1 < 0)
+            continue;
+        io->wt[0][nb_taps] = s0 >= 0 ? w0->wt[u] : 0.0;
+        io->wt[1][nb_taps] = s1 >= 0 ? w1->wt[u - 1] : 0.0;
+        io->slot[nb_taps]  = b->ring[s0 >= 0 ? s0 : s1].address;
+        nb_taps++;
+    }
+    return nb_taps;
+}
+
+/* Submit the score job of the frame in result slot slot0 (window w0) and,
+ * if w1, of the next frame in slot1, as one pass. */
+static int submit_pass(FSSIMEngine *e, VK3DBackend *b, int slot0, const FSSIM3DWindow *w0,
+                       int slot1, const FSSIM3DWindow *w1)
+{
+    AVFilterContext *ctx = e->ctx;
+    FFVulkanContext *vkctx = &b->vkctx;
+    FFVulkanFunctions *vk = &vkctx->vkfn;
+    const int nb_frames = w1 ? 2 : 1;
+    const size_t off = slot0 * b->io_stride;
+    FSSIM3DVkIO *io = (FSSIM3DVkIO *)(b->io_map + off);
+    const int64_t n = b->nb_scored;
+    const int slots[2] = { slot0, slot1 };
+    FFVkExecContext *exec;
+    uint32_t nb_taps;
+    int err;
+
+    exec = ff_vk_exec_get(vkctx, &b->e);
+    err = job_done(ctx, b, exec);
+    if (err < 0)
+        return err;
+    /* the slot's previous job, which read io, was collected */
+    nb_taps = pass_taps(b, io, w0, w1);
+
+    err = ff_vk_exec_start(vkctx, exec);
+    if (err < 0)
+        return submit_failed(ctx, b, exec, JOB_SCORE, n, err);
+    write_ts(b, exec, 0);
+    /* the moments jobs submitted before, on this queue */
+    ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                        NULL, 0);
+    for (int pass = 0; pass < 2; pass++) {
+        FFVulkanShader *shd = pass ? &b->shd_sum : &b->shd_score;
+
+        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_WINDOW, 0, &b->io, off,
+                                        offsetof(FSSIM3DVkIO, sums), VK_FORMAT_UNDEFINED);
+        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_PARTIALS, 0, &b->partials,
+                                        0, b->partials.size, VK_FORMAT_UNDEFINED);
+        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_RESULTS, 0, &b->io,
+                                        0, b->io.size, VK_FORMAT_UNDEFINED);
+        ff_vk_exec_bind_shader(vkctx, exec, shd);
+        for (int c = 0; c < e->fmt.nb_comps; c++) {
+            VkComp *vc = &b->comp[c];
+
+            vc->sp.nb_taps     = nb_taps;
+            vc->sp.nb_frames   = nb_frames;
+            vc->sp.part_stride = b->nb_parts;
+            for (int f = 0; f < nb_frames; f++)
+                vc->sp.res_at[f] = (slots[f] * b->io_stride +
+                                    offsetof(FSSIM3DVkIO, sums)) / sizeof(double) + c;
+            ff_vk_shader_update_push_const(vkctx, exec, shd, VK_SHADER_STAGE_COMPUTE_BIT,
+                                           0, sizeof(vc->sp), &vc->sp);
+            vk->CmdDispatch(exec->buf, pass ? nb_frames : vc->score_groups, 1, 1);
+        }
+        /* the partial sums, then the sums for the host */
+        if (pass)
+            ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_HOST_BIT,
+                                VK_ACCESS_2_HOST_READ_BIT, NULL, 0);
+        else
+            ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                                VK_ACCESS_2_SHADER_STORAGE_READ_BIT, NULL, 0);
+    }
+    write_ts(b, exec, 1);
+
+    err = ff_vk_exec_submit(vkctx, exec);
+    if (err < 0)
+        return submit_failed(ctx, b, exec, JOB_SCORE, n, err);
+    for (int f = 0; f < nb_frames; f++) {
+        b->slot_exec[slots[f]] = exec;
+        b->slot_seq[slots[f]]  = b->seq;
+    }
+    b->job[exec->idx] = (VkJob) { JOB_SCORE, n, nb_frames, b->seq++ };
+    b->nb_scored += nb_frames;
+    b->nb_passes++;
+    return 0;
+}
+
+/* Submit the held score job alone. */
+static int submit_held(FSSIMEngine *e, VK3DBackend *b)
+{
+    const int slot = b->pend_slot;
+
+    if (slot < 0)
+        return 0;
+    b->pend_slot = -1;
+    return submit_pass(e, b, slot, &b->pend, -1, NULL);
+}
+
+/* The held job reads ring slot ring_slot. */
+static int held_reads(const VK3DBackend *b, int ring_slot)
+{
+    if (b->pend_slot < 0)
+        return 0;
+    for (int k = 0; k < b->pend.depth; k++)
+        if (b->pend.slot[k] == ring_slot)
+            return 1;
+    return 0;
 }
 
 int ff_fssim_vk3d_moments(FSSIMEngine *e, VK3DBackend *b, int slot, const AVFrame *ref,
@@ -466,6 +610,9 @@ int ff_fssim_vk3d_moments(FSSIMEngine *e, VK3DBackend *b, int slot, const AVFram
     /* a failed device runs nothing reliably any more */
     if (b->failed)
         return b->failed;
+    /* the held job goes first: it reads what this job overwrites */
+    if (held_reads(b, slot) && (err = submit_held(e, b)) < 0)
+        return err;
     exec = ff_vk_exec_get(vkctx, &b->e);
     err = job_done(ctx, b, exec);
     if (err < 0)
@@ -531,7 +678,7 @@ int ff_fssim_vk3d_moments(FSSIMEngine *e, VK3DBackend *b, int slot, const AVFram
     err = ff_vk_exec_submit(vkctx, exec);
     if (err < 0)
         return submit_failed(ctx, b, exec, JOB_MOMENTS, n, err);
-    b->job[exec->idx] = (VkJob) { JOB_MOMENTS, n, b->seq++ };
+    b->job[exec->idx] = (VkJob) { JOB_MOMENTS, n, 0, b->seq++ };
     b->nb_pairs++;
     return 0;
 
@@ -541,14 +688,6 @@ fail:
 
 int ff_fssim_vk3d_submit(FSSIMEngine *e, VK3DBackend *b, int slot, const FSSIM3DWindow *win)
 {
-    AVFilterContext *ctx = e->ctx;
-    FFVulkanContext *vkctx = &b->vkctx;
-    FFVulkanFunctions *vk = &vkctx->vkfn;
-    const size_t off = slot * b->io_stride;
-    FSSIM3DVkIO *io = (FSSIM3DVkIO *)(b->io_map + off);
-    const int64_t n = b->nb_scored;
-    FFVkExecContext *exec;
-    uint32_t nb_taps = 0;
     int err;
 
     /* After a failure nothing the device holds can be trusted: the ring
@@ -556,64 +695,17 @@ int ff_fssim_vk3d_submit(FSSIMEngine *e, VK3DBackend *b, int slot, const FSSIM3D
      * then. */
     if (b->failed)
         return b->failed;
-    exec = ff_vk_exec_get(vkctx, &b->e);
-    err = job_done(ctx, b, exec);
-    if (err < 0)
-        return err;
-
-    /* the taps of non-zero weight, in window order, as the reference sums
-     * them; the slot's previous job, which read io, was collected */
-    for (int k = 0; k < win->depth; k++) {
-        if (win->slot[k] < 0)
-            continue;
-        io->wt[nb_taps]   = win->wt[k];
-        io->slot[nb_taps] = b->ring[win->slot[k]].address;
-        nb_taps++;
-    }
-
-    err = ff_vk_exec_start(vkctx, exec);
-    if (err < 0)
-        return submit_failed(ctx, b, exec, JOB_SCORE, n, err);
-    write_ts(b, exec, 0);
-    /* the moments jobs submitted before, on this queue */
-    ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                        NULL, 0);
-    for (int pass = 0; pass < 2; pass++) {
-        FFVulkanShader *shd = pass ? &b->shd_sum : &b->shd_score;
-
-        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_WINDOW, 0, &b->io, off,
-                                        offsetof(FSSIM3DVkIO, sums), VK_FORMAT_UNDEFINED);
-        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_PARTIALS, 0, &b->partials,
-                                        0, b->partials.size, VK_FORMAT_UNDEFINED);
-        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_RESULTS, 0, &b->io,
-                                        off + offsetof(FSSIM3DVkIO, sums), sizeof(io->sums),
-                                        VK_FORMAT_UNDEFINED);
-        ff_vk_exec_bind_shader(vkctx, exec, shd);
-        for (int c = 0; c < e->fmt.nb_comps; c++) {
-            VkComp *vc = &b->comp[c];
-            vc->sp.nb_taps = nb_taps;
-            ff_vk_shader_update_push_const(vkctx, exec, shd, VK_SHADER_STAGE_COMPUTE_BIT,
-                                           0, sizeof(vc->sp), &vc->sp);
-            vk->CmdDispatch(exec->buf, pass ? 1 : vc->score_groups, 1, 1);
+    if (b->pend_slot >= 0) {
+        if (win->t == b->pend.t + 1) {
+            const int slot0 = b->pend_slot;
+            b->pend_slot = -1;
+            return submit_pass(e, b, slot0, &b->pend, slot, win);
         }
-        /* the partial sums, then the sums for the host */
-        if (pass)
-            ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_HOST_BIT,
-                                VK_ACCESS_2_HOST_READ_BIT, NULL, 0);
-        else
-            ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                                VK_ACCESS_2_SHADER_STORAGE_READ_BIT, NULL, 0);
+        if ((err = submit_held(e, b)) < 0)
+            return err;
     }
-    write_ts(b, exec, 1);
-
-    err = ff_vk_exec_submit(vkctx, exec);
-    if (err < 0)
-        return submit_failed(ctx, b, exec, JOB_SCORE, n, err);
-    b->slot_exec[slot] = exec;
-    b->slot_seq[slot]  = b->seq;
-    b->job[exec->idx]  = (VkJob) { JOB_SCORE, n, b->seq++ };
-    b->nb_scored++;
+    b->pend_slot = slot;
+    b->pend      = *win;
     return 0;
 }
 
@@ -622,13 +714,22 @@ int ff_fssim_vk3d_collect(FSSIMEngine *e, VK3DBackend *b, int slot, int wait,
 {
     AVFilterContext *ctx = e->ctx;
     FFVulkanContext *vkctx = &b->vkctx;
-    FFVkExecContext *exec = b->slot_exec[slot];
-    const VkJob *job = &b->job[exec->idx];
     const FSSIM3DVkIO *io = (const FSSIM3DVkIO *)(b->io_map + slot * b->io_stride);
+    FFVkExecContext *exec;
+    const VkJob *job;
     int err = 0;
 
     if (b->failed)
         return b->failed;
+    /* held back for the next frame's: not started yet */
+    if (slot == b->pend_slot) {
+        if (!wait)
+            return 0;
+        if ((err = submit_held(e, b)) < 0)
+            return err;
+    }
+    exec = b->slot_exec[slot];
+    job  = &b->job[exec->idx];
     /* unless its context was taken for a later job (which waited for it) */
     if (job->kind == JOB_SCORE && job->seq == b->slot_seq[slot]) {
         if (!wait &&
@@ -703,15 +804,16 @@ void ff_fssim_vk3d_uninit(FSSIMEngine *e, VK3DBackend **pb)
             const double sus = b->score_us / b->nb_score_ts;
             av_log(ctx, AV_LOG_VERBOSE, "GPU time per frame pair: %.1f us over %"PRIu64
                    " frames (spatial moments %.1f us, temporal window and score %.1f us; "
-                   "%s)\n", mus + sus, b->nb_score_ts, mus, sus,
-                   vkctx->props.properties.deviceName);
+                   "%s; %"PRId64" frames scored in %"PRId64" passes)\n", mus + sus,
+                   b->nb_score_ts, mus, sus, vkctx->props.properties.deviceName,
+                   b->nb_scored, b->nb_passes);
         }
 
         ff_vk_exec_pool_free(vkctx, &b->e);
         ff_vk_shader_free(vkctx, &b->shd_moments);
         ff_vk_shader_free(vkctx, &b->shd_score);
         ff_vk_shader_free(vkctx, &b->shd_sum);
-        for (int k = 0; k < FSSIM3D_MAX_DEPTH; k++)
+        for (int k = 0; k < FSSIM3D_MAX_RING; k++)
             ff_vk_free_buf(vkctx, &b->ring[k]);
         ff_vk_free_buf(vkctx, &b->partials);
         ff_vk_free_buf(vkctx, &b->io);

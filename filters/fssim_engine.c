@@ -124,6 +124,7 @@ int ff_fssim_engine_init(FSSIMEngine *e, size_t *ring_bytes)
 
     setup_divisors(e);
     e->nb_slots = be->queue_depth + 1;
+    e->ring_size = e->depth ? e->depth + be->ring_extra3d : 0;
     if ((ret = setup_resampling(e)) < 0)
         return ret;
     if (be->priv_size && !(e->priv = av_mallocz(be->priv_size)))

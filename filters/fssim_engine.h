@@ -64,12 +64,16 @@ typedef struct FSSIMSums {
 /* ---- fssim3d's temporal window ------------------------------------------ */
 
 #define FSSIM3D_MAX_DEPTH 63
+/* ring slots beyond depth that a backend may ask for (ring_extra3d) */
+#define FSSIM3D_MAX_EXTRA 1
+#define FSSIM3D_MAX_RING  (FSSIM3D_MAX_DEPTH + FSSIM3D_MAX_EXTRA)
 
 /**
  * The temporal window of the frame being scored.  Tap k is frame
- * t - depth/2 + k; it lies in ring slot (t - depth/2 + k) % depth.
+ * t - depth/2 + k; it lies in ring slot (t - depth/2 + k) % ring_size.
  */
 typedef struct FSSIM3DWindow {
+    int64_t t;                      /* the scored frame, from the sequence's first */
     int    depth;
     int    slot[FSSIM3D_MAX_DEPTH]; /* ring slot of tap k; -1 where wt[k] == 0 */
     double wt[FSSIM3D_MAX_DEPTH];   /* temporal weights, summing to 1 */
@@ -99,6 +103,7 @@ typedef struct FSSIMEngine {
     FSSIMRefResampleAxis axis[FSSIM_MAX_DIST][4][2];
 
     int depth;                     /* fssim3d: the temporal window; 0 for 2-D */
+    int ring_size;                 /* fssim3d: ring slots, depth + backend->ring_extra3d */
     int nb_slots;                  /* result slots, 0 .. nb_slots - 1 */
 
     /* sums -> scores: the divisor of each part of each component */
@@ -116,6 +121,11 @@ typedef struct FSSIMBackend {
     size_t      priv_size;
     /* frames that may wait for their results; a slot per frame plus one */
     int         queue_depth;
+    /* fssim3d: ring slots beyond depth (at most FSSIM3D_MAX_EXTRA).  With
+     * one more, frame t + 1's window is still whole in the ring when frame
+     * t + depth/2 + 1's moments arrive, so a backend may hold frame t's
+     * score job back and score both frames in one pass over the ring. */
+    int         ring_extra3d;
 
     /**
      * Check the kind of frames of every input and their device (doc/errors.md),
@@ -146,7 +156,9 @@ typedef struct FSSIMBackend {
     int  (*moments)(FSSIMEngine *e, int ring_slot, const AVFrame *ref, const AVFrame *dist);
 
     /** fssim3d: start scoring one frame from its window into result slot
-     *  slot (the 3-D SSIM sums in part FSSIM_PART_FLOAT of rendition 0). */
+     *  slot (the 3-D SSIM sums in part FSSIM_PART_FLOAT of rendition 0).
+     *  The backend may hold the job back until the next frame's, or until
+     *  collect waits for it or moments overwrites a slot it reads. */
     int  (*submit3d)(FSSIMEngine *e, int slot, const FSSIM3DWindow *win);
 
     /** Free everything; called even if init failed or never ran.  Waits

@@ -70,11 +70,12 @@ typedef struct FSSIM3DContext {
     FSSIMQueue  queue;
 
     /* The delay line.  Frame n (counted from the first frame that has a
-     * reference) has its moments in ring slot n % depth and, until its
-     * score job is queued, its main frame in held[n % depth].  Frames
+     * reference) has its moments in ring slot n % ring_size (the engine's:
+     * depth, or one more where the backend scores two frames a pass) and,
+     * until its score job is queued, its main frame in held[n % ring_size].  Frames
      * nb_out..nb_in-1 are held; frame t is scored once frame t + depth/2
      * has arrived or the sequence has ended. */
-    AVFrame *held[FSSIM3D_MAX_DEPTH];
+    AVFrame *held[FSSIM3D_MAX_RING];
     int64_t  nb_in;         /* frame pairs whose moments went into the ring */
     int64_t  nb_out;        /* frames of the sequence queued */
     int      ended;         /* the sequence is over; nb_in is its length */
@@ -114,12 +115,12 @@ static int queue_frame(AVFilterContext *ctx, int64_t t, int64_t nb_frames, AVFra
     FSSIM3DContext *s = ctx->priv;
     FSSIMEngine *e = &s->eng;
     const int r = s->depth / 2;
-    FSSIM3DWindow win = { .depth = s->depth };
+    FSSIM3DWindow win = { .t = t, .depth = s->depth };
     int slot = -1, ret;
 
     if (fssim_ref_temporal_weights(s->depth, s->tsigma, s->tpadding, t, nb_frames, win.wt)) {
         for (int k = 0; k < s->depth; k++)
-            win.slot[k] = win.wt[k] != 0.0 ? (int)((t - r + k) % s->depth) : -1;
+            win.slot[k] = win.wt[k] != 0.0 ? (int)((t - r + k) % e->ring_size) : -1;
         slot = ff_fssim_queue_slot(&s->queue, e);
         ret = e->backend->submit3d(e, slot, &win);
         if (ret < 0) {
@@ -141,9 +142,9 @@ static int queue_ready(AVFilterContext *ctx, int flush, int send)
 
     while (s->nb_out < s->nb_in && (s->ended || s->nb_out + r < s->nb_in)) {
         const int64_t t = s->nb_out;
-        AVFrame *frame = s->held[t % s->depth];
+        AVFrame *frame = s->held[t % s->eng.ring_size];
 
-        s->held[t % s->depth] = NULL;
+        s->held[t % s->eng.ring_size] = NULL;
         s->nb_out++;
         ret = queue_frame(ctx, t, s->ended ? s->nb_in : -1, frame);
         if (ret < 0)
@@ -215,7 +216,7 @@ static int do_fssim3d(FFFrameSync *fs)
         return FFMIN(ret, 0);
     }
 
-    slot = s->nb_in % s->depth;
+    slot = s->nb_in % e->ring_size;
     ret = ff_fssim_check_frames(ctx, &s->out, ref, &master, 1);
     if (ret >= 0)
         ret = e->backend->moments(e, slot, ref, master);
@@ -329,11 +330,11 @@ static int config_input_ref(AVFilterLink *inlink)
         /* other failures (a GPU backend's device or module) have said why */
         if (ret == AVERROR(ENOMEM))
             av_log(ctx, AV_LOG_ERROR, "Could not allocate the ring of %d moment sets (%.1f MiB). "
-                   "Use a smaller depth or smaller frames.\n", s->depth, bytes / 1048576.0);
+                   "Use a smaller depth or smaller frames.\n", e->ring_size, bytes / 1048576.0);
         return ret;
     }
     av_log(ctx, AV_LOG_INFO, "fssim3d: ring of %d moment sets, %.1f MiB (%s, %s), "
-           "output delayed by %d frames\n", s->depth, bytes / 1048576.0, e->backend->name,
+           "output delayed by %d frames\n", e->ring_size, bytes / 1048576.0, e->backend->name,
            e->backend->storage3d, s->depth / 2);
     ret = ff_fssim_queue_init(&s->queue, e);
     if (ret < 0)
@@ -379,7 +380,7 @@ static void drain_held(AVFilterContext *ctx)
         s->ended = 1;
         queue_ready(ctx, 1, 0);
     }
-    for (int k = 0; k < FSSIM3D_MAX_DEPTH; k++)
+    for (int k = 0; k < FSSIM3D_MAX_RING; k++)
         av_frame_free(&s->held[k]);
 }
 

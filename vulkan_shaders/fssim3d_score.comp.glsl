@@ -19,21 +19,27 @@
  */
 
 /*
- * fssim3d on Vulkan frames, temporal pass: the scores of one frame from the
- * ring slots of its temporal window (see fssim3d_core.glsl for the ring).
+ * fssim3d on Vulkan frames, temporal pass: the scores of one frame, or of
+ * two consecutive frames, from the ring slots of their temporal windows
+ * (see fssim3d_core.glsl for the ring).  The pass is bound by reading the
+ * ring: two frames' windows share all but one tap, so scoring them
+ * together reads each record once for both, 12 taps for two frames at
+ * depth 11 instead of 22.
  *
  * MODE 0 (score): each workgroup scores CHUNK consecutive positions of one
  * component, each invocation PER of them NT apart (consecutive invocations
- * read consecutive records).  Per position, the taps of the window are
- * combined in window order in double: sum_k w_k mu_k, and the raw second
+ * read consecutive records).  Per position and frame, the taps of its
+ * window are combined in window order in double: sum_k w_k mu_k, and the raw second
  * moments rebuilt as sum_k w_k (var_k + mu_k^2) from the stored values (the
  * storage rounding thus only perturbs each tap's means and centred
  * variances by 2^-37 relative, never a difference of large squares); the
  * SSIM follows in the CPU reference's association.  An invocation adds its
  * positions' SSIM in order, the workgroup the invocations' sums in a fixed
- * tree, into one partial sum per workgroup.
- * MODE 1 (sum): one workgroup adds a component's partial sums in a fixed
- * order into the result the host reads back.
+ * tree, into one partial sum per workgroup and frame.  A frame's sums are
+ * the same whether it is scored alone or with the next one: its taps are
+ * taken in the same order, the other frame's skipped.
+ * MODE 1 (sum): workgroup f adds a component's partial sums of frame f in
+ * a fixed order into the result the host reads back.
  *
  * Every sum has a fixed order, so results are bitwise identical run to
  * run; no operation is contracted into a fused multiply-add (precise).
@@ -51,28 +57,32 @@ layout (local_size_x_id = 253, local_size_y_id = 254, local_size_z_id = 255) in;
 
 layout (constant_id = 0) const int MODE = 0;
 
-/* Keep in sync with FSSIM3DVkScorePush in fssim3d_vulkan.c. */
+/* Keep in sync with FSSIM3DVkScorePush in fssim_be_vulkan3d.c. */
 layout (push_constant, scalar) uniform PushData {
     double c1, c2;      /* (0.01 L)^2, (0.03 L)^2 */
     uint n;             /* scored positions of the component */
     uint hi_off;        /* the component's records in a slot, bytes */
     uint lo_off;
-    uint nb_taps;       /* taps of non-zero weight */
-    uint part_off;      /* the component's first partial sum */
+    uint nb_taps;       /* taps of either frame's window */
+    uint part_off;      /* the component's first partial sum of frame 0 */
     uint nb_parts;
     uint comp;
+    uint nb_frames;     /* 1 or 2 */
+    uint part_stride;   /* frame 1's partial sums: part_stride further */
+    uint res_at[2];     /* index in res[] of each frame's sum of the component */
 };
 
-/* The taps of the frame's window, in window order: weight and ring slot
- * address.  Written by the host per scored frame. */
+/* The taps of the frames' windows, in window order: each frame's weight (0
+ * where the tap is not in its window) and the ring slot's address.
+ * Written by the host per pass. */
 layout (set = 0, binding = 0, scalar) readonly buffer Window {
-    double wt[MAXT];
+    double wt[2][MAXT];
     uvec2  slot[MAXT];
 };
 layout (set = 0, binding = 1, scalar) buffer Partials { double part[]; };
 layout (set = 0, binding = 2, scalar) buffer Results  { double res[]; };
 
-shared double swt[MAXT];
+shared double swt[2][MAXT];
 shared uvec2  shi[MAXT], slo[MAXT];
 shared double red[NT];
 
@@ -117,48 +127,71 @@ dvec4 load(uint k, uint i)
 void score_main(uint tid)
 {
     const uint i0 = gl_WorkGroupID.x * CHUNK + tid;
-    precise dvec4 acc[PER];
-    precise double sum = 0.0;
+    precise dvec4 acc[2][PER];
 
     if (tid < nb_taps) {
-        swt[tid] = wt[tid];
+        swt[0][tid] = wt[0][tid];
+        swt[1][tid] = wt[1][tid];
         shi[tid] = addr_add(slot[tid], hi_off);
         slo[tid] = addr_add(slot[tid], lo_off);
     }
     barrier();
 
     for (int j = 0; j < PER; j++)
-        acc[j] = dvec4(0.0);
+        acc[0][j] = acc[1][j] = dvec4(0.0);
     for (uint k = 0; k < nb_taps; k++) {
-        const double w = swt[k];
+        const double w0 = swt[0][k], w1 = swt[1][k];
         for (int j = 0; j < PER; j++) {
             const uint i = i0 + j * NT;
             if (i < n) {
                 const dvec4 v = load(k, i);
                 precise double e2  = v.z + (v.x * v.x + v.y * v.y);
                 precise double eab = v.w + v.x * v.y;
-                precise dvec4 t = w * dvec4(v.x, v.y, e2, eab);
-                acc[j] += t;
+                const dvec4 m = dvec4(v.x, v.y, e2, eab);
+                /* uniform branches: a tap outside a window adds nothing,
+                 * not even a zero */
+                if (w0 != 0.0) {
+                    precise dvec4 t = w0 * m;
+                    acc[0][j] += t;
+                }
+                if (w1 != 0.0) {
+                    precise dvec4 t = w1 * m;
+                    acc[1][j] += t;
+                }
             }
         }
     }
-    for (int j = 0; j < PER; j++)
-        if (i0 + j * NT < n)
-            sum += ssim(acc[j]);
-
-    sum = reduce(sum, tid);
+    /* each frame's accumulators by a constant index: a dynamic one can put
+     * the array in slow local memory */
+    precise double sum0 = 0.0, sum1 = 0.0;
+    for (int j = 0; j < PER; j++) {
+        if (i0 + j * NT < n) {
+            sum0 += ssim(acc[0][j]);
+            if (nb_frames > 1)
+                sum1 += ssim(acc[1][j]);
+        }
+    }
+    sum0 = reduce(sum0, tid);
     if (tid == 0)
-        part[part_off + gl_WorkGroupID.x] = sum;
+        part[part_off + gl_WorkGroupID.x] = sum0;
+    if (nb_frames > 1) {
+        /* every invocation has read red[] before it is written again */
+        barrier();
+        sum1 = reduce(sum1, tid);
+        if (tid == 0)
+            part[part_off + part_stride + gl_WorkGroupID.x] = sum1;
+    }
 }
 
 void sum_main(uint tid)
 {
+    const uint f = gl_WorkGroupID.x;
     precise double v = 0.0;
     for (uint i = tid; i < nb_parts; i += NT)
-        v += part[part_off + i];
+        v += part[part_off + f * part_stride + i];
     v = reduce(v, tid);
     if (tid == 0)
-        res[comp] = v;
+        res[res_at[f]] = v;
 }
 
 void main()
