@@ -10,6 +10,11 @@
 #   OUT_DIR    logs and summary (default: ./vulkan-device-out)
 #   -d DEVICE  -init_hw_device vulkan=vk:DEVICE (index or name; default 0)
 #
+# Then fssim3d (depth 5) on the Vulkan Video decoded frames of every pair
+# that decoded, against fssim3d on the software-decoded copies (its
+# software backend): every frame and component within 1e-9
+# (doc/algorithms.md#fssim3d-on-vulkan-frames).
+#
 # Then a ladder: the H.264 360p and HEVC 720p low-quality clips as
 # renditions of the HEVC 720p high-quality one (fssim_vulkan=inputs=3, the
 # 360p rendition resampled on the device, algo=float+int+block+psnr), against
@@ -82,7 +87,7 @@ print("%4d/%-4d %s %s %s" % (g["frame_count"], c["frame_count"], " ".join(res),
 EOF
 }
 
-status=0 scored=0
+status=0 scored=0 decoded=
 printf '%-18s %-9s %-9s %-9s %-9s %-8s %s\n' clip frames float int block decoded result
 for main in "$clips"/*_lo.mkv; do
     [ -e "$main" ] || { echo "no *_lo.mkv clips in $clips" >&2; exit 2; }
@@ -111,10 +116,45 @@ for main in "$clips"/*_lo.mkv; do
         continue
     fi
     line=$(compare "$gpu" "$cpu")
-    scored=$((scored + 1))
+    scored=$((scored + 1)) decoded="$decoded $name"
     printf '%-18s %s\n' "$name" "$line"
     case $line in *FAIL) status=1 ;; esac
     grep -h -o "GPU time per frame: .*" "$out/$name.vulkan.log" | sed 's/^/                   /'
+done
+# fssim3d on the pairs that decoded
+compare3d() {
+    python3 - "$1" "$2" <<'EOF'
+import json, sys
+g, c = (json.load(open(p)) for p in sys.argv[1:3])
+d = max((abs(fg["fssim3d"][k] - v) for fg, fc in zip(g["frames"], c["frames"])
+         for k, v in fc["fssim3d"].items() if k != "dB"), default=float("inf"))
+ok = g["frame_count"] == c["frame_count"] > 0 and d <= 1e-9
+print("%4d/%-4d %-9.2g %s %s" % (g["frame_count"], c["frame_count"], d, g["input"]["pix_fmt"],
+                                 "PASS" if ok else "FAIL"))
+EOF
+}
+printf '%-18s %-9s %-9s %-8s %s\n' "fssim3d clip" frames max-diff decoded result
+for name in $decoded; do
+    main="$clips/${name}_lo.mkv" ref="$clips/${name}_hi.mkv"
+    gpu="$out/$name.vk3d.json" cpu="$out/$name.cpu3d.json"
+    rm -f "$gpu" "$cpu"
+    # shellcheck disable=SC2086
+    "$ff" -hide_banner -nostdin -y -v verbose $hw $dec -i "$main" $dec -i "$ref" \
+        -lavfi "[0:v][1:v]fssim3d=depth=5:log_path=$gpu" -f null - > "$out/$name.vk3d.log" 2>&1
+    g=$?
+    "$ff" -hide_banner -nostdin -y -i "$main" -i "$ref" \
+        -lavfi "[0:v][1:v]fssim3d=depth=5:log_path=$cpu" -f null - > "$out/$name.cpu3d.log" 2>&1
+    c=$?
+    if [ $g != 0 ] || [ $c != 0 ] || [ ! -s "$gpu" ] || [ ! -s "$cpu" ]; then
+        printf '%-18s FAIL: ffmpeg exit %s (vulkan) / %s (cpu), see %s\n' "$name" $g $c "$out/$name.*3d.log"
+        tail -n 5 "$out/$name.vk3d.log"
+        status=1
+        continue
+    fi
+    line=$(compare3d "$gpu" "$cpu")
+    printf '%-18s %s\n' "$name" "$line"
+    case $line in *FAIL) status=1 ;; esac
+    grep -h -o "GPU time per frame pair: .*" "$out/$name.vk3d.log" | sed 's/^/                   /'
 done
 # a ladder of Vulkan Video decoded renditions
 lad="$clips/h264_8bit_lo.mkv $clips/hevc_8bit_lo.mkv $clips/hevc_8bit_hi.mkv"
