@@ -87,6 +87,34 @@ print("%4d/%-4d %s %s %s" % (g["frame_count"], c["frame_count"], " ".join(res),
 EOF
 }
 
+# run_both TAG VULKAN_INPUTS SOFTWARE_INPUTS VULKAN_GRAPH SOFTWARE_GRAPH: the run on Vulkan
+# Video decoded frames and the one on software-decoded frames, logged in OUT/TAG.vulkan.log
+# and OUT/TAG.cpu.log; g and c are their exit statuses
+run_both() {
+    # shellcheck disable=SC2086
+    "$ff" -hide_banner -nostdin -y -v verbose $hw $2 -lavfi "$4" -f null - \
+        > "$out/$1.vulkan.log" 2>&1
+    g=$?
+    # shellcheck disable=SC2086
+    "$ff" -hide_banner -nostdin -y $3 -lavfi "$5" -f null - > "$out/$1.cpu.log" 2>&1
+    c=$?
+}
+
+# report TAG COMPARE VULKAN_JSON SOFTWARE_JSON [NOTE]: FAIL if a run failed, else COMPARE's
+# line; the Vulkan run's GPU time below it.  Returns 1 if a run failed.
+report() {
+    if [ $g != 0 ] || [ $c != 0 ] || [ ! -s "$3" ] || [ ! -s "$4" ]; then
+        printf '%-18s FAIL: ffmpeg exit %s (vulkan) / %s (cpu), see %s\n' "$1" $g $c "$out/$1.*.log"
+        tail -n 5 "$out/$1.vulkan.log"
+        status=1
+        return 1
+    fi
+    line=$($2 "$3" "$4")
+    printf '%-18s %s%s\n' "$1" "$line" "${5:-}"
+    case $line in *FAIL) status=1 ;; esac
+    grep -h -o "GPU time per frame.*" "$out/$1.vulkan.log" | sed 's/^/                   /'
+}
+
 status=0 scored=0 decoded=
 printf '%-18s %-9s %-9s %-9s %-9s %-8s %s\n' clip frames float int block decoded result
 for main in "$clips"/*_lo.mkv; do
@@ -96,30 +124,16 @@ for main in "$clips"/*_lo.mkv; do
     [ -e "$ref" ] || continue
     gpu="$out/$name.vulkan.json" cpu="$out/$name.cpu.json"
     rm -f "$gpu" "$cpu"
-    # shellcheck disable=SC2086
-    "$ff" -hide_banner -nostdin -y -v verbose $hw $dec -i "$main" $dec -i "$ref" \
-        -lavfi "[0:v][1:v]fssim_vulkan=algo=$algos:log_path=$gpu" -f null - \
-        > "$out/$name.vulkan.log" 2>&1
-    g=$?
-    "$ff" -hide_banner -nostdin -y -i "$main" -i "$ref" \
-        -lavfi "[0:v][1:v]fssim=algo=$algos:log_path=$cpu" -f null - > "$out/$name.cpu.log" 2>&1
-    c=$?
+    run_both "$name" "$dec -i $main $dec -i $ref" "-i $main -i $ref" \
+        "[0:v][1:v]fssim_vulkan=algo=$algos:log_path=$gpu" \
+        "[0:v][1:v]fssim=algo=$algos:log_path=$cpu"
     if [ $g != 0 ] && grep -q -E "fssim_vulkan scores Vulkan frames|Failed setup for format vulkan|hwaccel initialisation returned error|No decoder surfaces|not supported" "$out/$name.vulkan.log"; then
         printf '%-18s SKIP: no Vulkan Video decode of this stream here (%s)\n' "$name" \
             "$(grep -m1 -o -E "Failed setup[^.]*|hwaccel initialisation[^.]*|[^]]*not supported[^.]*" "$out/$name.vulkan.log")"
         continue
     fi
-    if [ $g != 0 ] || [ $c != 0 ] || [ ! -s "$gpu" ] || [ ! -s "$cpu" ]; then
-        printf '%-18s FAIL: ffmpeg exit %s (vulkan) / %s (cpu), see %s\n' "$name" $g $c "$out/$name.*.log"
-        tail -n 5 "$out/$name.vulkan.log"
-        status=1
-        continue
-    fi
-    line=$(compare "$gpu" "$cpu")
+    report "$name" compare "$gpu" "$cpu" || continue
     scored=$((scored + 1)) decoded="$decoded $name"
-    printf '%-18s %s\n' "$name" "$line"
-    case $line in *FAIL) status=1 ;; esac
-    grep -h -o "GPU time per frame: .*" "$out/$name.vulkan.log" | sed 's/^/                   /'
 done
 # fssim3d on the pairs that decoded
 compare3d() {
@@ -136,25 +150,11 @@ EOF
 printf '%-18s %-9s %-9s %-8s %s\n' "fssim3d clip" frames max-diff decoded result
 for name in $decoded; do
     main="$clips/${name}_lo.mkv" ref="$clips/${name}_hi.mkv"
-    gpu="$out/$name.vk3d.json" cpu="$out/$name.cpu3d.json"
+    gpu="$out/$name.3d.vulkan.json" cpu="$out/$name.3d.cpu.json"
     rm -f "$gpu" "$cpu"
-    # shellcheck disable=SC2086
-    "$ff" -hide_banner -nostdin -y -v verbose $hw $dec -i "$main" $dec -i "$ref" \
-        -lavfi "[0:v][1:v]fssim3d=depth=5:log_path=$gpu" -f null - > "$out/$name.vk3d.log" 2>&1
-    g=$?
-    "$ff" -hide_banner -nostdin -y -i "$main" -i "$ref" \
-        -lavfi "[0:v][1:v]fssim3d=depth=5:log_path=$cpu" -f null - > "$out/$name.cpu3d.log" 2>&1
-    c=$?
-    if [ $g != 0 ] || [ $c != 0 ] || [ ! -s "$gpu" ] || [ ! -s "$cpu" ]; then
-        printf '%-18s FAIL: ffmpeg exit %s (vulkan) / %s (cpu), see %s\n' "$name" $g $c "$out/$name.*3d.log"
-        tail -n 5 "$out/$name.vk3d.log"
-        status=1
-        continue
-    fi
-    line=$(compare3d "$gpu" "$cpu")
-    printf '%-18s %s\n' "$name" "$line"
-    case $line in *FAIL) status=1 ;; esac
-    grep -h -o "GPU time per frame pair: .*" "$out/$name.vk3d.log" | sed 's/^/                   /'
+    run_both "$name.3d" "$dec -i $main $dec -i $ref" "-i $main -i $ref" \
+        "[0:v][1:v]fssim3d=depth=5:log_path=$gpu" "[0:v][1:v]fssim3d=depth=5:log_path=$cpu"
+    report "$name.3d" compare3d "$gpu" "$cpu"
 done
 # a ladder of Vulkan Video decoded renditions
 lad="$clips/h264_8bit_lo.mkv $clips/hevc_8bit_lo.mkv $clips/hevc_8bit_hi.mkv"
@@ -163,25 +163,10 @@ if [ -e "$clips/h264_8bit_lo.mkv" ] && [ -e "$clips/hevc_8bit_lo.mkv" ] && [ $sc
     rm -f "$gpu" "$cpu"
     hin="" sin=""
     for f in $lad; do hin="$hin $dec -i $f"; sin="$sin -i $f"; done
-    # shellcheck disable=SC2086
-    "$ff" -hide_banner -nostdin -y -v verbose $hw $hin -lavfi \
-        "[0:v][1:v][2:v]fssim_vulkan=inputs=3:algo=$algos+psnr:log_path=$gpu" -f null - \
-        > "$out/ladder.vulkan.log" 2>&1
-    g=$?
-    # shellcheck disable=SC2086
-    "$ff" -hide_banner -nostdin -y $sin -lavfi \
-        "[0:v][1:v][2:v]fssim=inputs=3:algo=$algos+psnr:log_path=$cpu" -f null - \
-        > "$out/ladder.cpu.log" 2>&1
-    c=$?
-    if [ $g != 0 ] || [ $c != 0 ]; then
-        printf '%-18s FAIL: ffmpeg exit %s (vulkan) / %s (cpu), see %s\n' ladder $g $c "$out/ladder.*.log"
-        tail -n 5 "$out/ladder.vulkan.log"
-        status=1
-    else
-        printf '%-18s %s (float int block psnr mse)\n' ladder "$(compare "$gpu" "$cpu")"
-        case $(compare "$gpu" "$cpu") in *FAIL) status=1 ;; esac
-        grep -h -o "GPU time per frame: .*" "$out/ladder.vulkan.log" | sed 's/^/                   /'
-    fi
+    run_both ladder "$hin" "$sin" \
+        "[0:v][1:v][2:v]fssim_vulkan=inputs=3:algo=$algos+psnr:log_path=$gpu" \
+        "[0:v][1:v][2:v]fssim=inputs=3:algo=$algos+psnr:log_path=$cpu"
+    report ladder compare "$gpu" "$cpu" " (float int block psnr mse)"
 fi
 if [ $scored = 0 ]; then
     echo "no pair could be decoded with Vulkan Video on this device: nothing was checked" >&2
