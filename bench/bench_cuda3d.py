@@ -47,9 +47,11 @@ def parse_3d(err):
     return r
 
 
-def bench_pair(ff, dist, ref, frames, loops, depth, threads, cpu_frames):
+def bench_pair(ff, dist, ref, frames, loops, depth, threads, cpu_frames, extra):
     base = [ff, "-hide_banner", "-nostdin", "-y", "-v", "verbose"]
     lp = ["-stream_loop", str(loops)]
+    if extra:
+        lp = ["-extra_hw_frames", str(extra)] + lp
     hw_in = HW + lp + ["-i", dist] + HW + lp + ["-i", ref]
     res = {}
     res["decode"] = best(base + hw_in + ["-map", "0:v", "-map", "1:v", "-f", "null", "-"],
@@ -84,12 +86,16 @@ def main():
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--cpu-frames", type=int, default=30,
                     help="frames of the software fssim3d baseline (0: skip it)")
+    ap.add_argument("--extra-hw-frames", type=int, default=0,
+                    help="-extra_hw_frames for both decoders, in the decode-only run too: "
+                         "fssim3d holds depth/2 + 1 frames of each (0: FFmpeg's default)")
     a, loops, frames = parse_clip_args(ap)
     gpu = gpu_name()
     results = {"device": gpu, "frames": frames, "depth": a.depth, "threads": a.threads,
-               "runs": []}
+               "extra_hw_frames": a.extra_hw_frames, "runs": []}
     print("device: %s; %d frames per run (clips looped), fssim3d depth %d, %d threads for "
-          "the CPU baseline" % (gpu, frames, a.depth, a.threads), flush=True)
+          "the CPU baseline, -extra_hw_frames %s" % (gpu, frames, a.depth, a.threads,
+                                                     a.extra_hw_frames or "default"), flush=True)
     for size in a.sizes.split(","):
         for codec, depth in (("hevc", "8"), ("hevc", "10")):
             ref = os.path.join(a.clips, "%s_%s_%s_qp22.mkv" % (size, codec, depth))
@@ -97,7 +103,7 @@ def main():
             if not (os.path.exists(ref) and os.path.exists(dist)):
                 continue
             r = bench_pair(a.ffmpeg, dist, ref, frames, loops, a.depth, a.threads,
-                           a.cpu_frames)
+                           a.cpu_frames, a.extra_hw_frames)
             entry = {"size": size, "codec": codec, "bits": depth, **r}
             if size == "1080" and depth == "8":
                 entry["start"] = cold_start(a.ffmpeg, dist, ref, a.depth)

@@ -5,12 +5,14 @@
 # make check.
 #
 # usage: bench/bench_vulkan3d.sh [-d DEVICE] [-n FRAMES] [-s SIZES] [-t DEPTH] [-c CPU_FRAMES]
-#                                FFMPEG CLIPS_DIR [OUT_DIR]
+#                                [-x EXTRA] FFMPEG CLIPS_DIR [OUT_DIR]
 #   -d DEVICE      -init_hw_device vulkan=vk:DEVICE (default 0)
 #   -n FRAMES      frames per run, the clips looped (default 300)
 #   -s SIZES       comma-separated clip heights (default 2160,1080)
 #   -t DEPTH       fssim3d's temporal window (default 11)
 #   -c CPU_FRAMES  frames of the software fssim3d run (default 24; 0: none)
+#   -x EXTRA       -extra_hw_frames for both decoders, in the decode-only run too
+#                  (fssim3d holds depth/2 + 1 frames of each; default: FFmpeg's)
 #
 # For each pair, on the same clips and in the same run (the best of 2):
 #   decode     Vulkan Video decode of both streams, no filter (the baseline)
@@ -24,15 +26,16 @@
 # first scored frame (fssim3d needs DEPTH/2 + 1 frame pairs for it), beside decoding as
 # many frames.  Writes OUT_DIR/bench_vulkan3d.json and prints a table.
 set -u
-device=0 frames=300 sizes=2160,1080 depth=11 cpu_frames=24
-usage="usage: $0 [-d DEVICE] [-n FRAMES] [-s SIZES] [-t DEPTH] [-c CPU_FRAMES] FFMPEG CLIPS_DIR [OUT_DIR]"
-while getopts d:n:s:t:c: opt; do
+device=0 frames=300 sizes=2160,1080 depth=11 cpu_frames=24 extra=
+usage="usage: $0 [-d DEVICE] [-n FRAMES] [-s SIZES] [-t DEPTH] [-c CPU_FRAMES] [-x EXTRA] FFMPEG CLIPS_DIR [OUT_DIR]"
+while getopts d:n:s:t:c:x: opt; do
     case $opt in
     d) device=$OPTARG ;;
     n) frames=$OPTARG ;;
     s) sizes=$OPTARG ;;
     t) depth=$OPTARG ;;
     c) cpu_frames=$OPTARG ;;
+    x) extra=$OPTARG ;;
     *) echo "$usage" >&2; exit 2 ;;
     esac
 done
@@ -48,7 +51,7 @@ threads=$(nproc)
 . "$top/tests/device/vulkan-env.sh"
 
 hw="-init_hw_device vulkan=vk:$device -filter_hw_device vk"
-dec="-hwaccel vulkan -hwaccel_device vk -hwaccel_output_format vulkan"
+dec="-hwaccel vulkan -hwaccel_device vk -hwaccel_output_format vulkan${extra:+ -extra_hw_frames $extra}"
 base="-hide_banner -nostdin -y -v verbose"
 have_smi=$(command -v nvidia-smi > /dev/null 2>&1 && echo 1)
 
@@ -99,9 +102,9 @@ devname=$("$ff" -hide_banner -v verbose $hw -f lavfi -i color=s=64x64:d=0.04 \
     -vf format=nv12,hwupload -f null - 2>&1 | sed -n 's/.*Using device: //p' | head -n 1)
 drv=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1)
 echo "device: $devname${drv:+ (driver $drv)}; $frames frames per run, depth $depth;" \
-     "$threads threads for sw3d ($cpu_frames frames)"
-printf '{\n "device": "%s", "driver": "%s", "frames": %s, "depth": %s, "threads": %s,\n "runs": [' \
-    "$devname" "$drv" "$frames" "$depth" "$threads" > "$json"
+     "$threads threads for sw3d ($cpu_frames frames); -extra_hw_frames ${extra:-default}"
+printf '{\n "device": "%s", "driver": "%s", "frames": %s, "depth": %s, "threads": %s, "extra_hw_frames": %s,\n "runs": [' \
+    "$devname" "$drv" "$frames" "$depth" "$threads" "${extra:-null}" > "$json"
 
 sep=
 for size in $(echo "$sizes" | tr , ' '); do
