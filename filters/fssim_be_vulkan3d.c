@@ -113,7 +113,7 @@ static_assert(FSSIM3D_MAX_RING <= MAX_TAPS, "the score shader's taps hold the wh
 
 typedef struct VkComp {
     FSSIM3DVkMomentsPush mp;     /* all but the addresses, set per slot */
-    FSSIM3DVkScorePush   sp;     /* all but nb_taps, set per frame */
+    FSSIM3DVkScorePush   sp;     /* all but the pass's taps, frames and results */
     int    groups[2];            /* spatial pass workgroups */
     int    score_groups;
     size_t hi_off, lo_off;       /* the component's records in a slot */
@@ -260,6 +260,9 @@ static void setup_comps(FSSIMEngine *e, VK3DBackend *b)
         parts += vc->score_groups;
     }
     b->nb_parts  = parts;
+    /* a pass's second frame has its partial sums after all of the first's */
+    for (int c = 0; c < e->fmt.nb_comps; c++)
+        b->comp[c].sp.part_stride = parts;
     b->io_stride = ff_fssim_vk_align(sizeof(FSSIM3DVkIO));
 }
 
@@ -536,7 +539,6 @@ static int submit_pass(FSSIMEngine *e, VK3DBackend *b, int slot0, const FSSIM3DW
 
             vc->sp.nb_taps     = nb_taps;
             vc->sp.nb_frames   = nb_frames;
-            vc->sp.part_stride = b->nb_parts;
             for (int f = 0; f < nb_frames; f++)
                 vc->sp.res_at[f] = (slots[f] * b->io_stride +
                                     offsetof(FSSIM3DVkIO, sums)) / sizeof(double) + c;
