@@ -7,6 +7,9 @@ frames, and times on the same clips, in the same run:
 
   decode     NVDEC decode of both streams, no filter (the baseline)
   cuda3d     NVDEC + fssim3d on the CUDA frames (depth 11, all planes)
+  cuda3d_fed the same, with both decoded streams also sent to a second null
+             output, so that the two decoders run side by side
+             (doc/performance.md#keeping-the-decoders-busy)
   sw3d       software decode + fssim3d on software frames on all cores
              (--cpu-frames frames: it is slow), the CPU baseline
 
@@ -29,7 +32,8 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import HW, best, clip_args, gpu_name, parse_clip_args, start_times  # noqa: E402
+from benchlib import (HW, best, clip_args, fed_output, gpu_name,  # noqa: E402
+                      parse_clip_args, start_times)
 
 
 def parse_3d(err):
@@ -58,6 +62,9 @@ def bench_pair(ff, dist, ref, frames, loops, depth, threads, cpu_frames, extra):
                          frames, parse_3d)
     res["cuda3d"] = best(base + hw_in + ["-lavfi", "[0:v][1:v]fssim3d=depth=%d" % depth,
                                          "-f", "null", "-"], frames, parse_3d)
+    res["cuda3d_fed"] = best(base + hw_in + ["-lavfi", "[0:v][1:v]fssim3d=depth=%d" % depth,
+                                             "-f", "null", "-"] + fed_output(2),
+                             frames, parse_3d)
     if cpu_frames:
         res["sw3d"] = best(base + ["-threads", str(threads), "-i", dist, "-threads",
                                    str(threads), "-i", ref, "-filter_threads", str(threads),
@@ -116,6 +123,8 @@ def main():
                      c["frames_out"] or -1, c.get("gpu_us", -1), c.get("moments_us", -1),
                      c.get("score_us", -1), c.get("ring_mib", -1),
                      c["mem_mib"] - d["mem_mib"]), flush=True)
+            print("    with the second output: %.1f fps (%.3f of decode)"
+                  % (r["cuda3d_fed"]["fps"], r["cuda3d_fed"]["fps"] / d["fps"]), flush=True)
             if "sw3d" in r:
                 print("    fssim3d software (%d threads): %.2f fps (cuda3d is %.1fx)"
                       % (a.threads, r["sw3d"]["fps"], c["fps"] / r["sw3d"]["fps"]), flush=True)

@@ -8,6 +8,9 @@ of 2):
 
   decode       NVDEC decode of the seven streams, no filter (the baseline)
   ladder       NVDEC + one fssim_cuda=inputs=7 (renditions resampled inside)
+  ladder_fed   the same, with the seven decoded streams also sent to a second
+               null output (benchlib.fed_output), so that the seven decoders
+               run side by side
   split_scale  NVDEC + FFmpeg's own filters: split the reference six ways,
                scale_cuda each rendition to 2160p, six fssim_cuda
   processes    six processes at once, each NVDEC of the reference and one
@@ -15,6 +18,7 @@ of 2):
                times); fps = frames / wall time of the slowest
   vk_decode    Vulkan Video decode of the seven streams, no filter
   vk_ladder    Vulkan decode + one fssim_vulkan=inputs=7
+  vk_ladder_fed  the same with the second output
   sw           (--sw) software decode + scale + six FFmpeg ssim on all cores
 
 fps as ladder frames (one reference frame and its six renditions) per
@@ -34,7 +38,7 @@ import subprocess
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import (HW, VK_DEV, VK_HW, MemSampler, best, clip_args,  # noqa: E402
-                      gpu_name, parse_clip_args, parse_gpu, start_times)
+                      fed_output, gpu_name, parse_clip_args, parse_gpu, start_times)
 
 RENDITIONS = ["2160_hevc_8_qp34.mkv", "ladder_1440.mkv", "ladder_1080.mkv",
               "ladder_720.mkv", "ladder_540.mkv", "ladder_360.mkv"]
@@ -123,6 +127,10 @@ def main():
                                              % (pads, a.algo), "-f", "null", "-"],
                              frames, parse_gpu)
         done("ladder")
+        res["ladder_fed"] = best(base + hw_in + ["-lavfi", "%sfssim_cuda=inputs=7:algo=%s"
+                                                 % (pads, a.algo), "-f", "null", "-"]
+                                 + fed_output(7), frames, parse_gpu)
+        done("ladder_fed")
         res["split_scale"] = best(base + hw_in + [
             "-filter_complex", split_scale_graph("scale_cuda=3840:2160",
                                                  "fssim_cuda=algo=" + a.algo)]
@@ -143,6 +151,10 @@ def main():
             res["vk_ladder"] = best(base + vk_in + ["-lavfi", "%sfssim_vulkan=inputs=7:algo=%s"
                                                     % (pads, a.algo), "-f", "null", "-"],
                                     frames, parse_gpu)
+            done("vk_ladder")
+            res["vk_ladder_fed"] = best(base + vk_in + [
+                "-lavfi", "%sfssim_vulkan=inputs=7:algo=%s" % (pads, a.algo), "-f", "null", "-"]
+                + fed_output(7), frames, parse_gpu)
         except RuntimeError as err:
             print("Vulkan runs failed: %s" % err, flush=True)
     if a.sw:
@@ -156,7 +168,7 @@ def main():
                          frames, parse_gpu, reps=1)
 
     d = res["decode"]["fps"] if "decode" in res else None
-    for k in ("decode", "ladder", "split_scale", "processes", "sw"):
+    for k in ("decode", "ladder", "ladder_fed", "split_scale", "processes", "sw"):
         if k in res and d:
             r = res[k]
             print("%-12s %7.1f ladder frames/s (%.3f of NVDEC decode)  GPU %s us/ladder frame  "
@@ -165,7 +177,9 @@ def main():
                                          r["mem_mib"]), flush=True)
     if "vk_ladder" in res:
         vd = res["vk_decode"]["fps"]
-        for k in ("vk_decode", "vk_ladder"):
+        for k in ("vk_decode", "vk_ladder", "vk_ladder_fed"):
+            if k not in res:
+                continue
             r = res[k]
             print("%-12s %7.1f ladder frames/s (%.3f of Vulkan decode)  GPU %s us/ladder frame"
                   % (k, r["fps"], r["fps"] / vd,

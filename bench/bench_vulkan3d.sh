@@ -17,6 +17,9 @@
 # For each pair, on the same clips and in the same run (the best of 2):
 #   decode     Vulkan Video decode of both streams, no filter (the baseline)
 #   vk3d       Vulkan decode + fssim3d=depth=DEPTH on the Vulkan frames (all planes)
+#   vk3d_fed   the same, with both decoded streams also sent to a second null output, so
+#              that the two decoders run side by side
+#              (doc/performance.md#keeping-the-decoders-busy)
 #   sw3d       software decode + fssim3d on software frames on all cores, CPU_FRAMES
 #              frames (it is slow), the CPU baseline
 # fps, each as a ratio to decode; fssim3d's GPU time per frame pair from its timestamp
@@ -125,6 +128,10 @@ for size in $(echo "$sizes" | tr , ' '); do
         t_vk=$(best "$tag.vk3d.log" "$ff" $base $hw $dec $lp -i "$dist" $dec $lp -i "$ref" \
             -lavfi "[0:v][1:v]fssim3d=depth=$depth" -f null -)
         m_vk=$(mem "$tag.vk3d.log")
+        # shellcheck disable=SC2086
+        t_fed=$(best "$tag.vk3d_fed.log" "$ff" $base $hw $dec $lp -i "$dist" $dec $lp -i "$ref" \
+            -lavfi "[0:v][1:v]fssim3d=depth=$depth" -f null - \
+            -map 0:v -map 1:v -vf "setpts=PTS-60/TB" -f null -)
         g=$(gpu3d "$tag.vk3d.log")
         ring=$(ring_mib "$tag.vk3d.log")
         t_sw=-1
@@ -141,16 +148,17 @@ for size in $(echo "$sizes" | tr , ' '); do
         # shellcheck disable=SC2086
         s_dec=$(best "$tag.start_dec.log" "$ff" $base $hw $dec -i "$dist" $dec -i "$ref" \
             -map 0:v -map 1:v -frames:v $((depth / 2 + 1)) -f null -)
-        line=$(echo "$total $t_dec $t_vk $cpu_frames $t_sw" | awk '{
-            d = $1 / $2; v = $1 / $3; s = $5 > 0 ? $4 / $5 : 0;
-            printf "%.1f %.1f %.3f %.2f %.4f", d, v, v / d, s, s / d }')
+        line=$(echo "$total $t_dec $t_vk $cpu_frames $t_sw $t_fed" | awk '{
+            d = $1 / $2; v = $1 / $3; s = $5 > 0 ? $4 / $5 : 0; f = $1 / $6;
+            printf "%.1f %.1f %.3f %.2f %.4f %.1f %.3f", d, v, v / d, s, s / d, f, f / d }')
         set -- $line ${g:-null null null}
-        printf '%s %s-bit %s: decode %s fps, fssim3d %s fps (%s), sw fssim3d %s fps (%s); GPU %s us/frame pair (moments %s, temporal %s); ring %s MiB; peak device memory %s MiB (decode %s); start %s s (decode-only %s s)\n' \
-            "$size" "${cd#*_}" "${cd%_*}" "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" \
+        printf '%s %s-bit %s: decode %s fps, fssim3d %s fps (%s), with the second output %s fps (%s), sw fssim3d %s fps (%s); GPU %s us/frame pair (moments %s, temporal %s); ring %s MiB; peak device memory %s MiB (decode %s); start %s s (decode-only %s s)\n' \
+            "$size" "${cd#*_}" "${cd%_*}" "$1" "$2" "$3" "$6" "$7" "$4" "$5" "$8" "$9" "${10}" \
             "${ring:-?}" "$m_vk" "$m_dec" "$s_vk" "$s_dec"
-        printf '%s\n  {"size": %s, "codec": "%s", "bits": %s, "frames": %s,\n   "decode": {"s": %s, "fps": %s, "peak_mib": %s},\n   "vk3d": {"s": %s, "fps": %s, "ratio": %s, "gpu_us": %s, "moments_us": %s, "score_us": %s, "ring_mib": %s, "peak_mib": %s},\n   "sw3d": {"frames": %s, "s": %s, "fps": %s, "ratio": %s},\n   "start": {"fssim3d": %s, "decode_only": %s}}' \
+        printf '%s\n  {"size": %s, "codec": "%s", "bits": %s, "frames": %s,\n   "decode": {"s": %s, "fps": %s, "peak_mib": %s},\n   "vk3d": {"s": %s, "fps": %s, "ratio": %s, "gpu_us": %s, "moments_us": %s, "score_us": %s, "ring_mib": %s, "peak_mib": %s},\n   "vk3d_fed": {"s": %s, "fps": %s, "ratio": %s},\n   "sw3d": {"frames": %s, "s": %s, "fps": %s, "ratio": %s},\n   "start": {"fssim3d": %s, "decode_only": %s}}' \
             "$sep" "$size" "${cd%_*}" "${cd#*_}" "$total" "$t_dec" "$1" "$m_dec" \
-            "$t_vk" "$2" "$3" "$6" "$7" "$8" "${ring:-null}" "$m_vk" \
+            "$t_vk" "$2" "$3" "$8" "$9" "${10}" "${ring:-null}" "$m_vk" \
+            "$t_fed" "$6" "$7" \
             "$cpu_frames" "$t_sw" "$4" "$5" "$s_vk" "$s_dec" >> "$json"
         sep=,
     done

@@ -13,6 +13,17 @@ VK_DEV = ["-init_hw_device", "vulkan=vk:0", "-filter_hw_device", "vk"]
 VK_HW = ["-hwaccel", "vulkan", "-hwaccel_device", "vk", "-hwaccel_output_format", "vulkan"]
 
 
+def fed_output(nb_inputs):
+    """A second output that takes every decoded input stream as it comes
+    (doc/performance.md#keeping-the-decoders-busy): with it the ffmpeg
+    tool's scheduler runs all decoders side by side, instead of feeding a
+    filtergraph's inputs one at a time.  Its timestamps are moved 60 s back
+    so that it is always the output furthest behind, the one the scheduler
+    paces the inputs by, however late the scores come out."""
+    return (sum((["-map", "%d:v" % i] for i in range(nb_inputs)), []) +
+            ["-vf", "setpts=PTS-60/TB", "-f", "null", "-"])
+
+
 def parse_gpu(err):
     """The GPU time the fssim filters of a graph report at uninit (verbose),
     summed over them: fssim_cuda's per frame pair, fssim_vulkan's mean per
