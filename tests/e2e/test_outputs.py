@@ -3,7 +3,8 @@
 the stats_file in FFmpeg ssim's line format (and stats_algo), the JSON and
 CSV logs with pooled values recomputed here from the per-frame values, the
 uninit summary line, framesync options (shortest, eof_action, repeatlast),
-thread-count independence and the timeline `enable` option.
+thread-count independence, the timeline `enable` option, and the same scores
+with the decoded streams also sent to a second output.
 """
 import csv
 import io
@@ -380,6 +381,34 @@ def test_identical(tap, d, ref):
            "ssim's, (inf) included", "fssim:\n%s\nssim:\n%s" % (la, lb))
 
 
+def test_second_output(tap, d, main, ref):
+    """doc/performance.md#keeping-the-decoders-busy: the decoded streams also
+    sent to a second output, its timestamps moved back, change no score, also
+    with -frames:v given to both outputs."""
+    second = ["-map", "0:v", "-map", "1:v", "-vf", "setpts=PTS-60/TB"]
+    for name, graph in (("fssim", "fssim=algo=float+int+block"), ("fssim3d", "fssim3d=depth=3")):
+        logs = []
+        for k, extra in enumerate(([], second + ["-f", "null", "-"],
+                                   second + ["-frames:v", "3", "-f", "null", "-"])):
+            path = os.path.join(d, "second%d_%s.json" % (k, name))
+            args = ["-frames:v", "3"] if k == 2 else []
+            ft.ffmpeg(*main.input_args(), *ref.input_args(), "-lavfi",
+                      "[0:v][1:v]%s:log_path=%s[o]" % (graph, path), "-map", "[o]", *args,
+                      "-f", "null", "-", *extra)
+            with open(path) as f:
+                logs.append(json.load(f))
+        tap.ok(len(logs[0]["frames"]) == N and logs[1]["frames"] == logs[0]["frames"] and
+               logs[1]["pooled"] == logs[0]["pooled"],
+               "%s: a second output taking the decoded streams changes no score" % name)
+        # frames that reached the filter before the stop are scored and logged too, and
+        # fssim3d's delay line with truncated windows (doc/outputs.md#runs-cut-short)
+        got = logs[2]["frames"]
+        same = len(got) if name == "fssim" else 3
+        tap.ok(len(got) >= 3 and got[:same] == logs[0]["frames"][:same],
+               "%s: -frames:v 3 on both outputs: the first 3 frames sent, with the same scores"
+               % name, len(got))
+
+
 def test_long_percentiles(tap, d):
     """More frames than the percentile heaps first hold (64), so that they
     grow: p1, p5 and p50 still equal the nearest ranks recomputed here."""
@@ -418,6 +447,7 @@ def main():
     test_threads(tap, d)
     test_enable(tap, d, main_clip, ref_clip)
     test_identical(tap, d, ref_clip)
+    test_second_output(tap, d, main_clip, ref_clip)
     test_long_percentiles(tap, d)
     tap.done()
 
