@@ -155,6 +155,7 @@ def main():
             res["vk_ladder_fed"] = best(base + vk_in + [
                 "-lavfi", "%sfssim_vulkan=inputs=7:algo=%s" % (pads, a.algo), "-f", "null", "-"]
                 + fed_output(7), frames, parse_gpu)
+            done("vk_ladder_fed")
         except RuntimeError as err:
             print("Vulkan runs failed: %s" % err, flush=True)
     if a.sw:

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -43,26 +44,28 @@ def main():
     if not args:
         sys.exit(__doc__)
     seen = {}
-    t0 = time.perf_counter()
-    p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    while p.poll() is None:
-        sample(p.pid, seen)
-        time.sleep(0.02)
-    wall = time.perf_counter() - t0
-    err = p.stderr.read()
-    if p.returncode:
-        sys.stderr.write(err[-2000:])
-        sys.exit("failed: rc %d" % p.returncode)
+    # stderr to a file: a verbose run would fill a pipe nobody reads until the end
+    with tempfile.TemporaryFile("w+") as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=err)
+        while p.poll() is None:
+            sample(p.pid, seen)
+            time.sleep(0.02)
+        wall = time.perf_counter() - t0
+        if p.returncode:
+            err.seek(0)
+            sys.stderr.write(err.read()[-2000:])
+            sys.exit("failed: rc %d" % p.returncode)
     # threads of one name (a pool's workers inherit their creator's) apart
     rows = sorted((("%s/%s" % (name, tid), s) for tid, (name, s) in seen.items()),
                   key=lambda kv: -kv[1])
+    if out:
+        with open(out, "w") as f:
+            json.dump({"cmd": args, "wall_s": wall, "threads": dict(rows)}, f, indent=1)
     print("wall %.3f s" % wall)
     for name, s in rows:
         if s >= 0.01:
             print("  %-26s %7.3f s  %5.1f%%" % (name, s, 100 * s / wall))
-    if out:
-        with open(out, "w") as f:
-            json.dump({"cmd": args, "wall_s": wall, "threads": dict(rows)}, f, indent=1)
 
 
 if __name__ == "__main__":
