@@ -131,7 +131,7 @@ for size in $(echo "$sizes" | tr , ' '); do
         # shellcheck disable=SC2086
         t_fed=$(best "$tag.vk3d_fed.log" "$ff" $base $hw $dec $lp -i "$dist" $dec $lp -i "$ref" \
             -lavfi "[0:v][1:v]fssim3d=depth=$depth" -f null - \
-            -map 0:v -map 1:v -vf "setpts=PTS-60/TB" -f null -)
+            -map 0:v -map 1:v -vf "setpts=PTS-60/TB" -enc_time_base filter -f null -)
         g=$(gpu3d "$tag.vk3d.log")
         ring=$(ring_mib "$tag.vk3d.log")
         t_sw=-1

@@ -19,9 +19,11 @@ def fed_output(nb_inputs):
     tool's scheduler runs all decoders side by side, instead of feeding a
     filtergraph's inputs one at a time.  Its timestamps are moved 60 s back
     so that it is always the output furthest behind, the one the scheduler
-    paces the inputs by, however late the scores come out."""
+    paces the inputs by, however late the scores come out; kept in the
+    input's time base, as rounding those negative timestamps to the frame
+    rate would now and then repeat one."""
     return (sum((["-map", "%d:v" % i] for i in range(nb_inputs)), []) +
-            ["-vf", "setpts=PTS-60/TB", "-f", "null", "-"])
+            ["-vf", "setpts=PTS-60/TB", "-enc_time_base", "filter", "-f", "null", "-"])
 
 
 def parse_gpu(err):

@@ -385,7 +385,8 @@ def test_second_output(tap, d, main, ref):
     """doc/performance.md#keeping-the-decoders-busy: the decoded streams also
     sent to a second output, its timestamps moved back, change no score, also
     with -frames:v given to both outputs."""
-    second = ["-map", "0:v", "-map", "1:v", "-vf", "setpts=PTS-60/TB"]
+    second = ["-map", "0:v", "-map", "1:v", "-vf", "setpts=PTS-60/TB",
+              "-enc_time_base", "filter"]
     for name, graph in (("fssim", "fssim=algo=float+int+block"), ("fssim3d", "fssim3d=depth=3")):
         logs = []
         for k, extra in enumerate(([], second + ["-f", "null", "-"],
