@@ -417,27 +417,20 @@ static int fused_algos(const FSSIMEngine *e)
  * from frame to frame is set up once here. */
 static int init_2d(FSSIMEngine *e, CUDABackend *b)
 {
-#define PTX(name) extern const unsigned char ff_##name##_ptx_data[]; \
-                  extern const unsigned int ff_##name##_ptx_len;
-#define PTX_SET(s) PTX(fssim_8##s) PTX(fssim_12##s) PTX(fssim_16##s) \
-                   PTX(fssim_8_any##s) PTX(fssim_12_any##s) PTX(fssim_16_any##s)
-    PTX_SET() PTX_SET(_ladder)
-#undef PTX_SET
-#undef PTX
+#define IMAGES(s) FSSIM_CUDA_IMAGE_EXTERN(fssim_8##s); FSSIM_CUDA_IMAGE_EXTERN(fssim_12##s);  \
+                  FSSIM_CUDA_IMAGE_EXTERN(fssim_16##s); FSSIM_CUDA_IMAGE_EXTERN(fssim_8_any##s); \
+                  FSSIM_CUDA_IMAGE_EXTERN(fssim_12_any##s);                                    \
+                  FSSIM_CUDA_IMAGE_EXTERN(fssim_16_any##s)
+    IMAGES(); IMAGES(_ladder);
+#undef IMAGES
     /* per sample class: built for the default window and for any window,
      * for a lone pair and for ladders (kernels/fssim_plane.cuh says why) */
-#define PTX_DATA(s) { { ff_fssim_8##s##_ptx_data, ff_fssim_12##s##_ptx_data,                 \
-                        ff_fssim_16##s##_ptx_data },                                        \
-                      { ff_fssim_8_any##s##_ptx_data, ff_fssim_12_any##s##_ptx_data,         \
-                        ff_fssim_16_any##s##_ptx_data } }
-#define PTX_LEN(s)  { { ff_fssim_8##s##_ptx_len, ff_fssim_12##s##_ptx_len,                   \
-                        ff_fssim_16##s##_ptx_len },                                         \
-                      { ff_fssim_8_any##s##_ptx_len, ff_fssim_12_any##s##_ptx_len,           \
-                        ff_fssim_16_any##s##_ptx_len } }
-    const unsigned char *const ptx[2][2][3] = { PTX_DATA(), PTX_DATA(_ladder) };
-    const unsigned int ptx_len[2][2][3]     = { PTX_LEN(),  PTX_LEN(_ladder) };
-#undef PTX_DATA
-#undef PTX_LEN
+#define IMAGES(s) { { FSSIM_CUDA_IMAGE(fssim_8##s), FSSIM_CUDA_IMAGE(fssim_12##s),          \
+                      FSSIM_CUDA_IMAGE(fssim_16##s) },                                     \
+                    { FSSIM_CUDA_IMAGE(fssim_8_any##s), FSSIM_CUDA_IMAGE(fssim_12_any##s),  \
+                      FSSIM_CUDA_IMAGE(fssim_16_any##s) } }
+    const FSSIMCudaImage images[2][2][3] = { IMAGES(), IMAGES(_ladder) };
+#undef IMAGES
     AVFilterContext *ctx = e->ctx;
     FSSIMCuda *c = &b->cuda;
     const int kind = fssim_cuda_kind(e->fmt.depth);
@@ -448,7 +441,7 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
     int ret;
 
     /* only the module needed: the driver compiles PTX slowly */
-    ret = ff_fssim_cuda_init(ctx, c, ptx[ladder][any][kind], ptx_len[ladder][any][kind]);
+    ret = ff_fssim_cuda_init(ctx, c, &images[ladder][any][kind]);
     if (ret < 0)
         return ret;
 
@@ -652,8 +645,9 @@ static int release_ring_slot(FSSIMEngine *e, CUDABackend *b, int k, int wait)
 
 static int init_3d(FSSIMEngine *e, CUDABackend *b, size_t *bytes)
 {
-    extern const unsigned char ff_fssim3d_ptx_data[], ff_fssim3d_any_ptx_data[];
-    extern const unsigned int  ff_fssim3d_ptx_len, ff_fssim3d_any_ptx_len;
+    FSSIM_CUDA_IMAGE_EXTERN(fssim3d);
+    FSSIM_CUDA_IMAGE_EXTERN(fssim3d_any);
+    const FSSIMCudaImage images[2] = { FSSIM_CUDA_IMAGE(fssim3d), FSSIM_CUDA_IMAGE(fssim3d_any) };
     AVFilterContext *ctx = e->ctx;
     const int r = e->window / 2;
     const int any = e->window != FSSIM_DEFAULT_WINDOW;
@@ -692,8 +686,7 @@ static int init_3d(FSSIMEngine *e, CUDABackend *b, size_t *bytes)
     *bytes = (size_t)e->ring_size * b->ring_slot_bytes;
     b->smem_bytes = fssim3d_smem_bytes(r);
 
-    ret = ff_fssim_cuda_init(ctx, c, any ? ff_fssim3d_any_ptx_data : ff_fssim3d_ptx_data,
-                             any ? ff_fssim3d_any_ptx_len : ff_fssim3d_ptx_len);
+    ret = ff_fssim_cuda_init(ctx, c, &images[any]);
     if (ret < 0)
         return ret;
     cu = c->cu;

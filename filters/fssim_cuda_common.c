@@ -132,8 +132,41 @@ static int load_extra(AVFilterContext *ctx, FSSIMCudaExtra *e)
     return 0;
 }
 
-int ff_fssim_cuda_init(AVFilterContext *ctx, FSSIMCuda *c,
-                       const unsigned char *ptx, unsigned int ptx_len)
+/* The module's machine code when it holds the GPU's architecture: no
+ * just-in-time compilation.  Else, or if the driver refuses it (a cubin
+ * from a toolkit newer than the driver), the PTX, which the driver compiles
+ * (and caches, unless CUDA_CACHE_DISABLE is set).  Called with the context
+ * pushed. */
+static int load_module(AVFilterContext *ctx, FSSIMCuda *c, const FSSIMCudaImage *img)
+{
+    CudaFunctions *cu = c->cu;
+    int major = 0, minor = 0;
+
+    cu->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                             c->hwctx->internal->cuda_device);
+    cu->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                             c->hwctx->internal->cuda_device);
+    if (img->sass_len) {
+        const char *name = NULL;
+        CUresult err = cu->cuModuleLoadData(&c->module, img->sass);
+
+        if (err == CUDA_SUCCESS) {
+            av_log(ctx, AV_LOG_VERBOSE, "CUDA kernels: machine code for sm_%d%d\n",
+                   major, minor);
+            return 0;
+        }
+        c->module = NULL;
+        cu->cuGetErrorName(err, &name);
+        av_log(ctx, AV_LOG_VERBOSE, "CUDA kernels: no machine code for sm_%d%d (%s); the "
+               "driver compiles the PTX\n", major, minor, name ? name : "?");
+    } else {
+        av_log(ctx, AV_LOG_VERBOSE, "CUDA kernels: built without machine code; the driver "
+               "compiles the PTX for sm_%d%d\n", major, minor);
+    }
+    return ff_cuda_load_module(ctx, c->hwctx, &c->module, img->ptx, img->ptx_len);
+}
+
+int ff_fssim_cuda_init(AVFilterContext *ctx, FSSIMCuda *c, const FSSIMCudaImage *img)
 {
     AVHWFramesContext *fr = input_frames(ctx, 0);
     CUcontext dummy;
@@ -154,7 +187,7 @@ int ff_fssim_cuda_init(AVFilterContext *ctx, FSSIMCuda *c,
     ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPushCurrent(c->cu_ctx));
     if (ret < 0)
         return ret;
-    ret = ff_cuda_load_module(ctx, c->hwctx, &c->module, ptx, ptx_len);
+    ret = load_module(ctx, c, img);
     if (ret >= 0)
         ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuStreamCreate(&c->stream, CU_STREAM_NON_BLOCKING));
     FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPopCurrent(&dummy));

@@ -81,10 +81,28 @@ int ff_fssim_cuda_checked(AVFilterContext *ctx, FSSIMCuda *c, int ret);
  */
 int ff_fssim_cuda_check_inputs(AVFilterContext *ctx, enum AVPixelFormat *sw_format);
 
-/** Take the device of input 0, load the PTX module, find the extra driver
- *  entry points and create the filter's stream. */
-int ff_fssim_cuda_init(AVFilterContext *ctx, FSSIMCuda *c,
-                       const unsigned char *ptx, unsigned int ptx_len);
+/**
+ * A kernel module as the build embeds it: machine code (SASS) for the GPU
+ * architectures configure's --with-cuda-sass listed (sass_len 0 for none),
+ * and the PTX, which the driver compiles for any other GPU.
+ */
+typedef struct FSSIMCudaImage {
+    const unsigned char *sass, *ptx;
+    unsigned int sass_len, ptx_len;
+} FSSIMCudaImage;
+
+/* Declare and name module NAME's images (ff_NAME_sass_data, ...). */
+#define FSSIM_CUDA_IMAGE_EXTERN(name)                                            \
+    extern const unsigned char ff_##name##_sass_data[], ff_##name##_ptx_data[]; \
+    extern const unsigned int  ff_##name##_sass_len, ff_##name##_ptx_len
+#define FSSIM_CUDA_IMAGE(name)                                                   \
+    { ff_##name##_sass_data, ff_##name##_ptx_data, ff_##name##_sass_len,        \
+      ff_##name##_ptx_len }
+
+/** Take the device of input 0, load the kernel module (its machine code
+ *  where it has the GPU's, else its PTX), find the extra driver entry
+ *  points and create the filter's stream. */
+int ff_fssim_cuda_init(AVFilterContext *ctx, FSSIMCuda *c, const FSSIMCudaImage *img);
 
 void ff_fssim_cuda_uninit(AVFilterContext *ctx, FSSIMCuda *c);
 

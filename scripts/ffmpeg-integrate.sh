@@ -29,6 +29,13 @@ for f in "$src"/ref/*.[ch] "$src"/filters/*.[ch] "$src"/kernels/*.cu "$src"/kern
     sync_file "$f" "$dst/$(basename "$f")"
 done
 sync_file "$src/filters/ffmpeg.mak" "$dst/Makefile"
+# The GPU architectures to build CUDA machine code for, and the tools
+# (FSSIM_SASS, FSSIM_PTXAS, FSSIM_FATBINARY from the environment: configure's
+# --with-cuda-sass); none: the modules carry PTX alone.
+printf 'FSSIM_SASS = %s\nFSSIM_PTXAS = %s\nFSSIM_FATBINARY = %s\n' \
+    "${FSSIM_SASS:-}" "${FSSIM_PTXAS:-ptxas}" "${FSSIM_FATBINARY:-fatbinary}" > "$dst/sass.mak.new"
+sync_file "$dst/sass.mak.new" "$dst/sass.mak"
+rm -f "$dst/sass.mak.new"
 sync_file "$src/fate/fssim.mak" "$tree/tests/fate/fssim.mak"
 for f in "$src"/fate/ref/*; do
     [ -e "$f" ] || continue

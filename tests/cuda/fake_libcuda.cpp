@@ -97,7 +97,7 @@ extern "C" {
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
 enum {
-    OK = 0, INVALID = 1, OOM = 2, INVALID_PTX = 218, NOT_FOUND = 500, NOT_READY = 600,
+    OK = 0, INVALID = 1, OOM = 2, NO_BINARY = 209, INVALID_PTX = 218, NOT_FOUND = 500, NOT_READY = 600,
     ILLEGAL_ADDRESS = 700, LAUNCH_FAILED = 719, UNKNOWN = 999,
 };
 
@@ -262,24 +262,52 @@ static const char *const plane_modules[2][2][3] = {
       { "fssim_8_any_ladder.ptx", "fssim_12_any_ladder.ptx", "fssim_16_any_ladder.ptx" } },
 };
 
-/* Whether image is the PTX file dir/name (the build embeds it with a
- * terminating NUL). */
-static bool same_ptx(const char *image, const std::string &dir, const char *name)
+static std::string file_bytes(const std::string &path)
 {
-    std::string path = dir + "/" + name;
     FILE *f = fopen(path.c_str(), "rb");
     std::string data;
     char buf[65536];
     size_t n;
 
     if (!f)
-        return false;
+        return data;
     while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
         data.append(buf, n);
     fclose(f);
+    return data;
+}
+
+/* A fat binary (the machine code the build embeds beside the PTX, from
+ * fatbinary): its length from its header, 0 if image is none. */
+static size_t fatbin_size(const void *image)
+{
+    const unsigned char *h = (const unsigned char *)image;
+    unsigned long long fat = 0;
+
+    if (h[0] != 0x50 || h[1] != 0xed || h[2] != 0x55 || h[3] != 0xba)
+        return 0;
+    for (int i = 7; i >= 0; i--)
+        fat = fat << 8 | h[8 + i];
+    return (size_t)(h[6] | h[7] << 8) + fat;
+}
+
+/* Whether image is the module file dir/name: the PTX, which the build
+ * embeds with a terminating NUL, or, for a fat binary, the .fatbin beside
+ * it. */
+static bool same_module(const void *image, const std::string &dir, const char *name)
+{
+    const size_t fat = fatbin_size(image);
+    std::string path = dir + "/" + name, data;
+
+    if (fat)
+        path.replace(path.size() - 4, 4, ".fatbin");
+    data = file_bytes(path);
+    if (fat)
+        return data.size() == fat && !memcmp(image, data.data(), fat);
     while (!data.empty() && data.back() == '\0')
         data.pop_back();
-    return strlen(image) == data.size() && !memcmp(image, data.data(), data.size());
+    return !data.empty() && strlen((const char *)image) == data.size() &&
+           !memcmp(image, data.data(), data.size());
 }
 
 /* ---- the emulated kernels ------------------------------------------ */
@@ -431,6 +459,7 @@ static const struct { CUresult code; const char *name, *desc; } error_names[] = 
     { OK,              "CUDA_SUCCESS",                "no error" },
     { INVALID,         "CUDA_ERROR_INVALID_VALUE",    "invalid argument" },
     { OOM,             "CUDA_ERROR_OUT_OF_MEMORY",    "out of memory" },
+    { NO_BINARY,       "CUDA_ERROR_NO_BINARY_FOR_GPU", "no kernel image is available for execution on the device" },
     { INVALID_PTX,     "CUDA_ERROR_INVALID_PTX",      "a PTX JIT compilation failed" },
     { NOT_FOUND,       "CUDA_ERROR_NOT_FOUND",        "named symbol not found" },
     { NOT_READY,       "CUDA_ERROR_NOT_READY",        "device not ready" },
@@ -498,39 +527,50 @@ CUresult cuEventElapsedTime(float *ms, void *a, void *b)
 
 /* modules: fssim3d's two, told apart by the any-window kernel reading the
  * radius from its parameters (FSSIM3DCudaMomentParams.radius); fssim_cuda's
- * six by their PTX files */
+ * by their PTX files.  Machine code (a fat binary) is matched against the
+ * .fatbin files the build left beside the PTX, and refused, as a GPU the
+ * build made none for refuses it, under FSSIM_FAKE_CUDA_NO_SASS=1. */
 CUresult cuModuleLoadData(void **m, const void *image)
 {
     const char *ptx = (const char *)image;
+    const char *env = getenv("FSSIM_FAKE_CUDA_PTX");
+    const std::string dir = env && *env ? env : FAKE_PTX_DIR;
+    const char *no_sass = getenv("FSSIM_FAKE_CUDA_NO_SASS");
     CUresult r = fault(F_NB, "cuModuleLoadData");
+    const bool fat = fatbin_size(image) != 0;
     char key[64];
 
     if (r != OK)
         return r;
-    if (strstr(ptx, ".entry fssim3d_moments")) {
+    if (fat && no_sass && strcmp(no_sass, "0"))
+        return NO_BINARY;
+    if (fat) {
+        for (int any = 0; any < 2; any++)
+            if (same_module(image, dir, any ? "fssim3d_any.ptx" : "fssim3d.ptx")) {
+                *m = new Module{ MOD_FSSIM3D, any != 0, 0, false };
+                return OK;
+            }
+    } else if (strstr(ptx, ".entry fssim3d_moments")) {
         snprintf(key, sizeof(key), "fssim3d_moments_param_0+%d",
                  (int)offsetof(FSSIM3DCudaMomentParams, radius));
         *m = new Module{ MOD_FSSIM3D, strstr(ptx, key) != NULL, 0, false };
         return OK;
     }
-    if (strstr(ptx, ".entry fssim_plane")) {
-        const char *env = getenv("FSSIM_FAKE_CUDA_PTX");
-        const std::string dir = env && *env ? env : FAKE_PTX_DIR;
+    if (fat || strstr(ptx, ".entry fssim_plane")) {
         for (int ladder = 0; ladder < 2; ladder++)
             for (int any = 0; any < 2; any++)
                 for (int kind = 0; kind < 3; kind++)
-                    if (same_ptx(ptx, dir, plane_modules[ladder][any][kind])) {
+                    if (same_module(image, dir, plane_modules[ladder][any][kind])) {
                         *m = new Module{ MOD_PLANE, any != 0, kind, ladder != 0 };
                         if (verbose())
-                            fprintf(stderr, "[fake cuda] module %s\n",
-                                    plane_modules[ladder][any][kind]);
+                            fprintf(stderr, "[fake cuda] module %s%s\n",
+                                    plane_modules[ladder][any][kind], fat ? " (machine code)" : "");
                         return OK;
                     }
-        fprintf(stderr, "[fake cuda] an fssim_plane module that is none of the PTX files in "
-                "'%s' (set FSSIM_FAKE_CUDA_PTX to the folder holding fssim_8.ptx ...)\n",
-                dir.c_str());
+        fprintf(stderr, "[fake cuda] an fssim module that is none of the files in '%s' (set "
+                "FSSIM_FAKE_CUDA_PTX to the folder holding fssim_8.ptx ...)\n", dir.c_str());
     }
-    return INVALID_PTX;   /* only fssim's kernels are emulated */
+    return fat ? NO_BINARY : INVALID_PTX;   /* only fssim's kernels are emulated */
 }
 CUresult cuModuleUnload(void *m) { delete (Module *)m; return fault(F_NB, "cuModuleUnload"); }
 CUresult cuModuleGetFunction(void **f, void *m, const char *name)

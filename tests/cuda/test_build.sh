@@ -3,7 +3,9 @@
 # registered; the kernels compile to PTX with the compiler FFmpeg was
 # configured with (clang or nvcc) and with the other one when present; and
 # ptxas, when present, assembles every module for Hopper (sm_90), which is
-# what the driver does at run time.  (The kernels run for real only in
+# what the driver does at run time; every module (fssim3d's too) carries
+# machine code for exactly the architectures configure listed
+# (--with-cuda-sass), or none.  (The kernels run for real only in
 # tests/cuda/test_cuda.py on a GPU, and through the emulator in
 # tests/cuda/test_kernel_emu.)
 . "$top_srcdir/tests/cuda/ptxlib.sh"
@@ -44,5 +46,20 @@ for ptx in "$FFMPEG_TREE"/libavfilter/fssim/fssim_*.ptx "$work"/*.ptx; do
     fi
     assemble "$ptx" "$work/ptxas.log"
     ok $? "ptxas assembles $(basename "$ptx") for sm_90"
+done
+# The machine code beside each module's PTX: a fat binary of the
+# architectures configure found (FSSIM_SASS), embedded whole; none: an
+# empty image, and the filter loads the PTX.
+dir=$FFMPEG_TREE/libavfilter/fssim
+for m in $mods fssim3d fssim3d_any; do
+    len=$(sed -n "s/^const unsigned int ff_${m}_sass_len = \([0-9]*\);/\1/p" "$dir/$m.sass.c" 2>/dev/null)
+    if [ -n "$FSSIM_SASS" ]; then
+        got=$("$PYTHON" "$top_srcdir/tests/lib/fatbin.py" "$dir/$m.fatbin" 2>&1 | cut -d' ' -f2-)
+        [ "$got" = "$FSSIM_SASS" ] && [ "$len" = "$(wc -c < "$dir/$m.fatbin")" ]
+        ok $? "$m: machine code for sm $FSSIM_SASS embedded (fat binary: sm $got, $len bytes)"
+    else
+        [ "$len" = 0 ]
+        ok $? "$m: no machine code embedded (configure --with-cuda-sass found no ptxas)"
+    fi
 done
 echo "1..$n"

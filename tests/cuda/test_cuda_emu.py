@@ -29,9 +29,14 @@ rendition's pyramid built from the GPU's resampled frame), 8/10/16-bit,
 (161x165 4:4:4, 322x324 4:2:0 whose chroma is 161x162), another window, the
 lazy driver, identical frames (exactly 1).
 
+The kernels' machine code (configure --with-cuda-sass), which the driver
+is offered before the PTX: taken where the build made it for the GPU, and
+the PTX loaded, with the same scores, where it did not.
+
 The real GPU test is tests/cuda/test_cuda.py.  Without CUDA in the build
 every check reports SKIP.
 """
+import json
 import os
 import re
 import sys
@@ -209,6 +214,52 @@ def run_ladder(name, fmt, size, sizes, opts, module, nb=NB):
          "worst |diff|/tolerance %.3g at (n/k, algo, comp, cpu, gpu) %r" % (worst, where))
 
 
+def run_images():
+    """The module's machine code (configure --with-cuda-sass): the emulated
+    GPU (sm_90) is offered it first and takes it; one that refuses it
+    (FSSIM_FAKE_CUDA_NO_SASS=1, as a GPU the build made none for) gets the
+    PTX, with a verbose line that says so, and the same scores.  fssim_cuda
+    and fssim3d.  A build without machine code loads the PTX and says so."""
+    sass = os.environ.get("FSSIM_SASS", "").split()
+    said = {True: "CUDA kernels: machine code for sm_90",
+            False: "CUDA kernels: no machine code for sm_90 (CUDA_ERROR_NO_BINARY_FOR_GPU); "
+                   "the driver compiles the PTX"}
+    for name, graph in (("fssim_cuda", "fssim_cuda=algo=float+int"), ("fssim3d", "fssim3d=depth=3")):
+        whats = ["%s: %s" % (name, "the machine code loaded, and the PTX where the GPU "
+                             "refuses it, with the same scores" if sass else
+                             "built without machine code, the PTX loaded")]
+        if SKIP:
+            for what in whats:
+                t.skip(what, SKIP)
+            continue
+        main, ref = clips("images " + name, "yuv420p", 66, 38, "natural", NB)
+        runs = []
+        for refuse in ([False, True] if sass else [None]):
+            log = os.path.join(WORK, "images_%s_%s.json" % (name, refuse))
+            fc.remove(log)
+            p = ft.ffmpeg("-v", "verbose", *fc.HW, *main.input_args(), *ref.input_args(),
+                          "-lavfi", "[0:v]hwupload[a];[1:v]hwupload[b];[a][b]%s:log_path=%s"
+                          % (graph, log), "-f", "null", "-", check=False,
+                          env=fc.env(FAKE_CUDA_VERBOSE=1,
+                                     **({"FSSIM_FAKE_CUDA_NO_SASS": 1} if refuse else {})))
+            runs.append((refuse, p, fc.read_log(log)[0]))
+        good = True
+        for refuse, p, log in runs:
+            line = said[not refuse] if refuse is not None else \
+                "CUDA kernels: built without machine code; the driver compiles the PTX for sm_90"
+            fake = re.findall(r"\[fake cuda\] module \S+( \(machine code\))?", p.stderr)
+            good &= (p.returncode == 0 and log is not None and line in p.stderr and
+                     (name != "fssim_cuda" or fake == [" (machine code)" if refuse is False
+                                                       else ""]))
+        logs = [json.dumps(log and log["frames"], sort_keys=True) for _, _, log in runs]
+        t.ok(good and len(set(logs)) == 1, whats[0],
+             "\n".join("refused %s: rc %d\n%s" % (refuse, p.returncode,
+                                                   "\n".join(l for l in p.stderr.splitlines()
+                                                             if "CUDA kernels" in l or
+                                                             "fake cuda" in l)[-1500:])
+                       for refuse, p, _ in runs))
+
+
 for case in CASES:
     run_case(*case)
 for case in LADDERS:
@@ -217,4 +268,5 @@ for case in MS_CASES:
     run_case(*case, nb=NB_MS)
 for case in MS_LADDERS:
     run_ladder(*case, nb=NB_MS)
+run_images()
 t.done()
