@@ -1,5 +1,7 @@
 """Start-up of the CUDA filters: seconds from process start to the first
-scored frame, with an empty driver cache (CUDA_CACHE_DISABLE=1: a fresh
+scored frame (when it reaches the output), and to the end of a run that
+scores one frame (which adds the decoders' teardown), with an empty driver
+cache (CUDA_CACHE_DISABLE=1: a fresh
 machine or container, where the driver compiles any PTX it is given) and
 warm, for one or more ffmpeg builds in the same run, so that a build whose
 modules carry machine code (configure --with-cuda-sass) and one without
@@ -59,9 +61,12 @@ def main():
                        ["-lavfi", graph, "-f", "null", "-"], a.frames, parse_gpu)
             r["gpu_us"] = run.get("gpu_us")
             res["cases"][name][ff] = r
-            print("%-8s %-28s cold %.2f s, warm %.2f s, decode only %.2f s; GPU %s us per "
-                  "frame" % (name, ff, r["cold"], r["warm"], r["decode_only"],
-                             "%.1f" % r["gpu_us"] if r["gpu_us"] else "-"), flush=True)
+            print("%-8s %-22s first scored frame: cold %s s, warm %s s (decode only %s s); "
+                  "to exit: cold %.2f s, warm %.2f s (decode only %.2f s); GPU %s us per frame"
+                  % (name, ff, *("%.2f" % r[k] if r[k] is not None else "-" for k in
+                                 ("cold_first", "warm_first", "decode_only_first")),
+                     r["cold"], r["warm"], r["decode_only"],
+                     "%.1f" % r["gpu_us"] if r["gpu_us"] else "-"), flush=True)
     with open(os.path.join(a.out, "bench_start.json"), "w") as f:
         json.dump(res, f, indent=1)
 

@@ -1,6 +1,7 @@
 """What the benchmark scripts share: running ffmpeg with a wall clock, the
 peak GPU memory while it runs, the best of a few runs."""
 import argparse
+import datetime
 import os
 import re
 import subprocess
@@ -114,14 +115,43 @@ def gpu_name():
                           stdout=subprocess.PIPE, text=True).stdout.strip()
 
 
+def first_output(t0, err):
+    """Seconds from t0 (time.time() at the start of a run) to the first
+    frame reaching the output: the line "Output #0" that the ffmpeg tool
+    prints as it writes the output's header, stamped with the time of day
+    by -v time+info; None without it."""
+    m = re.search(r"^(\d\d):(\d\d):(\d\d)\.(\d{3}) Output #0", err, re.M)
+    if not m:
+        return None
+    h, mi, s, ms = (int(x) for x in m.groups())
+    t = datetime.datetime.fromtimestamp(t0).replace(hour=h, minute=mi, second=s,
+                                                    microsecond=ms * 1000).timestamp()
+    return t - t0 + (86400 if t < t0 - 43200 else 0)
+
+
 def start_times(cmd, decode_cmd):
     """Seconds from process start to the end of cmd (a run that scores one
     frame), fastest of 3: with CUDA_CACHE_DISABLE=1, so the driver compiles
-    the PTX every time, and with a warm cache; and decode_cmd's, the same
-    frames decoded with no filter."""
+    any PTX it is given, and with a warm cache; and decode_cmd's, the same
+    frames decoded with no filter.  The "_first" keys: to the first frame
+    at the output (the first scored frame), without the teardown that
+    follows (the decoders' alone took up to 0.4 s on an H100)."""
     env_cold = dict(os.environ, CUDA_CACHE_DISABLE="1")
-    out = {"cold": min(run(cmd, env=env_cold)[0] for _ in range(3))}
+    out = {}
+
+    def times(key, c, env=None):
+        c = c[:1] + ["-v", "time+info"] + c[1:]
+        runs = []
+        for _ in range(3):
+            t0 = time.time()
+            dt, err = run(c, env=env)
+            runs.append((dt, first_output(t0, err)))
+        out[key] = min(r[0] for r in runs)
+        firsts = [r[1] for r in runs if r[1] is not None]
+        out[key + "_first"] = min(firsts) if firsts else None
+
+    times("cold", cmd, env_cold)
     run(cmd)  # fills the cache
-    out["warm"] = min(run(cmd)[0] for _ in range(3))
-    out["decode_only"] = min(run(decode_cmd)[0] for _ in range(3))
+    times("warm", cmd)
+    times("decode_only", decode_cmd)
     return out
