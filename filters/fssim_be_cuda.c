@@ -333,7 +333,8 @@ static int init_msssim(FSSIMEngine *e, CUDABackend *b)
         ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuModuleGetFunction(&b->ms_reduce_func, c->module,
                                                                 "fssim_ms_reduce"));
     if (ret >= 0)
-        ret = ff_fssim_cuda_set_smem(e->ctx, c, b->ms_scale_func, b->ms_smem);
+        ret = ff_fssim_cuda_set_smem(e->ctx, c, b->ms_scale_func, b->ms_smem,
+                                     "algo=msssim");
     if (ret >= 0)
         ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuMemAlloc(&b->ms_levels, bytes));
     if (ret >= 0)
@@ -471,7 +472,7 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
         ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuModuleGetFunction(&b->reduce_func, c->module,
                                                                 "fssim_reduce"));
     if (ret >= 0)
-        ret = ff_fssim_cuda_set_smem(ctx, c, b->plane_func, b->smem_bytes);
+        ret = ff_fssim_cuda_set_smem(ctx, c, b->plane_func, b->smem_bytes, ctx->filter->name);
     if (ret >= 0)
         ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuMemAlloc(&b->partials, (size_t)e->nb_dist *
                                                         b->nb_tiles * part_bytes));
@@ -703,7 +704,7 @@ static int init_3d(FSSIMEngine *e, CUDABackend *b, size_t *bytes)
         ret = FSSIM_CHECK_CU(c, ctx, cu->cuModuleGetFunction(&b->sum_func, c->module,
                                                              "fssim3d_sum"));
     if (ret >= 0)
-        ret = ff_fssim_cuda_set_smem(ctx, c, b->moments_func, b->smem_bytes);
+        ret = ff_fssim_cuda_set_smem(ctx, c, b->moments_func, b->smem_bytes, "fssim3d");
     /* the ring is the one large allocation: a failure there is "too
      * little device memory" (the caller suggests a smaller depth) */
     if (ret >= 0 && FSSIM_CHECK_CU(c, ctx, cu->cuMemAlloc(&b->ring, *bytes)) < 0)

@@ -35,7 +35,9 @@
 /* after fssim_cuda_common.h: it needs the CUDA types */
 #include "libavfilter/cuda/load_helper.h"
 
+/* driver API values that compat/cuda/dynlink_loader.h does not name */
 #define CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES_ 8
+#define CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN_ 97
 
 int ff_fssim_cuda_checked(AVFilterContext *ctx, FSSIMCuda *c, int ret)
 {
@@ -218,8 +220,20 @@ void ff_fssim_cuda_uninit(AVFilterContext *ctx, FSSIMCuda *c)
     av_buffer_unref(&c->device_ref);
 }
 
-int ff_fssim_cuda_set_smem(AVFilterContext *ctx, FSSIMCuda *c, CUfunction f, int bytes)
+int ff_fssim_cuda_set_smem(AVFilterContext *ctx, FSSIMCuda *c, CUfunction f, int bytes,
+                           const char *what)
 {
+    int max = 0;
+
+    /* a GPU with less than the options need (Turing allows 64 KiB, float+int
+     * takes 68) would fail the call below with a bare CUDA_ERROR_INVALID_VALUE */
+    if (c->cu->cuDeviceGetAttribute(&max, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN_,
+                                    c->hwctx->internal->cuda_device) == CUDA_SUCCESS &&
+        max > 0 && bytes > max) {
+        av_log(ctx, AV_LOG_ERROR, "The CUDA device offers %d bytes of shared memory per "
+               "block; %s needs %d with these options.\n", max, what, bytes);
+        return AVERROR(ENOSYS);
+    }
     return FSSIM_CHECK_CU(c, ctx, c->ext.cuFuncSetAttribute(f,
                           CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES_, bytes));
 }

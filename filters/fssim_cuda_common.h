@@ -113,8 +113,10 @@ void ff_fssim_cuda_uninit(AVFilterContext *ctx, FSSIMCuda *c);
  */
 int ff_fssim_cuda_event_done(AVFilterContext *ctx, FSSIMCuda *c, CUevent ev, int wait);
 
-/** Allow a kernel more than 48 KiB of dynamic shared memory. */
-int ff_fssim_cuda_set_smem(AVFilterContext *ctx, FSSIMCuda *c, CUfunction f, int bytes);
+/** Allow a kernel more than 48 KiB of dynamic shared memory; AVERROR(ENOSYS),
+ *  naming what (the filter or algorithm), if the device offers less than bytes. */
+int ff_fssim_cuda_set_smem(AVFilterContext *ctx, FSSIMCuda *c, CUfunction f, int bytes,
+                           const char *what);
 
 /*
  * Result slots.  Each job gets a slot: its kernels, on the filter's stream

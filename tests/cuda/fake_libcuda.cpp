@@ -336,9 +336,14 @@ CUresult cuInit(unsigned flags) { return OK; }
 CUresult cuDriverGetVersion(int *v) { *v = 13000; return OK; }
 CUresult cuDeviceGetCount(int *n) { *n = 1; return OK; }
 CUresult cuDeviceGet(int *d, int i) { *d = 0; return i == 0 ? OK : INVALID; }
+/* An sm_90 device; FSSIM_FAKE_CUDA_SMEM_OPTIN=N: N bytes of shared memory
+ * per block (97, the opt-in limit), as a smaller GPU offers (Turing: 65536). */
 CUresult cuDeviceGetAttribute(int *v, int attr, int dev)
 {
-    *v = attr == 75 ? 9 : attr == 76 ? 0 : attr == 14 || attr == 51 ? 256 : 1;
+    const char *smem = getenv("FSSIM_FAKE_CUDA_SMEM_OPTIN");
+
+    *v = attr == 75 ? 9 : attr == 76 ? 0 : attr == 14 || attr == 51 ? 256 :
+         attr == 97 ? (smem && *smem ? atoi(smem) : 232448) : 1;
     return OK;
 }
 CUresult cuDeviceGetName(char *name, int len, int dev)

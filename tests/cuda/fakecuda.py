@@ -53,6 +53,7 @@ def env(**extra):
     settings (FSSIM_FAKE_CUDA_FAULT=..., FSSIM_FAKE_CUDA_LAZY=1, ...)."""
     e = dict(os.environ)
     for k in ("FSSIM_FAKE_CUDA_FAULT", "FSSIM_FAKE_CUDA_LAZY", "FSSIM_FAKE_CUDA_COUNTS",
+              "FSSIM_FAKE_CUDA_NO_SASS", "FSSIM_FAKE_CUDA_SMEM_OPTIN",
               "FAKE_CUDA_VERBOSE"):
         e.pop(k, None)
     e.update({k: str(v) for k, v in extra.items()})

@@ -33,6 +33,9 @@ The kernels' machine code (configure --with-cuda-sass), which the driver
 is offered before the PTX: taken where the build made it for the GPU, and
 the PTX loaded, with the same scores, where it did not.
 
+A GPU with less shared memory per block than the options need fails with
+a message that names both sizes.
+
 The real GPU test is tests/cuda/test_cuda.py.  Without CUDA in the build
 every check reports SKIP.
 """
@@ -260,6 +263,39 @@ def run_images():
                        for refuse, p, _ in runs))
 
 
+def run_smem_limits():
+    """A GPU with less shared memory per block than the options need (the
+    stand-in driver's FSSIM_FAKE_CUDA_SMEM_OPTIN; Turing offers 65536, and
+    float+int takes 69664 bytes): the run fails by itself with a message
+    that names both numbers, no signal; the same GPU scores what fits."""
+    cases = [  # limit, filter graph, runs, what the message names; msssim's
+               # five scales need 161 samples
+        (65536, "fssim_cuda=algo=float+int", False, "fssim_cuda needs 69664"),
+        (65536, "fssim_cuda=algo=float", True, None),
+        (32768, "fssim_cuda=algo=msssim", False, "algo=msssim needs"),
+        (16384, "fssim3d=depth=3", False, "fssim3d needs"),
+    ]
+    for limit, graph, runs, names in cases:
+        size = (161, 165) if "msssim" in graph else (66, 38)
+        what = "%s with %d bytes of shared memory per block: %s" % (
+            graph, limit, "scores" if runs else "fails naming both sizes")
+        if SKIP:
+            t.skip(what, SKIP)
+            continue
+        main, ref = clips("smem %dx%d" % size, "yuv444p", size[0], size[1], "natural", NB)
+        p = ft.ffmpeg(*fc.HW, *main.input_args(), *ref.input_args(), "-lavfi",
+                      "[0:v]hwupload[a];[1:v]hwupload[b];[a][b]%s" % graph, "-f", "null", "-",
+                      check=False, env=fc.env(FSSIM_FAKE_CUDA_SMEM_OPTIN=limit))
+        line = "The CUDA device offers %d bytes of shared memory per block; " % limit
+        if runs:
+            good = p.returncode == 0 and line not in p.stderr
+        else:
+            good = (p.returncode > 0 and not fc.CRASH.search(p.stderr) and
+                    re.search(re.escape(line + names) + r"[ \d]* with these options",
+                              p.stderr) is not None)
+        t.ok(good, what, "rc %d\n%s" % (p.returncode, p.stderr[-1500:]))
+
+
 for case in CASES:
     run_case(*case)
 for case in LADDERS:
@@ -269,4 +305,5 @@ for case in MS_CASES:
 for case in MS_LADDERS:
     run_ladder(*case, nb=NB_MS)
 run_images()
+run_smem_limits()
 t.done()
