@@ -24,7 +24,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import (HW, best, clip_args, gpu_name, parse_clip_args,  # noqa: E402
-                      parse_gpu, start_times)
+                      parse_gpu, start_summary, start_times)
 
 
 def bench_pair(ff, dist, ref, frames, threads, depth, loops):
@@ -92,9 +92,7 @@ def main():
                                    r["cuda"]["mem_mib"] - r["decode"]["mem_mib"]),
                   flush=True)
             if "start" in entry:
-                print("start to first scored frame (1080p): cold %.2f s, warm %.2f s, "
-                      "decode-only %.2f s" % (entry["start"]["cold"], entry["start"]["warm"],
-                                              entry["start"]["decode_only"]), flush=True)
+                print("start (1080p): " + start_summary(entry["start"]), flush=True)
     with open(os.path.join(a.out, "bench_cuda.json"), "w") as f:
         json.dump(results, f, indent=1)
 

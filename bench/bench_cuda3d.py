@@ -33,7 +33,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import (HW, best, clip_args, fed_output, gpu_name,  # noqa: E402
-                      parse_clip_args, start_times)
+                      parse_clip_args, start_summary, start_times)
 
 
 def parse_3d(err):
@@ -129,10 +129,7 @@ def main():
                 print("    fssim3d software (%d threads): %.2f fps (cuda3d is %.1fx)"
                       % (a.threads, r["sw3d"]["fps"], c["fps"] / r["sw3d"]["fps"]), flush=True)
             if "start" in entry:
-                s = entry["start"]
-                print("    start to first scored frame (1080p): cold %.2f s, warm %.2f s, "
-                      "decode-only of the same frames %.2f s" % (s["cold"], s["warm"],
-                                                                 s["decode_only"]), flush=True)
+                print("    start (1080p): " + start_summary(entry["start"]), flush=True)
     with open(os.path.join(a.out, "bench_cuda3d.json"), "w") as f:
         json.dump(results, f, indent=1)
 

@@ -38,7 +38,8 @@ import subprocess
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import (HW, VK_DEV, VK_HW, MemSampler, best, clip_args,  # noqa: E402
-                      fed_output, gpu_name, parse_clip_args, parse_gpu, start_times)
+                      fed_output, gpu_name, parse_clip_args, parse_gpu, start_summary,
+                      start_times)
 
 RENDITIONS = ["2160_hevc_8_qp34.mkv", "ladder_1440.mkv", "ladder_1080.mkv",
               "ladder_720.mkv", "ladder_540.mkv", "ladder_360.mkv"]
@@ -186,9 +187,7 @@ def main():
                   % (k, r["fps"], r["fps"] / vd,
                      "%.1f" % r["gpu_us"] if r.get("gpu_us") else "-"), flush=True)
     if "start" in res:
-        s = res["start"]
-        print("start to first scored ladder frame: cold JIT %.2f s, warm %.2f s, decode only "
-              "%.2f s" % (s["cold"], s["warm"], s["decode_only"]), flush=True)
+        print("start, ladder: " + start_summary(res["start"]), flush=True)
     with open(os.path.join(a.out, "bench_ladder.json"), "w") as f:
         json.dump(res, f, indent=1)
 

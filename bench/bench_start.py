@@ -22,7 +22,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import HW, best, gpu_name, parse_gpu, start_times  # noqa: E402
+from benchlib import (HW, best, gpu_name, parse_gpu, start_summary,  # noqa: E402
+                      start_times)
 from bench_ladder import REFERENCE, RENDITIONS  # noqa: E402
 
 PAIR = ("2160_hevc_8_qp34.mkv", "2160_hevc_8_qp22.mkv")
@@ -61,12 +62,9 @@ def main():
                        ["-lavfi", graph, "-f", "null", "-"], a.frames, parse_gpu)
             r["gpu_us"] = run.get("gpu_us")
             res["cases"][name][ff] = r
-            print("%-8s %-22s first scored frame: cold %s s, warm %s s (decode only %s s); "
-                  "to exit: cold %.2f s, warm %.2f s (decode only %.2f s); GPU %s us per frame"
-                  % (name, ff, *("%.2f" % r[k] if r[k] is not None else "-" for k in
-                                 ("cold_first", "warm_first", "decode_only_first")),
-                     r["cold"], r["warm"], r["decode_only"],
-                     "%.1f" % r["gpu_us"] if r["gpu_us"] else "-"), flush=True)
+            print("%-8s %-22s %s; GPU %s us per frame"
+                  % (name, ff, start_summary(r), "%.1f" % r["gpu_us"] if r["gpu_us"] else "-"),
+                  flush=True)
     with open(os.path.join(a.out, "bench_start.json"), "w") as f:
         json.dump(res, f, indent=1)
 

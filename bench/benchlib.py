@@ -155,3 +155,12 @@ def start_times(cmd, decode_cmd):
     times("warm", cmd)
     times("decode_only", decode_cmd)
     return out
+
+
+def start_summary(s):
+    """start_times' figures as one line."""
+    first = ("%.2f" % s[k + "_first"] if s.get(k + "_first") is not None else "-"
+             for k in ("cold", "warm", "decode_only"))
+    return ("first scored frame: cold %s s, warm %s s (decode only %s s); end of the one-frame "
+            "run: cold %.2f s, warm %.2f s (decode only %.2f s)"
+            % (*first, s["cold"], s["warm"], s["decode_only"]))
