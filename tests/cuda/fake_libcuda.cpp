@@ -97,8 +97,8 @@ extern "C" {
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
 enum {
-    OK = 0, INVALID = 1, OOM = 2, NO_BINARY = 209, INVALID_PTX = 218, NOT_FOUND = 500, NOT_READY = 600,
-    ILLEGAL_ADDRESS = 700, LAUNCH_FAILED = 719, UNKNOWN = 999,
+    OK = 0, INVALID = 1, OOM = 2, NO_BINARY = 209, INVALID_PTX = 218, NOT_FOUND = 500,
+    NOT_READY = 600, ILLEGAL_ADDRESS = 700, LAUNCH_FAILED = 719, UNKNOWN = 999,
 };
 
 /* the driver's 2-D copy descriptor (ffnvcodec's dynlink_cuda.h) */

@@ -227,13 +227,13 @@ def run_images():
     said = {True: "CUDA kernels: machine code for sm_90",
             False: "CUDA kernels: no machine code for sm_90 (CUDA_ERROR_NO_BINARY_FOR_GPU); "
                    "the driver compiles the PTX"}
-    for name, graph in (("fssim_cuda", "fssim_cuda=algo=float+int"), ("fssim3d", "fssim3d=depth=3")):
-        whats = ["%s: %s" % (name, "the machine code loaded, and the PTX where the GPU "
-                             "refuses it, with the same scores" if sass else
-                             "built without machine code, the PTX loaded")]
+    for name, graph in (("fssim_cuda", "fssim_cuda=algo=float+int"),
+                        ("fssim3d", "fssim3d=depth=3")):
+        what = "%s: %s" % (name, "the machine code loaded, and the PTX where the GPU refuses "
+                           "it, with the same scores" if sass else
+                           "built without machine code, the PTX loaded")
         if SKIP:
-            for what in whats:
-                t.skip(what, SKIP)
+            t.skip(what, SKIP)
             continue
         main, ref = clips("images " + name, "yuv420p", 66, 38, "natural", NB)
         runs = []
@@ -255,7 +255,7 @@ def run_images():
                      (name != "fssim_cuda" or fake == [" (machine code)" if refuse is False
                                                        else ""]))
         logs = [json.dumps(log and log["frames"], sort_keys=True) for _, _, log in runs]
-        t.ok(good and len(set(logs)) == 1, whats[0],
+        t.ok(good and len(set(logs)) == 1, what,
              "\n".join("refused %s: rc %d\n%s" % (refuse, p.returncode,
                                                    "\n".join(l for l in p.stderr.splitlines()
                                                              if "CUDA kernels" in l or
