@@ -1,11 +1,10 @@
 """Start-up of the CUDA filters: seconds from process start to the first
 scored frame (when it reaches the output), and to the end of a run that
 scores one frame (which adds the decoders' teardown), with an empty driver
-cache (CUDA_CACHE_DISABLE=1: a fresh
-machine or container, where the driver compiles any PTX it is given) and
-warm, for one or more ffmpeg builds in the same run, so that a build whose
-modules carry machine code (configure --with-cuda-sass) and one without
-compare on the same machine.  Also each build's GPU time per frame over a
+cache (CUDA_CACHE_DISABLE=1: a fresh machine or container, where the driver
+compiles any PTX it is given) and warm, for one or more ffmpeg builds in the
+same run, so that a build whose modules carry machine code (configure
+--with-cuda-sass) and one without compare on the same machine.  Also each build's GPU time per frame over a
 short run: the machine code must score as fast as the driver's compilation
 of the PTX.
 
