@@ -167,7 +167,9 @@ static void run(const Module &m, int w, int h, int depth, int iters, bool check)
         FSSIMCudaReduceParams rp = {};
         const FSSIMSmemLayout l = fssim_smem_layout(5, algos, fssim_cuda_kind(depth));
         int off = 0;
+        int per_sm = 0;
         CK(cuFuncSetAttribute(m.plane, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, l.total));
+        CK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, m.plane, FSSIM_THREADS, l.total));
         for (int i = 0; i < 3; i++) {
             fssim_cuda_fill_params(&kp[i], depth, pl[i].w, pl[i].h, bytes, 1, 0, algos, 11, 1.5, 0);
             kp[i].main_ptr[0] = pl[i].dev[0];
@@ -206,8 +208,9 @@ static void run(const Module &m, int w, int h, int depth, int iters, bool check)
         }
         std::sort(ms.begin(), ms.end());
         CK(cuMemcpyDtoH(host_out, out, sizeof(host_out)));
-        printf("%dx%d %2d-bit %-17s smem %6d B  median %8.1f us  min %8.1f us\n", w, h, depth,
-               algo_name(algos), l.total, 1000.0 * ms[ms.size() / 2], 1000.0 * ms[0]);
+        printf("%dx%d %2d-bit %-17s smem %6d B  %d blocks/SM  median %8.1f us  min %8.1f us\n",
+               w, h, depth, algo_name(algos), l.total, per_sm, 1000.0 * ms[ms.size() / 2],
+               1000.0 * ms[0]);
 
         if (check && algos == (FSSIM_BIT(FSSIM_ALGO_FLOAT) | FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_BLOCK))) {
             for (int i = 0; i < 3; i++) {

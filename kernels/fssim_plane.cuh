@@ -235,6 +235,17 @@ static __device__ __forceinline__ void load_tile(const FSSIMCudaParams &p, const
     }
 }
 
+/*
+ * The int algorithm's types beyond the horizontal pass (TI): H, the
+ * horizontal sums as kept in shared memory, and V, the vertical sums.
+ * 8-bit: both 32-bit integers (below 255^2 * 256^2 < 2^32), which keeps
+ * the vertical pass in half the registers of doubles; deeper samples need
+ * doubles there (below 2^53).
+ */
+template <int KIND> struct IntSums            { typedef double   H; typedef double V; };
+template <>         struct IntSums<FSSIM_KIND_8>  { typedef unsigned H; typedef unsigned V; };
+template <>         struct IntSums<FSSIM_KIND_12> { typedef unsigned H; typedef unsigned long long V; };
+
 /* Columns per horizontal-pass work item: a thread slides along a row and
  * reuses the samples it loaded for HCOLS neighbouring outputs. */
 #define HCOLS 4
@@ -252,7 +263,7 @@ static __device__ __forceinline__ void load_tile(const FSSIMCudaParams &p, const
  */
 enum { PART_REF = 1, PART_DIST = 2 };
 
-template <typename TI, int PARTS>
+template <typename TI, int KIND, int PARTS>
 static __device__ __forceinline__ void hpass_int(const FSSIMSmemLayout &l, char *smem, int ry,
                                                  int c0)
 {
@@ -262,7 +273,8 @@ static __device__ __forceinline__ void hpass_int(const FSSIMSmemLayout &l, char 
     const int base = c0 + R - FSSIM_INT_RADIUS;
     const int row = ry - (R - FSSIM_INT_RADIUS);
     const int plane = (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) * FSSIM_TILE;
-    TI *H = (TI *)(smem + l.hi) + row * FSSIM_TILE + c0;
+    typedef typename IntSums<KIND>::H TH;
+    TH *H = (TH *)(smem + l.hi) + row * FSSIM_TILE + c0;
     TI s[HCOLS + 8], d[HCOLS + 8];
 
     TI ss[HCOLS + 8], sd[HCOLS + 8], dd[HCOLS + 8];
@@ -289,12 +301,12 @@ static __device__ __forceinline__ void hpass_int(const FSSIMSmemLayout &l, char 
             xy  += k * sd[o + j];
             y2  += k * dd[o + j];
         }
-        H[0 * plane + o] = mux;
-        H[2 * plane + o] = x2;
-        H[3 * plane + o] = xy;
+        H[0 * plane + o] = (TH)mux;
+        H[2 * plane + o] = (TH)x2;
+        H[3 * plane + o] = (TH)xy;
         if (PARTS & PART_REF) {
-            H[1 * plane + o] = muy;
-            H[4 * plane + o] = y2;
+            H[1 * plane + o] = (TH)muy;
+            H[4 * plane + o] = (TH)y2;
         }
     }
 }
@@ -377,30 +389,32 @@ static __device__ __forceinline__ void hpass_float(const FSSIMCudaParams &p, con
 
 /* Vertical pass and per-pixel term of the int algorithm; returns the sum of
  * the terms of the thread's VROWS pixels. */
-template <typename TI>
+template <int KIND>
 static __device__ __forceinline__ double vpass_int(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
                                                    char *smem, int c, int r0, int gx, int gy0,
                                                    bool interior)
 {
     const int plane = (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) * FSSIM_TILE;
-    const TI *H = (const TI *)(smem + l.hi) + r0 * FSSIM_TILE + c;
+    typedef typename IntSums<KIND>::H TH;
+    typedef typename IntSums<KIND>::V TV;
+    const TH *H = (const TH *)(smem + l.hi) + r0 * FSSIM_TILE + c;
     const int wx = interior ? 256 : int_weight(gx, p.width);
-    double v[VROWS][5];
+    TV v[VROWS][5];
     double sum = 0.0;
 
-    /* integers below 2^53: exact in any order, fused or not */
+    /* integers, exact in TV in any order, fused or not */
 #pragma unroll
     for (int k = 0; k < 5; k++) {
-        double m[VROWS + 8];
+        TH m[VROWS + 8];
 #pragma unroll
         for (int i = 0; i < VROWS + 8; i++)
-            m[i] = (double)H[k * plane + i * FSSIM_TILE];
+            m[i] = H[k * plane + i * FSSIM_TILE];
 #pragma unroll
         for (int o = 0; o < VROWS; o++) {
-            double acc = 0.0;
+            TV acc = 0;
 #pragma unroll
             for (int j = 0; j < 9; j++)
-                acc += (double)int_taps[j] * m[o + j];
+                acc += (TV)int_taps[j] * (TV)m[o + j];
             v[o][k] = acc;
         }
     }
@@ -409,8 +423,8 @@ static __device__ __forceinline__ double vpass_int(const FSSIMCudaParams &p, con
         const int gy = gy0 + o;
         if (interior || (gx < p.width && gy < p.height)) {
             const double W = (double)(wx * (interior ? 256 : int_weight(gy, p.height)));
-            sum += int_term(v[o][0], v[o][1], v[o][2], v[o][3], v[o][4], W,
-                            p.c1base, p.c2base);
+            sum += int_term((double)v[o][0], (double)v[o][1], (double)v[o][2],
+                            (double)v[o][3], (double)v[o][4], W, p.c1base, p.c2base);
         }
     }
     return sum;
@@ -527,7 +541,7 @@ static __device__ __forceinline__ double block_pass(const FSSIMCudaParams &p, co
 
 /* The horizontal passes of the int and float algorithms over the tile,
  * one list of row pieces keeping all threads busy. */
-template <typename TI, int RF, int PARTS>
+template <typename TI, int KIND, int RF, int PARTS>
 static __device__ __forceinline__ void hpasses(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
                                                char *smem, int x0, int y0, bool interior,
                                                float cs, float cd)
@@ -541,7 +555,7 @@ static __device__ __forceinline__ void hpasses(const FSSIMCudaParams &p, const F
 
     for (int i = tid; i < n_int + n_flt; i += FSSIM_THREADS) {
         if (i < n_int) {
-            hpass_int<TI, PARTS>(l, smem, R - FSSIM_INT_RADIUS + i / HGROUPS, i % HGROUPS * HCOLS);
+            hpass_int<TI, KIND, PARTS>(l, smem, R - FSSIM_INT_RADIUS + i / HGROUPS, i % HGROUPS * HCOLS);
         } else {
             const int j = i - n_int;
             hpass_float<RF, PARTS>(p, l, smem, R - rf + j / HGROUPS, j % HGROUPS * HCOLS,
@@ -570,11 +584,11 @@ static __device__ __forceinline__ void score_tile(const FSSIMCudaParams &p, cons
     double *out = (double *)p.partials +
                   ((size_t)m * p.part_stride + p.part_offset + block) * FSSIM_NB_FUSED_PARTS;
 
-    hpasses<TI, RF, PARTS>(p, l, smem, x0, y0, interior, cs, cd);
+    hpasses<TI, KIND, RF, PARTS>(p, l, smem, x0, y0, interior, cs, cd);
     __syncthreads();
 
     if (p.algos & FSSIM_BIT(FSSIM_ALGO_INT))
-        part[FSSIM_PART_INT] = vpass_int<TI>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0, interior);
+        part[FSSIM_PART_INT] = vpass_int<KIND>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0, interior);
     if (p.algos & FSSIM_BIT(FSSIM_ALGO_FLOAT))
         part[FSSIM_PART_FLOAT] = vpass_float<RF>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0,
                                                  interior, cs, cd);
@@ -667,14 +681,15 @@ static __device__ __forceinline__ void fssim_reduce_impl(const FSSIMCudaReducePa
     }
 }
 
-/* Thread blocks per SM that registers must allow when shared memory allows
- * 3 (8 to 12-bit samples): measured on an H200, nvcc's PTX fits 3 blocks
- * without spilling, clang's spills and runs faster with 2. */
-#ifdef __NVCC__
-#define FSSIM_BLOCKS_PER_SM 3
-#else
-#define FSSIM_BLOCKS_PER_SM 2
-#endif
+/*
+ * Thread blocks per SM that registers must allow.  The kernel is bound by
+ * latency, not by any pipe, so a third block helps where shared memory
+ * allows one (8 to 12-bit samples): the default window's lone pair then
+ * fits 80 registers with a few bytes of spill.  The run-time window and the
+ * ladder's loop would spill hundreds of bytes at 80, and keep 2.
+ */
+#define FSSIM_BLOCKS_PER_SM_PAIR 3
+#define FSSIM_BLOCKS_PER_SM      2
 
 /* The entry points of one module: fssim_plane for the sample class, the
  * float radius RF (0: any) and LADDER, fssim_reduce, the resampler's two
