@@ -46,7 +46,7 @@ static inline __device__ uint3 getGridDim()
 
 /* The block's dynamic shared memory (the emulation supplies its own). */
 #ifndef FSSIM_DYNAMIC_SMEM
-#define FSSIM_DYNAMIC_SMEM(name) extern __shared__ char name[]
+#define FSSIM_DYNAMIC_SMEM(name) extern __shared__ __align__(16) char name[]
 #endif
 
 /*
