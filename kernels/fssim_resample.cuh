@@ -39,23 +39,89 @@
 
 #include "fssim_cuda_device.cuh"
 
+/* Source sample i of a row, clamped to the row (edge replication). */
+template <typename T>
+static __device__ __forceinline__ int tap_h(const FSSIMCudaResampleParams &p, const T *row, int i)
+{
+    i = i < 0 ? 0 : i >= p.in_w ? p.in_w - 1 : i;
+    return (int)((unsigned)row[i * p.step] >> p.shift);
+}
+
+/* The horizontal pass's value j rows down a column, clamped likewise. */
+static __device__ __forceinline__ int tap_v(const FSSIMCudaResampleParams &p, const int *tmp, int j)
+{
+    j = j < 0 ? 0 : j >= p.in_h ? p.in_h - 1 : j;
+    return tmp[(size_t)j * p.out_w];
+}
+
+/*
+ * NT: the taps of the axis when known at compile time (0: p.xtaps or
+ * p.ytaps, in a loop).  Known, the loop unrolls and a thread issues all its
+ * loads at once: the passes wait on memory, not on arithmetic.
+ */
+template <typename T, int NT>
+static __device__ __forceinline__ void resample_h(const FSSIMCudaResampleParams &p, int x, int y)
+{
+    const T *row = (const T *)(p.src + (unsigned long long)y * p.src_pitch);
+    const int n = NT ? NT : p.xtaps;
+    const int *coef = (const int *)p.xcoef + x * n;
+    const int first = ((const int *)p.xstart)[x];
+    int h = 0;
+
+    if (NT) {
+#pragma unroll
+        for (int k = 0; k < NT; k++)
+            h += coef[k] * tap_h<T>(p, row, first + k);
+    } else {
+        for (int k = 0; k < n; k++)
+            h += coef[k] * tap_h<T>(p, row, first + k);
+    }
+    ((int *)p.tmp)[(size_t)y * p.out_w + x] = h;
+}
+
+template <typename T, int NT>
+static __device__ __forceinline__ void resample_v(const FSSIMCudaResampleParams &p, int x, int y)
+{
+    const int n = NT ? NT : p.ytaps;
+    const int *coef = (const int *)p.ycoef + y * n;
+    const int first = ((const int *)p.ystart)[y];
+    const int *tmp = (const int *)p.tmp + x;
+    long long v = 0, s;
+
+    if (NT) {
+#pragma unroll
+        for (int k = 0; k < NT; k++)
+            v += (long long)coef[k] * tap_v(p, tmp, first + k);
+    } else {
+        for (int k = 0; k < n; k++)
+            v += (long long)coef[k] * tap_v(p, tmp, first + k);
+    }
+    /* an arithmetic shift: floor division by 2^28, v may be negative */
+    s = (v + (1LL << (2 * FSSIM_RESAMPLE_BITS - 1))) >> (2 * FSSIM_RESAMPLE_BITS);
+    s = s < 0 ? 0 : s > p.max ? p.max : s;
+    ((T *)(p.dst + (unsigned long long)y * p.dst_pitch))[x * p.step] = (T)(s << p.shift);
+}
+
+/* Unrolled: an axis of the reference's size (1 tap), and bilinear, bicubic
+ * and lanczos upscaling (2, 4, 6); downscaling in a loop. */
+#define FSSIM_RESAMPLE_DISPATCH(pass, T, taps, x, y)   \
+    switch (taps) {                                    \
+    case 1:  pass<T, 1>(p, x, y); break;               \
+    case 2:  pass<T, 2>(p, x, y); break;               \
+    case 4:  pass<T, 4>(p, x, y); break;               \
+    case 6:  pass<T, 6>(p, x, y); break;               \
+    default: pass<T, 0>(p, x, y); break;               \
+    }
+
 template <typename T>
 static __device__ __forceinline__ void fssim_resample_h_impl(const FSSIMCudaResampleParams &p)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
-    const T *row = (const T *)(p.src + (unsigned long long)y * p.src_pitch);
-    const int *start = (const int *)p.xstart, *coef = (const int *)p.xcoef;
-    int h = 0;
 
     if (x >= p.out_w || y >= p.in_h)
         return;
-    for (int k = 0; k < p.xtaps; k++) {
-        int i = start[x] + k;
-        i = i < 0 ? 0 : i >= p.in_w ? p.in_w - 1 : i;
-        h += coef[x * p.xtaps + k] * (int)((unsigned)row[i * p.step] >> p.shift);
-    }
-    ((int *)p.tmp)[(size_t)y * p.out_w + x] = h;
+    FSSIM_RESAMPLE_DISPATCH(resample_h, T, p.xtaps, x, y)
 }
 
 template <typename T>
@@ -63,21 +129,10 @@ static __device__ __forceinline__ void fssim_resample_v_impl(const FSSIMCudaResa
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
-    const int *start = (const int *)p.ystart, *coef = (const int *)p.ycoef;
-    const int *tmp = (const int *)p.tmp;
-    long long v = 0, s;
 
     if (x >= p.out_w || y >= p.out_h)
         return;
-    for (int k = 0; k < p.ytaps; k++) {
-        int j = start[y] + k;
-        j = j < 0 ? 0 : j >= p.in_h ? p.in_h - 1 : j;
-        v += (long long)coef[y * p.ytaps + k] * tmp[(size_t)j * p.out_w + x];
-    }
-    /* an arithmetic shift: floor division by 2^28, v may be negative */
-    s = (v + (1LL << (2 * FSSIM_RESAMPLE_BITS - 1))) >> (2 * FSSIM_RESAMPLE_BITS);
-    s = s < 0 ? 0 : s > p.max ? p.max : s;
-    ((T *)(p.dst + (unsigned long long)y * p.dst_pitch))[x * p.step] = (T)(s << p.shift);
+    FSSIM_RESAMPLE_DISPATCH(resample_v, T, p.ytaps, x, y)
 }
 
 #endif /* FSSIM_RESAMPLE_CUH */
