@@ -23,4 +23,4 @@
  */
 #include "fssim_plane.cuh"
 
-FSSIM_MODULE(unsigned short, unsigned, int, FSSIM_KIND_12, FSSIM_BLOCKS_PER_SM, 0, true)
+FSSIM_MODULE(unsigned short, unsigned, int, FSSIM_KIND_12, FSSIM_BLOCKS_ANY, 0, true)

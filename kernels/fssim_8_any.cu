@@ -23,4 +23,4 @@
  */
 #include "fssim_plane.cuh"
 
-FSSIM_MODULE(unsigned char, float, int, FSSIM_KIND_8, FSSIM_BLOCKS_PER_SM, 0, false)
+FSSIM_MODULE(unsigned char, float, int, FSSIM_KIND_8, FSSIM_BLOCKS_ANY, 0, false)

@@ -243,9 +243,9 @@ static __device__ __forceinline__ void load_tile(const FSSIMCudaParams &p, const
  * vertical sums (below 2^40); deeper: doubles (below 2^53).  Registers, not
  * arithmetic, bound the kernel: they decide how many blocks share an SM.
  */
-template <int KIND> struct IntSums            { typedef double   H; typedef double V; };
-template <>         struct IntSums<FSSIM_KIND_8>  { typedef unsigned H; typedef unsigned V; };
-template <>         struct IntSums<FSSIM_KIND_12> { typedef unsigned H; typedef unsigned long long V; };
+template <int KIND> struct IntSums { typedef double H; typedef double V; };
+template <> struct IntSums<FSSIM_KIND_8>  { typedef unsigned H; typedef unsigned V; };
+template <> struct IntSums<FSSIM_KIND_12> { typedef unsigned H; typedef unsigned long long V; };
 
 /* Columns per horizontal-pass work item: a thread slides along a row and
  * reuses the samples it loaded for HCOLS neighbouring outputs. */
@@ -571,7 +571,8 @@ static __device__ __forceinline__ void hpasses(const FSSIMCudaParams &p, const F
 
     for (int i = tid; i < n_int + n_flt; i += FSSIM_THREADS) {
         if (i < n_int) {
-            hpass_int<TI, KIND, PARTS>(l, smem, R - FSSIM_INT_RADIUS + i / HGROUPS, i % HGROUPS * HCOLS);
+            hpass_int<TI, KIND, PARTS>(l, smem, R - FSSIM_INT_RADIUS + i / HGROUPS,
+                                       i % HGROUPS * HCOLS);
         } else {
             const int j = i - n_int;
             hpass_float<RF, PARTS>(p, l, smem, R - rf + j / HGROUPS, j % HGROUPS * HCOLS,
@@ -647,8 +648,8 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
     float cd;
 
     /* the reference and the first rendition at once */
-    load_tile<T, true, RF>(p, l, S, p.main_ptr[0], p.main_pitch[0], D, p.ref_ptr, p.ref_pitch, x0, y0,
-                           interior);
+    load_tile<T, true, RF>(p, l, S, p.main_ptr[0], p.main_pitch[0], D, p.ref_ptr, p.ref_pitch,
+                           x0, y0, interior);
     __syncthreads();
     cd = D[centre];
     score_tile<TI, TB, KIND, RF, PART_REF | PART_DIST>(p, l, smem, 0, x0, y0, interior,
@@ -701,13 +702,13 @@ static __device__ __forceinline__ void fssim_reduce_impl(const FSSIMCudaReducePa
  * Thread blocks per SM that registers must allow.  The kernel is bound by
  * latency, not by any pipe, so a third block helps where shared memory
  * allows one (8 to 12-bit samples), even at the price of a little spilling:
- * at 80 registers the default window's modules spill 16 (8-bit pair) to
+ * at 80 registers the default window's modules spill 12 (8-bit pair) to
  * 284 bytes (10-bit ladder), and the 8 and 10-bit pairs and the 8-bit
  * ladder ran 10-17% faster on an H100 than with 2 blocks and no spill.
  * The run-time window's modules keep 2.
  */
-#define FSSIM_BLOCKS_PER_SM_DEFAULT 3
-#define FSSIM_BLOCKS_PER_SM         2
+#define FSSIM_BLOCKS_DEF 3   /* the default window's modules */
+#define FSSIM_BLOCKS_ANY 2   /* the run-time window's */
 
 /* The entry points of one module: fssim_plane for the sample class, the
  * float radius RF (0: any) and LADDER, fssim_reduce, the resampler's two
