@@ -88,6 +88,23 @@ FSSIM_PTX_OP(rn_div_f32, float,  "div.rn.f32", "f")
 /* Rows per vertical-pass work item: a thread walks down one column. */
 #define FSSIM_VROWS (FSSIM_TILE * FSSIM_TILE / FSSIM_THREADS)
 
+/* Output o of a Gaussian pass over x, the taps in order, each a fused
+ * multiply-add: x[o] .. x[o + 2 r] weighted by g[0] .. g[2 r].  RF: r when
+ * known at compile time (0: the run-time r, up to FSSIM_MAX_RADIUS). */
+template <int RF, int N>
+static __device__ __forceinline__ float gauss_taps(const float *g, int r, const float (&x)[N],
+                                                  int o)
+{
+    enum { NT = 2 * (RF ? RF : FSSIM_MAX_RADIUS) + 1 };
+    float acc = 0.0f;
+
+#pragma unroll
+    for (int j = 0; j < NT; j++)
+        if (j <= 2 * r)
+            acc += g[j] * x[o + j];
+    return acc;
+}
+
 /*
  * The vertical Gaussian pass of four planes of horizontal sums, for the
  * thread's FSSIM_VROWS rows of one column: H is the column's first row of
@@ -108,14 +125,8 @@ static __device__ __forceinline__ void vgauss4(const float *H, int plane, const 
         for (int i = 0; i < NS; i++)
             m[i] = i < FSSIM_VROWS + 2 * r ? H[k * plane + i * FSSIM_TILE] : 0.0f;
 #pragma unroll
-        for (int o = 0; o < FSSIM_VROWS; o++) {
-            float acc = 0.0f;
-#pragma unroll
-            for (int j = 0; j < NT; j++)
-                if (j <= 2 * r)
-                    acc += g[j] * m[o + j];
-            v[o][k] = acc;
-        }
+        for (int o = 0; o < FSSIM_VROWS; o++)
+            v[o][k] = gauss_taps<RF>(g, r, m, o);
     }
 }
 

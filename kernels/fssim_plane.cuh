@@ -280,18 +280,11 @@ template <int RF, int N>
 static __device__ __forceinline__ void hsums_float(const float *g, int r, float *dst,
                                                    const float (&x)[N])
 {
-    enum { NT = 2 * (RF ? RF : FSSIM_MAX_RADIUS) + 1 };
     HQuad<float> q;
 
 #pragma unroll
-    for (int o = 0; o < HCOLS; o++) {
-        float acc = 0.0f;
-#pragma unroll
-        for (int j = 0; j < NT; j++)
-            if (j <= 2 * r)
-                acc += g[j] * x[o + j];
-        q.v[o] = acc;
-    }
+    for (int o = 0; o < HCOLS; o++)
+        q.v[o] = gauss_taps<RF>(g, r, x, o);
     *(HQuad<float> *)dst = q;
 }
 
