@@ -54,9 +54,6 @@
 #define MS_HCOLS   4
 #define MS_HGROUPS (FSSIM_TILE / MS_HCOLS)
 #define MS_VROWS   FSSIM_VROWS
-#define MS_LOAD_ROWS ((FSSIM_TILE + 2 * FSSIM_MAX_RADIUS + 7) / 8)
-#define MS_LOAD_COLS ((FSSIM_TILE + 2 * FSSIM_MAX_RADIUS + 31) / 32)
-
 /* One sample of scale j: the frame's container at scale 0, float after. */
 template <typename T>
 static __device__ __forceinline__ float ms_sample(const FSSIMCudaMsPlane &pl, int level,
@@ -71,39 +68,24 @@ static __device__ __forceinline__ float ms_sample(const FSSIMCudaMsPlane &pl, in
 }
 
 /* The tile and its halo, zero outside the plane (the padded zeros of the
- * pooling); every load of a thread issued before its first store. */
-template <typename T>
+ * pooling). */
+template <typename T, int RF>
 static __device__ __forceinline__ void ms_load(const FSSIMCudaMsPlane &pl, int level,
                                                const FSSIMMsSmemLayout &l, char *smem,
                                                int x0, int y0)
 {
-    float *S = (float *)(smem + l.s), *D = (float *)(smem + l.d);
+    enum { RMAX = FSSIM_TILE + 2 * (RF ? RF : FSSIM_MAX_RADIUS) };
     const int R = (l.region - FSSIM_TILE) / 2;
-    float s[MS_LOAD_ROWS][MS_LOAD_COLS], d[MS_LOAD_ROWS][MS_LOAD_COLS];
+    const bool interior = x0 >= R && y0 >= R && x0 + FSSIM_TILE + R <= pl.width &&
+                          y0 + FSSIM_TILE + R <= pl.height;
+    const auto fetch = [&](int which, int x, int y) {
+        return which ? ms_sample<T>(pl, level, pl.ref_ptr, pl.ref_pitch, x, y)
+                     : ms_sample<T>(pl, level, pl.main_ptr, pl.main_pitch, x, y);
+    };
 
-#pragma unroll
-    for (int i = 0; i < MS_LOAD_ROWS; i++) {
-#pragma unroll
-        for (int j = 0; j < MS_LOAD_COLS; j++) {
-            const int ry = threadIdx.y + 8 * i, rx = threadIdx.x + 32 * j;
-            const int gx = x0 - R + rx, gy = y0 - R + ry;
-            const bool in = ry < l.region && rx < l.region &&
-                            gx >= 0 && gx < pl.width && gy >= 0 && gy < pl.height;
-            s[i][j] = in ? ms_sample<T>(pl, level, pl.main_ptr, pl.main_pitch, gx, gy) : 0.0f;
-            d[i][j] = in ? ms_sample<T>(pl, level, pl.ref_ptr, pl.ref_pitch, gx, gy) : 0.0f;
-        }
-    }
-#pragma unroll
-    for (int i = 0; i < MS_LOAD_ROWS; i++) {
-#pragma unroll
-        for (int j = 0; j < MS_LOAD_COLS; j++) {
-            const int ry = threadIdx.y + 8 * i, rx = threadIdx.x + 32 * j;
-            if (ry < l.region && rx < l.region) {
-                S[ry * l.region + rx] = s[i][j];
-                D[ry * l.region + rx] = d[i][j];
-            }
-        }
-    }
+    load_region<RMAX, true>((float *)(smem + l.s), (float *)(smem + l.d),
+                            RF ? (int)RMAX : l.region, x0, y0, pl.width, pl.height, interior,
+                            fetch);
 }
 
 /*
@@ -255,7 +237,7 @@ static __device__ __forceinline__ void fssim_ms_scale_impl(const FSSIMCudaMsPara
         const int x0 = t % pl.tiles_x * FSSIM_TILE, y0 = t / pl.tiles_x * FSSIM_TILE;
         const int R = (l.region - FSSIM_TILE) / 2;
 
-        ms_load<T>(pl, p.level, l, smem, x0, y0);
+        ms_load<T, RF>(pl, p.level, l, smem, x0, y0);
         __syncthreads();
         ms_pool(pl, l, smem, x0, y0, tid);
         /* any centre works, but one near the samples keeps the float moments

@@ -185,17 +185,10 @@ __device__ __forceinline__ unsigned load_global<unsigned short>(unsigned long lo
 
 /*
  * Load the tile and its halo of one plane, or of two (PAIR: the first
- * rendition and the reference, at once); samples outside the plane read as
- * 0.  The threads take the region's samples in raster order, so a warp
- * reads along rows and every slot holds a sample: the region's side is a
- * constant when the radius is (RF), and the whole region is in the plane
- * for interior tiles, which skip the bounds.  Every load of a thread is
- * issued before the first store, so their latencies overlap.  Offsets are
- * 32-bit: a plane is far below 2 GiB.  (This raster order took an H100's
- * 8-bit float+int pair from 453 to 394 us, kernel only, against rows of
- * 32-sample slots, a third of them idle.  PAIR is known at compile time:
- * as a run-time test, on a NULL dst2, it cost the single pair a sixth of
- * its time.)
+ * rendition and the reference, at once).  Offsets are computed in 32 bits
+ * (a plane is far below 2 GiB) and signed (a frame may be stored bottom-up,
+ * with a negative pitch).  (PAIR is known at compile time: as a run-time
+ * test, on a NULL dst2, it cost the single pair a sixth of its time.)
  */
 template <typename T, bool PAIR, int RF>
 static __device__ __forceinline__ void load_tile(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
@@ -203,36 +196,15 @@ static __device__ __forceinline__ void load_tile(const FSSIMCudaParams &p, const
                                                  float *dst2, unsigned long long base2,
                                                  int pitch2, int x0, int y0, bool interior)
 {
-    enum { RMAX  = FSSIM_TILE + 2 * (RF ? (RF > FSSIM_INT_RADIUS ? RF : FSSIM_INT_RADIUS)
-                                        : FSSIM_MAX_RADIUS),
-           SLOTS = (RMAX * RMAX + FSSIM_THREADS - 1) / FSSIM_THREADS };
-    const int region = RF ? (int)RMAX : l.region;
-    const int R = (region - FSSIM_TILE) / 2;
-    const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
-    float s[SLOTS], d[SLOTS];
+    enum { RMAX = FSSIM_TILE + 2 * (RF ? (RF > FSSIM_INT_RADIUS ? RF : FSSIM_INT_RADIUS)
+                                       : FSSIM_MAX_RADIUS) };
+    const auto fetch = [&](int which, int x, int y) {
+        const long long o = y * (which ? pitch2 : pitch) + x * p.step * (int)sizeof(T);
+        return (float)(load_global<T>((which ? base2 : base) + o) >> p.shift);
+    };
 
-#pragma unroll
-    for (int k = 0; k < SLOTS; k++) {
-        const int i = tid + k * FSSIM_THREADS;
-        const int ry = i / region, rx = i - ry * region;
-        const int gx = x0 - R + rx, gy = y0 - R + ry;
-        const bool in = i < region * region &&
-                        (interior || (gx >= 0 && gx < p.width && gy >= 0 && gy < p.height));
-        const int xo = gx * p.step * (int)sizeof(T);
-
-        s[k] = in ? (float)(load_global<T>(base + (unsigned)(gy * pitch + xo)) >> p.shift) : 0.0f;
-        d[k] = in && PAIR ? (float)(load_global<T>(base2 + (unsigned)(gy * pitch2 + xo)) >> p.shift)
-                          : 0.0f;
-    }
-#pragma unroll
-    for (int k = 0; k < SLOTS; k++) {
-        const int i = tid + k * FSSIM_THREADS;
-        if (i < region * region) {
-            dst[i] = s[k];
-            if (PAIR)
-                dst2[i] = d[k];
-        }
-    }
+    load_region<RMAX, PAIR>(dst, dst2, RF ? (int)RMAX : l.region, x0, y0, p.width, p.height,
+                            interior, fetch);
 }
 
 /*
