@@ -122,7 +122,13 @@ static void run_case(const Case &c)
     int gx, gy;
     const int nblocks = fssim_cuda_nb_blocks(c.w, c.h, &gx, &gy);
     std::vector<double> partials((size_t)nblocks * FSSIM_NB_FUSED_PARTS, NAN);
-    double out[2][FSSIM_NB_FUSED_PARTS];
+    double out[3][FSSIM_NB_FUSED_PARTS];
+    /* both planes stored bottom-up: the last row first, a negative pitch */
+    std::vector<uint8_t> af(a.size()), bf(b.size());
+    for (int y = 0; y < c.h; y++) {
+        memcpy(&af[(size_t)(c.h - 1 - y) * pitch], &a[(size_t)y * pitch], pitch);
+        memcpy(&bf[(size_t)(c.h - 1 - y) * pitch], &b[(size_t)y * pitch], pitch);
+    }
 
     p.main_ptr[0] = (unsigned long long)(uintptr_t)a.data();
     p.ref_ptr     = (unsigned long long)(uintptr_t)b.data();
@@ -131,7 +137,7 @@ static void run_case(const Case &c)
     p.partials    = (unsigned long long)(uintptr_t)partials.data();
     p.part_offset = 0;
 
-    for (int run = 0; run < 2; run++) {
+    for (int run = 0; run < 3; run++) {
         FSSIMCudaReduceParams rp = {};
         void (*const kernels[2][3])(FSSIMCudaParams) = {
             { plane_8<0>, plane_12<0>, plane_16<0> },
@@ -141,6 +147,11 @@ static void run_case(const Case &c)
         /* the default-window kernels where they apply, as the filter does;
          * run < 0 cases use the any-window ones with window 11 too */
         const int def = c.window == 2 * FSSIM_DEFAULT_RADIUS + 1 && !c.any;
+        if (run == 2) {
+            p.main_ptr[0] = (unsigned long long)(uintptr_t)&af[(size_t)(c.h - 1) * pitch];
+            p.ref_ptr     = (unsigned long long)(uintptr_t)&bf[(size_t)(c.h - 1) * pitch];
+            p.main_pitch[0] = p.ref_pitch = -pitch;
+        }
         emu_launch(kernels[def][fssim_cuda_kind(c.depth)], gx, gy, FSSIM_TILE,
                    FSSIM_THREADS / FSSIM_TILE, p);
         rp.partials = p.partials;
@@ -156,6 +167,8 @@ static void run_case(const Case &c)
              c.sigma, c.same ? "same" : "valid", (int)c.content);
 
     tap_ok(!memcmp(out[0], out[1], sizeof(out[0])), "%s: two runs bitwise identical", name);
+    tap_ok(!memcmp(out[0], out[2], sizeof(out[0])),
+           "%s: the planes stored bottom-up (negative pitch) score the same, bitwise", name);
 
     if (c.algos & FSSIM_BIT(FSSIM_ALGO_INT)) {
         const double ref = fssim_ref_int(&ra, &rb, c.depth);
