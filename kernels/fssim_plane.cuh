@@ -183,29 +183,12 @@ __device__ __forceinline__ unsigned load_global<unsigned short>(unsigned long lo
 }
 #endif
 
-/* Sample (x, y) of plane which (0: base, 1: base2) of a tile load, at a
- * byte offset of type Off from the plane's first row: unsigned where every
- * pitch is positive, as FFmpeg allocates frames (a 32-bit offset: a plane
- * is far below 2 GiB), signed for a frame stored bottom-up. */
-template <typename T, typename Off>
-struct TileFetch {
-    const FSSIMCudaParams &p;
-    unsigned long long base[2];
-    int pitch[2];
-
-    __device__ __forceinline__ float operator()(int which, int x, int y) const
-    {
-        const Off o = (Off)(y * pitch[which] + x * p.step * (int)sizeof(T));
-        return (float)(load_global<T>(base[which] + o) >> p.shift);
-    }
-};
-
 /*
  * Load the tile and its halo of one plane, or of two (PAIR: the first
- * rendition and the reference, at once).  The unsigned offsets are the
- * fast path: a sign extension per load cost the 8-bit pair 3% on an H100.
- * (PAIR is known at compile time: as a run-time test, on a NULL dst2, it
- * cost the single pair a sixth of its time.)
+ * rendition and the reference, at once).  Offsets are computed in 32 bits
+ * (a plane is far below 2 GiB) and signed (a frame may be stored bottom-up,
+ * with a negative pitch).  (PAIR is known at compile time: as a run-time
+ * test, on a NULL dst2, it cost the single pair a sixth of its time.)
  */
 template <typename T, bool PAIR, int RF>
 static __device__ __forceinline__ void load_tile(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
@@ -215,15 +198,13 @@ static __device__ __forceinline__ void load_tile(const FSSIMCudaParams &p, const
 {
     enum { RMAX = FSSIM_TILE + 2 * (RF ? (RF > FSSIM_INT_RADIUS ? RF : FSSIM_INT_RADIUS)
                                        : FSSIM_MAX_RADIUS) };
-    const int region = RF ? (int)RMAX : l.region;
+    const auto fetch = [&](int which, int x, int y) {
+        const long long o = y * (which ? pitch2 : pitch) + x * p.step * (int)sizeof(T);
+        return (float)(load_global<T>((which ? base2 : base) + o) >> p.shift);
+    };
 
-    if (pitch >= 0 && pitch2 >= 0) {
-        const TileFetch<T, unsigned> fetch = { p, { base, base2 }, { pitch, pitch2 } };
-        load_region<RMAX, PAIR>(dst, dst2, region, x0, y0, p.width, p.height, interior, fetch);
-    } else {
-        const TileFetch<T, long long> fetch = { p, { base, base2 }, { pitch, pitch2 } };
-        load_region<RMAX, PAIR>(dst, dst2, region, x0, y0, p.width, p.height, interior, fetch);
-    }
+    load_region<RMAX, PAIR>(dst, dst2, RF ? (int)RMAX : l.region, x0, y0, p.width, p.height,
+                            interior, fetch);
 }
 
 /*
