@@ -54,6 +54,7 @@
 #define MS_HCOLS   4
 #define MS_HGROUPS (FSSIM_TILE / MS_HCOLS)
 #define MS_VROWS   FSSIM_VROWS
+
 /* One sample of scale j: the frame's container at scale 0, float after. */
 template <typename T>
 static __device__ __forceinline__ float ms_sample(const FSSIMCudaMsPlane &pl, int level,

@@ -155,9 +155,8 @@ static __device__ float block_end_deep(long long s1, long long s2, long long ss,
 /* psnr's part is the last: the reductions sum it only when psnr is asked for */
 FSSIM_STATIC_ASSERT(FSSIM_PART_SSE == FSSIM_NB_FUSED_PARTS - 1, "psnr's part is the last");
 
-/* A sample of a frame that nothing writes during the launch, at a global
- * address: the generic loads that a plain pointer gives cost an address
- * space check each. */
+/* A sample of a frame, read as global memory (ld.global), which the frames
+ * are, rather than through a generic pointer. */
 #ifdef FSSIM_CUDA_EMULATION
 template <typename T>
 static __device__ __forceinline__ unsigned load_global(unsigned long long a)
@@ -670,10 +669,16 @@ static __device__ __forceinline__ void fssim_reduce_impl(const FSSIMCudaReducePa
  * at 80 registers the default window's modules spill 12 (8-bit pair) to
  * 284 bytes (10-bit ladder), and the 8 and 10-bit pairs and the 8-bit
  * ladder ran 10-17% faster on an H100 than with 2 blocks and no spill.
- * The run-time window's modules keep 2.
+ * The run-time window's modules keep 2 with clang, whose PTX would spill
+ * hundreds of bytes at 80 registers; nvcc's fits them in 80 (its ladders
+ * with about 100 bytes of spill).
  */
 #define FSSIM_BLOCKS_DEF 3   /* the default window's modules */
-#define FSSIM_BLOCKS_ANY 2   /* the run-time window's */
+#ifdef __NVCC__
+#define FSSIM_BLOCKS_ANY 3   /* the run-time window's */
+#else
+#define FSSIM_BLOCKS_ANY 2
+#endif
 
 /* The entry points of one module: fssim_plane for the sample class, the
  * float radius RF (0: any) and LADDER, fssim_reduce, the resampler's two
