@@ -184,6 +184,8 @@ static void run(const Module &m, int w, int h, int depth, int iters, bool check)
         }
         rp.partials = partials;
         rp.out = out;
+        rp.stride = total;
+        rp.nb_comps = 3;
 
         CUevent e0, e1;
         CK(cuEventCreate(&e0, CU_EVENT_DEFAULT));

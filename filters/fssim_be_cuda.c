@@ -29,8 +29,9 @@
  * into per-tile partial sums, and fssim_reduce adds them per plane and
  * rendition in a fixed order into the job's slot.
  * A ladder's rendition of another size is first resampled
- * (fssim_resample_h/v, kernels/fssim_resample.cuh) into a frame of the
- * reference's size in device memory, laid out like the rendition's.
+ * (fssim_resample, kernels/fssim_resample.cuh: one launch per rendition,
+ * both passes in shared memory) into a frame of the reference's size in
+ * device memory, laid out like the rendition's.
  * MS-SSIM (kernels/fssim_msssim.cuh): per rendition, one fssim_ms_scale
  * launch per scale over every plane, each pooling the next scale into
  * float planes allocated once (the stream orders the renditions, so one set
@@ -49,6 +50,7 @@
  * otherwise serialise the kernels with the decoder) by an event.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -65,11 +67,12 @@
 #define OFFSET_ALIGN 256
 
 /* A resampled rendition: the frame it is resampled into (the rendition's
- * layout at the reference's size), and per component its kernels' parameters. */
+ * layout at the reference's size), and its launch. */
 typedef struct CUDAResampled {
     CUdeviceptr data[4];
     int         pitch[4];
-    FSSIMCudaResampleParams rp[4];
+    FSSIMCudaResampleParams rp;
+    int         nb_blocks;
 } CUDAResampled;
 
 /* 3-D: what one scored frame sends to the GPU, per result slot. */
@@ -89,11 +92,15 @@ typedef struct CUDABackend {
     int nb_tiles;                       /* of one rendition, all planes */
     FSSIMCudaParams params[4];          /* per component */
     int grid[4][2];
+    /* The components after the first run on streams of their own, forked
+     * from and joined back to the filter's stream, so that their blocks
+     * fill the SMs that the first component's last blocks leave idle. */
+    CUstream side[3];
+    CUevent  fork, join[3];
     FSSIMCudaReduceParams reduce;
-    CUfunction resample_h, resample_v;
+    CUfunction resample_func;
     CUDAResampled rs[FSSIM_MAX_DIST];
-    CUdeviceptr tables;                 /* every axis's coefficients */
-    CUdeviceptr rs_tmp;                 /* the horizontal pass, int32 */
+    CUdeviceptr tables;                 /* every axis's coefficients and bands */
     size_t fused_bytes;                 /* a slot's sums of fssim_plane; msssim's follow */
 
     /* msssim */
@@ -162,37 +169,126 @@ static int cuda_check_inputs(FSSIMEngine *e, enum AVPixelFormat *sw_format)
 
 /* ---- 2-D ------------------------------------------------------------------ */
 
-/* Bytes of the coefficient tables of one axis: start, then coef. */
+/* Bytes of the coefficient tables of one axis on the device: start, then
+ * coef (put_table). */
 static size_t axis_bytes(const FSSIMRefResampleAxis *a)
 {
-    return FFALIGN((size_t)a->out * (1 + a->ntaps) * sizeof(int32_t), OFFSET_ALIGN);
+    return FFALIGN((size_t)a->out * sizeof(int32_t), OFFSET_ALIGN) +
+           FFALIGN((size_t)a->out * a->ntaps * sizeof(int32_t), OFFSET_ALIGN);
+}
+
+/* The band of output rows [y0, y0 + rows) of axis a: the source rows they
+ * read, from *lo on, *n of them (start need not grow with y: the trimmed
+ * taps of zero weight move it). */
+static void axis_band(const FSSIMRefResampleAxis *a, int y0, int rows, int *lo, int *n)
+{
+    int hi = INT_MIN;
+
+    *lo = INT_MAX;
+    for (int y = y0; y < FFMIN(y0 + rows, a->out); y++) {
+        *lo = FFMIN(*lo, a->start[y]);
+        hi  = FFMAX(hi, a->start[y] + a->ntaps);
+    }
+    *n = hi - *lo;
+}
+
+/* Output rows of the resampler's tiles along the vertical axis a: the most,
+ * of FSSIM_TILE, FSSIM_TILE / 2 ... 1, whose bands all fit a block's
+ * FSSIM_RESAMPLE_SPAN rows; 0 (the direct path) where none do. */
+static int tile_rows(const FSSIMRefResampleAxis *a)
+{
+    for (int rows = FSSIM_TILE; rows; rows /= 2) {
+        int fits = 1, lo, n;
+        for (int y0 = 0; y0 < a->out && fits; y0 += rows) {
+            axis_band(a, y0, rows, &lo, &n);
+            fits = n <= FSSIM_RESAMPLE_SPAN;
+        }
+        if (fits)
+            return rows;
+    }
+    return 0;
+}
+
+/* Rows of tiles of a resampled component. */
+static int tiles_y(const FSSIMCudaResampleComp *p)
+{
+    const int rows = p->rows ? p->rows : FSSIM_RESAMPLE_DIRECT_ROWS;
+    return (p->out_h + rows - 1) / rows;
+}
+
+/* Copy n int32s to the device tables at *off, and advance it. */
+static int put_table(FSSIMEngine *e, CUDABackend *b, size_t *off, const int32_t *v, size_t n,
+                     unsigned long long *dev)
+{
+    FSSIMCuda *c = &b->cuda;
+
+    *dev = b->tables + *off;
+    *off += FFALIGN(n * sizeof(*v), OFFSET_ALIGN);
+    return n ? FSSIM_CHECK_CU(c, e->ctx, c->cu->cuMemcpyHtoD(*dev, v, n * sizeof(*v))) : 0;
+}
+
+/* Component i of rendition k's launch: its geometry, its tables on the
+ * device (the coefficients and the bands), its part of the grid. */
+static int init_resample_comp(FSSIMEngine *e, CUDABackend *b, int k, int i, size_t *off)
+{
+    CUDAResampled *r = &b->rs[k];
+    const FSSIMPlane *p = &e->fmt.comp[i];
+    const FSSIMRefResampleAxis *ax = &e->axis[k][i][0], *ay = &e->axis[k][i][1];
+    FSSIMCudaResampleComp *rp = &r->rp.comp[i];
+    int32_t *bands = NULL;
+    int ret, n = 0;
+
+    *rp = (FSSIMCudaResampleComp) {
+        .dst = r->data[p->plane] + p->offset, .dst_pitch = r->pitch[p->plane],
+        .in_w = ax->in, .in_h = ay->in, .out_w = ax->out, .out_h = ay->out,
+        .xtaps = ax->ntaps, .ytaps = ay->ntaps,
+        .step = p->step, .shift = p->shift, .max = (1 << e->fmt.depth) - 1,
+        .rows = tile_rows(ay), .tiles_x = (ax->out + FSSIM_TILE - 1) / FSSIM_TILE,
+        .first_block = r->nb_blocks,
+    };
+    r->nb_blocks += rp->tiles_x * tiles_y(rp);
+    if (rp->rows) {
+        n = tiles_y(rp);
+        if (!(bands = av_malloc_array(n, 2 * sizeof(*bands))))
+            return AVERROR(ENOMEM);
+        for (int t = 0; t < n; t++)
+            axis_band(ay, t * rp->rows, rp->rows, &bands[2 * t], &bands[2 * t + 1]);
+    }
+    ret = put_table(e, b, off, ax->start, ax->out, &rp->xstart);
+    if (ret >= 0)
+        ret = put_table(e, b, off, ax->coef, (size_t)ax->out * ax->ntaps, &rp->xcoef);
+    if (ret >= 0)
+        ret = put_table(e, b, off, ay->start, ay->out, &rp->ystart);
+    if (ret >= 0)
+        ret = put_table(e, b, off, ay->coef, (size_t)ay->out * ay->ntaps, &rp->ycoef);
+    if (ret >= 0)
+        ret = put_table(e, b, off, bands, 2 * (size_t)n, &rp->bands);
+    av_free(bands);
+    return ret;
 }
 
 /* The frames resampled renditions are scored from, the coefficient tables
- * on the device, and the resampler's parameters.  Context pushed. */
+ * and bands on the device, and the resampler's launches.  Context pushed. */
 static int init_resampling(FSSIMEngine *e, CUDABackend *b)
 {
     FSSIMCuda *c = &b->cuda;
     CudaFunctions *cu = c->cu;
-    size_t tables = 0, tmp = 0, off = 0;
+    size_t tables = 0, off = 0;
     int ret;
 
     for (int k = 0; k < e->nb_dist; k++)
         for (int i = 0; e->resample[k] && i < e->fmt.nb_comps; i++) {
-            tables += axis_bytes(&e->axis[k][i][0]) + axis_bytes(&e->axis[k][i][1]);
-            tmp = FFMAX(tmp, (size_t)e->fmt.comp[i].width * e->dist[k].comp[i].height);
+            const FSSIMRefResampleAxis *ay = &e->axis[k][i][1];
+            /* the bands: at most one per output row */
+            tables += axis_bytes(&e->axis[k][i][0]) + axis_bytes(ay) +
+                      FFALIGN(2 * sizeof(int32_t) * ay->out, OFFSET_ALIGN);
         }
     if (!tables)
         return 0;
-    ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuModuleGetFunction(&b->resample_h, c->module,
-                                                            "fssim_resample_h"));
-    if (ret >= 0)
-        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuModuleGetFunction(&b->resample_v, c->module,
-                                                                "fssim_resample_v"));
+    ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuModuleGetFunction(&b->resample_func, c->module,
+                                                            "fssim_resample"));
     if (ret >= 0)
         ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuMemAlloc(&b->tables, tables));
-    if (ret >= 0)
-        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuMemAlloc(&b->rs_tmp, tmp * sizeof(int32_t)));
     for (int k = 0; k < e->nb_dist && ret >= 0; k++) {
         CUDAResampled *r = &b->rs[k];
         int rows[4] = { 0 };
@@ -211,37 +307,9 @@ static int init_resampling(FSSIMEngine *e, CUDABackend *b)
             if (rows[j])
                 ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuMemAlloc(&r->data[j],
                                                                (size_t)r->pitch[j] * rows[j]));
-        for (int i = 0; i < e->fmt.nb_comps && ret >= 0; i++) {
-            const FSSIMPlane *p = &e->fmt.comp[i];
-            const FSSIMRefResampleAxis *ax = &e->axis[k][i][0], *ay = &e->axis[k][i][1];
-            FSSIMCudaResampleParams *rp = &r->rp[i];
-
-            *rp = (FSSIMCudaResampleParams) {
-                .dst = r->data[p->plane] + p->offset, .dst_pitch = r->pitch[p->plane],
-                .tmp = b->rs_tmp,
-                .in_w = ax->in, .in_h = ay->in, .out_w = ax->out, .out_h = ay->out,
-                .xtaps = ax->ntaps, .ytaps = ay->ntaps,
-                .step = p->step, .shift = p->shift, .max = (1 << e->fmt.depth) - 1,
-            };
-            for (int a = 0; a < 2 && ret >= 0; a++) {
-                const FSSIMRefResampleAxis *x = &e->axis[k][i][a];
-                const CUdeviceptr start = b->tables + off;
-                const CUdeviceptr coef  = start + (size_t)x->out * sizeof(int32_t);
-                ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuMemcpyHtoD(start, x->start,
-                                                                 x->out * sizeof(int32_t)));
-                if (ret >= 0)
-                    ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuMemcpyHtoD(coef, x->coef,
-                                         (size_t)x->out * x->ntaps * sizeof(int32_t)));
-                if (a) {
-                    rp->ystart = start;
-                    rp->ycoef  = coef;
-                } else {
-                    rp->xstart = start;
-                    rp->xcoef  = coef;
-                }
-                off += axis_bytes(x);
-            }
-        }
+        r->rp.nb_comps = e->fmt.nb_comps;
+        for (int i = 0; i < e->fmt.nb_comps && ret >= 0; i++)
+            ret = init_resample_comp(e, b, k, i, &off);
     }
     return ret;
 }
@@ -250,26 +318,18 @@ static int init_resampling(FSSIMEngine *e, CUDABackend *b)
 static int launch_resample(FSSIMEngine *e, CUDABackend *b, int k, const AVFrame *dist)
 {
     FSSIMCuda *c = &b->cuda;
-    const int by = FSSIM_THREADS / FSSIM_TILE;
-    int ret = 0;
+    CUDAResampled *r = &b->rs[k];
+    void *args[] = { &r->rp };
 
-    for (int i = 0; i < e->fmt.nb_comps && ret >= 0; i++) {
+    for (int i = 0; i < e->fmt.nb_comps; i++) {
         const FSSIMPlane *p = &e->dist[k].comp[i];
-        FSSIMCudaResampleParams *rp = &b->rs[k].rp[i];
-        void *args[] = { rp };
-
-        rp->src       = (CUdeviceptr)dist->data[p->plane] + p->offset;
-        rp->src_pitch = dist->linesize[p->plane];
-        ret = FSSIM_CHECK_CU(c, e->ctx, c->cu->cuLaunchKernel(b->resample_h,
-                             (rp->out_w + FSSIM_TILE - 1) / FSSIM_TILE, (rp->in_h + by - 1) / by,
-                             1, FSSIM_TILE, by, 1, 0, c->stream, args, NULL));
-        if (ret >= 0)
-            ret = FSSIM_CHECK_CU(c, e->ctx, c->cu->cuLaunchKernel(b->resample_v,
-                                 (rp->out_w + FSSIM_TILE - 1) / FSSIM_TILE,
-                                 (rp->out_h + by - 1) / by, 1, FSSIM_TILE, by, 1, 0, c->stream,
-                                 args, NULL));
+        r->rp.comp[i].src       = (CUdeviceptr)dist->data[p->plane] + p->offset;
+        r->rp.comp[i].src_pitch = dist->linesize[p->plane];
     }
-    return ret;
+    return FSSIM_CHECK_CU(c, e->ctx, c->cu->cuLaunchKernel(b->resample_func, r->nb_blocks, 1, 1,
+                                                           FSSIM_TILE,
+                                                           FSSIM_THREADS / FSSIM_TILE, 1, 0,
+                                                           c->stream, args, NULL));
 }
 
 /*
@@ -414,6 +474,50 @@ static int fused_algos(const FSSIMEngine *e)
     return e->algos & ~FSSIM_BIT(FSSIM_ALGO_MSSSIM);
 }
 
+/* The side streams of the components after the first, and their events.
+ * Context pushed. */
+static int init_side_streams(FSSIMEngine *e, CUDABackend *b)
+{
+    FSSIMCuda *c = &b->cuda;
+    CudaFunctions *cu = c->cu;
+    int ret = 0;
+
+    if (e->fmt.nb_comps > 1)
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuEventCreate(&b->fork, CU_EVENT_DISABLE_TIMING));
+    for (int j = 0; j < e->fmt.nb_comps - 1 && ret >= 0; j++) {
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuStreamCreate(&b->side[j], CU_STREAM_NON_BLOCKING));
+        if (ret >= 0)
+            ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuEventCreate(&b->join[j],
+                                                              CU_EVENT_DISABLE_TIMING));
+    }
+    return ret;
+}
+
+/* fssim_plane for component j, on the filter's stream (j = 0) or on its
+ * side stream, forked after everything queued before (the resampling
+ * included) and joined back before the reductions. */
+static int launch_plane(FSSIMEngine *e, CUDABackend *b, int j)
+{
+    FSSIMCuda *c = &b->cuda;
+    CudaFunctions *cu = c->cu;
+    CUstream s = j ? b->side[j - 1] : c->stream;
+    void *args[] = { &b->params[j] };
+    int ret = 0;
+
+    if (j)
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuStreamWaitEvent(s, b->fork, 0));
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuLaunchKernel(b->plane_func, b->grid[j][0],
+                                                           b->grid[j][1], 1, FSSIM_TILE,
+                                                           FSSIM_THREADS / FSSIM_TILE, 1,
+                                                           b->smem_bytes, s, args, NULL));
+    if (ret >= 0 && j)
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuEventRecord(b->join[j - 1], s));
+    if (ret >= 0 && j)
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuStreamWaitEvent(c->stream, b->join[j - 1], 0));
+    return ret;
+}
+
 /* Kernel parameters, tiles and buffers: everything that does not change
  * from frame to frame is set up once here. */
 static int init_2d(FSSIMEngine *e, CUDABackend *b)
@@ -461,6 +565,8 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
     }
     for (int i = 0; i < e->fmt.nb_comps; i++)
         b->params[i].part_stride = b->nb_tiles;
+    b->reduce.stride   = b->nb_tiles;
+    b->reduce.nb_comps = e->fmt.nb_comps;
     b->smem_bytes = l.total;
 
     ret = push(e, c);
@@ -477,6 +583,8 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
         ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuMemAlloc(&b->partials, (size_t)e->nb_dist *
                                                         b->nb_tiles * part_bytes));
     if (ret >= 0)
+        ret = init_side_streams(e, b);
+    if (ret >= 0)
         ret = init_resampling(e, b);
     if (ret >= 0 && (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)))
         ret = init_msssim(e, b);
@@ -485,6 +593,7 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
         return ret;
     for (int i = 0; i < e->fmt.nb_comps; i++)
         b->params[i].partials = b->partials;
+    b->reduce.partials = b->partials;
 
     av_log(ctx, AV_LOG_VERBOSE, "%d tiles of %dx%d, %d bytes of shared memory each, "
            "%zu bytes of tile sums\n", b->nb_tiles, FSSIM_TILE, FSSIM_TILE, b->smem_bytes,
@@ -505,7 +614,6 @@ static int launch_2d(FSSIMEngine *e, CUDABackend *b, const AVFrame *ref, AVFrame
 {
     FSSIMCuda *c = &b->cuda;
     CudaFunctions *cu = c->cu;
-    const size_t part_bytes = FSSIM_NB_FUSED_PARTS * sizeof(double);
     void *args[1];
     int ret = 0;
 
@@ -516,6 +624,8 @@ static int launch_2d(FSSIMEngine *e, CUDABackend *b, const AVFrame *ref, AVFrame
         ret = launch_msssim(e, b, ks[i], ref, dist[ks[i]], results);
     if (ret < 0 || !fused_algos(e))
         return ret;
+    if (e->fmt.nb_comps > 1)
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuEventRecord(b->fork, c->stream));
     for (int j = 0; j < e->fmt.nb_comps && ret >= 0; j++) {
         const FSSIMPlane *p = &e->fmt.comp[j];
         FSSIMCudaParams *kp = &b->params[j];
@@ -531,22 +641,19 @@ static int launch_2d(FSSIMEngine *e, CUDABackend *b, const AVFrame *ref, AVFrame
                                 p->offset;
             kp->main_pitch[i] = rs ? rs->pitch[p->plane] : dist[k]->linesize[p->plane];
         }
-        args[0] = kp;
-        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuLaunchKernel(b->plane_func, b->grid[j][0],
-                                                           b->grid[j][1], 1, FSSIM_TILE,
-                                                           FSSIM_THREADS / FSSIM_TILE, 1,
-                                                           b->smem_bytes, c->stream, args, NULL));
+        ret = launch_plane(e, b, j);
     }
-    for (int i = 0; i < n && ret >= 0; i++) {
-        b->reduce.partials = b->partials + (size_t)i * b->nb_tiles * part_bytes;
-        b->reduce.out = results + (size_t)ks[i] * e->fmt.nb_comps * part_bytes;
-        args[0] = &b->reduce;
-        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuLaunchKernel(b->reduce_func, e->fmt.nb_comps, 1,
-                                                           1, FSSIM_TILE,
-                                                           FSSIM_THREADS / FSSIM_TILE, 1, 0,
-                                                           c->stream, args, NULL));
-    }
-    return ret;
+    if (ret < 0)
+        return ret;
+    /* every rendition's sums in one launch: one per rendition cost a
+     * ladder a launch's latency each */
+    b->reduce.out = results;
+    for (int i = 0; i < n; i++)
+        b->reduce.dist[i] = ks[i];
+    args[0] = &b->reduce;
+    return FSSIM_CHECK_CU(c, e->ctx, cu->cuLaunchKernel(b->reduce_func, e->fmt.nb_comps, n, 1,
+                                                        FSSIM_TILE, FSSIM_THREADS / FSSIM_TILE,
+                                                        1, 0, c->stream, args, NULL));
 }
 
 static int cuda_submit(FSSIMEngine *e, int slot, const AVFrame *ref, AVFrame *const *dist)
@@ -897,14 +1004,20 @@ static void cuda_uninit(FSSIMEngine *e)
             FSSIM_FREE_CU(c, ctx, cu->cuEventDestroy(b->mready));
         if (b->partials)
             FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->partials));
+        for (int j = 0; j < 3; j++) {
+            if (b->side[j])
+                FSSIM_FREE_CU(c, ctx, cu->cuStreamDestroy(b->side[j]));
+            if (b->join[j])
+                FSSIM_FREE_CU(c, ctx, cu->cuEventDestroy(b->join[j]));
+        }
+        if (b->fork)
+            FSSIM_FREE_CU(c, ctx, cu->cuEventDestroy(b->fork));
         for (int k = 0; k < FSSIM_MAX_DIST; k++)
             for (int j = 0; j < 4; j++)
                 if (b->rs[k].data[j])
                     FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->rs[k].data[j]));
         if (b->tables)
             FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->tables));
-        if (b->rs_tmp)
-            FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->rs_tmp));
         if (b->ms_levels)
             FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->ms_levels));
         if (b->ms_partials)

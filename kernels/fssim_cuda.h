@@ -65,25 +65,51 @@ typedef struct FSSIMCudaParams {
     int part_stride;                        /* blocks of one rendition, all planes */
 } FSSIMCudaParams;
 
+/* fssim_reduce: block (c, i) adds component c's partials of the launch's
+ * i-th rendition. */
 typedef struct FSSIMCudaReduceParams {
     unsigned long long partials;   /* double [FSSIM_NB_FUSED_PARTS] per block */
     unsigned long long out;        /* double [FSSIM_NB_FUSED_PARTS] per component */
-    int offset[4], count[4];       /* each component's blocks in partials */
+    int offset[4], count[4];       /* each component's blocks in a rendition's partials */
+    int stride;                    /* blocks of a rendition in partials, all components */
+    int nb_comps;                  /* components of a rendition in out */
+    int dist[FSSIM_MAX_DIST];      /* the i-th rendition's place in out */
 } FSSIMCudaReduceParams;
 
-/* The ladder's resampler, one component of one rendition (fssim_resample.cuh). */
-typedef struct FSSIMCudaResampleParams {
+/* The ladder's resampler (fssim_resample.cuh): one component of a rendition.
+ * Its blocks cover the output in tiles of FSSIM_TILE columns by rows rows;
+ * each block keeps the horizontal pass of the source rows its tile needs
+ * (bands) in shared memory, at most FSSIM_RESAMPLE_SPAN of them. */
+typedef struct FSSIMCudaResampleComp {
     unsigned long long src, dst;      /* first sample of the component */
-    unsigned long long tmp;           /* int [out_w * in_h]: the horizontal pass */
     unsigned long long xstart, xcoef; /* int tables of the horizontal axis */
     unsigned long long ystart, ycoef; /* and of the vertical one */
+    unsigned long long bands;         /* int [2] per row of tiles: first source row, count */
     int src_pitch, dst_pitch;         /* bytes */
     int in_w, in_h, out_w, out_h;
     int xtaps, ytaps;
     int step, shift;                  /* the container layout, the same in src and dst */
+    int rows;                         /* output rows of a tile; 0: FSSIM_RESAMPLE_DIRECT_ROWS,
+                                         each output computed from the source alone */
+    int tiles_x;                      /* tiles across */
+    int first_block;                  /* the component's first block of the launch */
     int max;                          /* L */
+} FSSIMCudaResampleComp;
+
+/* One launch of fssim_resample: every component of one rendition. */
+typedef struct FSSIMCudaResampleParams {
+    FSSIMCudaResampleComp comp[4];
+    int nb_comps;
     int pad;
 } FSSIMCudaResampleParams;
+
+/* Source rows a resampler block holds (12 KiB of int32): enough for 32-row
+ * tiles of any upscale and of a 2:1 downscale.  Where a tile's rows need
+ * more, the tiles take fewer rows, down to one; an axis with more taps
+ * than that (downscales beyond 16:1 with lanczos, 24:1 with bicubic) takes
+ * the direct path. */
+#define FSSIM_RESAMPLE_SPAN        96
+#define FSSIM_RESAMPLE_DIRECT_ROWS (FSSIM_THREADS / FSSIM_TILE)
 
 /* msssim (kernels/fssim_msssim.cuh): one plane at one scale j. */
 typedef struct FSSIMCudaMsPlane {
@@ -130,8 +156,9 @@ typedef struct FSSIMCudaMsReduceParams {
                         #type " is laid out as the kernels expect")
 
 FSSIM_CHECK_LAYOUT(FSSIMCudaParams, 360, part_stride, 356);
-FSSIM_CHECK_LAYOUT(FSSIMCudaReduceParams, 48, count, 32);
-FSSIM_CHECK_LAYOUT(FSSIMCudaResampleParams, 104, pad, 100);
+FSSIM_CHECK_LAYOUT(FSSIMCudaReduceParams, 120, dist, 56);
+FSSIM_CHECK_LAYOUT(FSSIMCudaResampleComp, 112, max, 108);
+FSSIM_CHECK_LAYOUT(FSSIMCudaResampleParams, 456, pad, 452);
 FSSIM_CHECK_LAYOUT(FSSIMCudaMsPlane, 72, pad, 68);
 FSSIM_CHECK_LAYOUT(FSSIMCudaMsParams, 384, pad, 376);
 FSSIM_CHECK_LAYOUT(FSSIMCudaMsReduceParams, 176, count, 96);

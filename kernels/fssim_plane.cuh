@@ -629,8 +629,8 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
     }
 }
 
-/* One block per component: adds the component's per-tile partials in a
- * fixed order.  psnr's sum of squared differences goes beyond 2^53 on
+/* One block per component and rendition: adds the component's per-tile
+ * partials in a fixed order.  psnr's sum of squared differences goes beyond 2^53 on
  * large 16-bit planes: it is added as a 64-bit integer (any order is
  * exact) and written as one, in the bits of its double slot. */
 static __device__ __forceinline__ void fssim_reduce_impl(const FSSIMCudaReduceParams &p)
@@ -638,8 +638,10 @@ static __device__ __forceinline__ void fssim_reduce_impl(const FSSIMCudaReducePa
     __shared__ double red[FSSIM_NB_FUSED_PARTS * (FSSIM_THREADS + FSSIM_WARPS)];
     __shared__ unsigned long long sse[FSSIM_THREADS];
     const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
-    const double *in = (const double *)p.partials + p.offset[blockIdx.x] * FSSIM_NB_FUSED_PARTS;
-    double *out = (double *)p.out + blockIdx.x * FSSIM_NB_FUSED_PARTS;
+    const double *in = (const double *)p.partials +
+                       ((size_t)blockIdx.y * p.stride + p.offset[blockIdx.x]) * FSSIM_NB_FUSED_PARTS;
+    double *out = (double *)p.out +
+                  ((size_t)p.dist[blockIdx.y] * p.nb_comps + blockIdx.x) * FSSIM_NB_FUSED_PARTS;
     double v[FSSIM_NB_FUSED_PARTS] = { 0.0, 0.0, 0.0, 0.0 };
     unsigned long long e = 0;
 
@@ -681,9 +683,8 @@ static __device__ __forceinline__ void fssim_reduce_impl(const FSSIMCudaReducePa
 #endif
 
 /* The entry points of one module: fssim_plane for the sample class, the
- * float radius RF (0: any) and LADDER, fssim_reduce, the resampler's two
- * passes for the sample container T, and msssim's scale pass and
- * reduction. */
+ * float radius RF (0: any) and LADDER, fssim_reduce, the resampler for the
+ * sample container T, and msssim's scale pass and reduction. */
 #define FSSIM_MODULE(T, TI, TB, KIND, MIN_BLOCKS, RF, LADDER)                   \
 extern "C" {                                                                     \
 __global__ void __launch_bounds__(FSSIM_THREADS, MIN_BLOCKS)                     \
@@ -697,14 +698,9 @@ fssim_reduce(FSSIMCudaReduceParams p)                                           
     fssim_reduce_impl(p);                                                        \
 }                                                                                \
 __global__ void __launch_bounds__(FSSIM_THREADS)                                 \
-fssim_resample_h(FSSIMCudaResampleParams p)                                      \
+fssim_resample(FSSIMCudaResampleParams p)                                        \
 {                                                                                \
-    fssim_resample_h_impl<T>(p);                                                 \
-}                                                                                \
-__global__ void __launch_bounds__(FSSIM_THREADS)                                 \
-fssim_resample_v(FSSIMCudaResampleParams p)                                      \
-{                                                                                \
-    fssim_resample_v_impl<T>(p);                                                 \
+    fssim_resample_impl<T>(p);                                                   \
 }                                                                                \
 __global__ void __launch_bounds__(FSSIM_THREADS)                                 \
 fssim_ms_scale(FSSIMCudaMsParams p)                                              \

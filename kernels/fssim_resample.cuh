@@ -21,18 +21,26 @@
 /*
  * fssim CUDA kernels: the ladder's resampler (doc/algorithms.md#resampling),
  * exactly as the CPU reference computes it, so that every backend scores
- * the same samples.  Separable, horizontal pass first:
+ * the same samples.  Separable, horizontal pass first, both passes in one
+ * kernel: a block of fssim_resample covers a tile of FSSIM_TILE output
+ * columns by p.rows output rows of one component.  It computes the
+ * horizontal pass of the source rows its tile needs (the tile's band) into
+ * shared memory,
  *
- *   fssim_resample_h  one thread per (output column, source row):
- *                     h = sum q_i s_i over the column's taps, exact in int32
- *                     (the coefficient tables bound |h| below 2^31 for
- *                     16-bit samples: ref/fssim_ref.h);
- *   fssim_resample_v  one thread per output sample: v = sum q_j h_j in
- *                     int64, sample = clamp((v + 2^27) >> 28, 0, L), written
- *                     in the source's container layout (step, shift).
+ *   h = sum q_i s_i, exact in int32 (the coefficient tables bound |h|
+ *       below 2^31 for 16-bit samples: ref/fssim_ref.h),
+ *
+ * then every output sample of the tile from them,
+ *
+ *   v = sum q_j h_j in int64, sample = clamp((v + 2^27) >> 28, 0, L),
+ *
+ * written in the source's container layout (step, shift).  The horizontal
+ * pass never goes through device memory: as two kernels with an int32
+ * frame between them, writing and reading it back cost most of the time.
  *
  * The coefficient tables are computed once on the host by the reference
- * (fssim_ref_resample_axis_init) and copied to the device.
+ * (fssim_ref_resample_axis_init), the bands from them, and copied to the
+ * device.
  */
 #ifndef FSSIM_RESAMPLE_CUH
 #define FSSIM_RESAMPLE_CUH
@@ -41,98 +49,143 @@
 
 /* Source sample i of a row, clamped to the row (edge replication). */
 template <typename T>
-static __device__ __forceinline__ int tap_h(const FSSIMCudaResampleParams &p, const T *row, int i)
+static __device__ __forceinline__ int tap_h(const FSSIMCudaResampleComp &p, const T *row, int i)
 {
     i = i < 0 ? 0 : i >= p.in_w ? p.in_w - 1 : i;
     return (int)((unsigned)row[i * p.step] >> p.shift);
 }
 
-/* The horizontal pass's value j rows down a column, clamped likewise. */
-static __device__ __forceinline__ int tap_v(const FSSIMCudaResampleParams &p, const int *tmp, int j)
+/* Source row j, clamped to the plane likewise. */
+template <typename T>
+static __device__ __forceinline__ const T *src_row(const FSSIMCudaResampleComp &p, int j)
 {
     j = j < 0 ? 0 : j >= p.in_h ? p.in_h - 1 : j;
-    return tmp[(size_t)j * p.out_w];
+    return (const T *)(p.src + (long long)j * p.src_pitch);
 }
 
 /*
- * NT: the taps of the axis when known at compile time (0: p.xtaps or
- * p.ytaps, in a loop).  Known, the loop unrolls and a thread issues all its
- * loads at once: the passes wait on memory, not on arithmetic.
+ * The horizontal pass of a source row at output column x.  NT: the axis's
+ * taps when known at compile time (0: p.xtaps); known, the loop unrolls and
+ * a thread issues all its loads at once.
  */
 template <typename T, int NT>
-static __device__ __forceinline__ void resample_h(const FSSIMCudaResampleParams &p, int x, int y)
+static __device__ __forceinline__ int resample_h(const FSSIMCudaResampleComp &p, const T *row,
+                                                 int x)
 {
-    const T *row = (const T *)(p.src + (unsigned long long)y * p.src_pitch);
     const int n = NT ? NT : p.xtaps;
     const int *coef = (const int *)p.xcoef + x * n;
     const int first = ((const int *)p.xstart)[x];
     int h = 0;
 
-    if (NT) {
 #pragma unroll
-        for (int k = 0; k < NT; k++)
-            h += coef[k] * tap_h<T>(p, row, first + k);
-    } else {
-        for (int k = 0; k < n; k++)
-            h += coef[k] * tap_h<T>(p, row, first + k);
-    }
-    ((int *)p.tmp)[(size_t)y * p.out_w + x] = h;
+    for (int k = 0; k < n; k++)
+        h += coef[k] * tap_h<T>(p, row, first + k);
+    return h;
 }
 
-template <typename T, int NT>
-static __device__ __forceinline__ void resample_v(const FSSIMCudaResampleParams &p, int x, int y)
+/* Output sample (x, y) from v = sum q_j h_j. */
+template <typename T>
+static __device__ __forceinline__ void resample_store(const FSSIMCudaResampleComp &p, int x, int y,
+                                                      long long v)
 {
-    const int n = NT ? NT : p.ytaps;
-    const int *coef = (const int *)p.ycoef + y * n;
-    const int first = ((const int *)p.ystart)[y];
-    const int *tmp = (const int *)p.tmp + x;
-    long long v = 0, s;
-
-    if (NT) {
-#pragma unroll
-        for (int k = 0; k < NT; k++)
-            v += (long long)coef[k] * tap_v(p, tmp, first + k);
-    } else {
-        for (int k = 0; k < n; k++)
-            v += (long long)coef[k] * tap_v(p, tmp, first + k);
-    }
     /* an arithmetic shift: floor division by 2^28, v may be negative */
-    s = (v + (1LL << (2 * FSSIM_RESAMPLE_BITS - 1))) >> (2 * FSSIM_RESAMPLE_BITS);
+    long long s = (v + (1LL << (2 * FSSIM_RESAMPLE_BITS - 1))) >> (2 * FSSIM_RESAMPLE_BITS);
+
     s = s < 0 ? 0 : s > p.max ? p.max : s;
-    ((T *)(p.dst + (unsigned long long)y * p.dst_pitch))[x * p.step] = (T)(s << p.shift);
+    ((T *)(p.dst + (long long)y * p.dst_pitch))[x * p.step] = (T)(s << p.shift);
+}
+
+/* The horizontal pass of the band, source rows j0 .. j0 + nrows - 1 (clamped
+ * to the plane), at the tile's columns from x0, into tmp. */
+template <typename T, int NT>
+static __device__ __forceinline__ void band_h(const FSSIMCudaResampleComp &p, int *tmp, int j0,
+                                              int nrows, int x0, int tid)
+{
+    for (int i = tid; i < nrows * FSSIM_TILE; i += FSSIM_THREADS) {
+        const int x = x0 + i % FSSIM_TILE;
+        if (x < p.out_w)
+            tmp[i] = resample_h<T, NT>(p, src_row<T>(p, j0 + i / FSSIM_TILE), x);
+    }
+}
+
+/* The vertical pass of the tile at (x0, y0) from the band in tmp (its first
+ * row is source row j0); NT as for resample_h, of p.ytaps. */
+template <typename T, int NT>
+static __device__ __forceinline__ void tile_v(const FSSIMCudaResampleComp &p, const int *tmp,
+                                              int j0, int x0, int y0, int tid)
+{
+    const int c = tid % FSSIM_TILE, x = x0 + c;
+    const int n = NT ? NT : p.ytaps;
+
+    for (int y = y0 + tid / FSSIM_TILE; y < y0 + p.rows && y < p.out_h;
+         y += FSSIM_THREADS / FSSIM_TILE) {
+        const int *coef = (const int *)p.ycoef + y * n;
+        const int *h = tmp + (((const int *)p.ystart)[y] - j0) * FSSIM_TILE + c;
+        long long v = 0;
+
+        if (x >= p.out_w)
+            break;
+#pragma unroll
+        for (int k = 0; k < n; k++)
+            v += (long long)coef[k] * h[k * FSSIM_TILE];
+        resample_store<T>(p, x, y, v);
+    }
+}
+
+/* The direct path, for axes with more taps than a band holds rows: each
+ * output computes the horizontal pass of its own source rows. */
+template <typename T>
+static __device__ __forceinline__ void resample_direct(const FSSIMCudaResampleComp &p, int x, int y)
+{
+    const int *coef = (const int *)p.ycoef + y * p.ytaps;
+    const int first = ((const int *)p.ystart)[y];
+    long long v = 0;
+
+    for (int k = 0; k < p.ytaps; k++)
+        v += (long long)coef[k] * resample_h<T, 0>(p, src_row<T>(p, first + k), x);
+    resample_store<T>(p, x, y, v);
 }
 
 /* Unrolled: an axis of the reference's size (1 tap), and bilinear, bicubic
  * and lanczos upscaling (2, 4, 6); downscaling in a loop. */
-#define FSSIM_RESAMPLE_DISPATCH(pass, T, taps, x, y)   \
+#define FSSIM_RESAMPLE_DISPATCH(pass, T, taps, ...)    \
     switch (taps) {                                    \
-    case 1:  pass<T, 1>(p, x, y); break;               \
-    case 2:  pass<T, 2>(p, x, y); break;               \
-    case 4:  pass<T, 4>(p, x, y); break;               \
-    case 6:  pass<T, 6>(p, x, y); break;               \
-    default: pass<T, 0>(p, x, y); break;               \
+    case 1:  pass<T, 1>(__VA_ARGS__); break;           \
+    case 2:  pass<T, 2>(__VA_ARGS__); break;           \
+    case 4:  pass<T, 4>(__VA_ARGS__); break;           \
+    case 6:  pass<T, 6>(__VA_ARGS__); break;           \
+    default: pass<T, 0>(__VA_ARGS__); break;           \
     }
 
 template <typename T>
-static __device__ __forceinline__ void fssim_resample_h_impl(const FSSIMCudaResampleParams &p)
+static __device__ __forceinline__ void fssim_resample_impl(const FSSIMCudaResampleParams &pp)
 {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x;
-    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    __shared__ int tmp[FSSIM_RESAMPLE_SPAN * FSSIM_TILE];
+    const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
+    FSSIMCudaResampleComp p = pp.comp[0];
 
-    if (x >= p.out_w || y >= p.in_h)
-        return;
-    FSSIM_RESAMPLE_DISPATCH(resample_h, T, p.xtaps, x, y)
-}
+    /* the block's component, taken with constant indices, so that the
+     * parameters are not copied to local memory */
+#pragma unroll
+    for (int i = 1; i < 4; i++)
+        if (i < pp.nb_comps && (int)blockIdx.x >= pp.comp[i].first_block)
+            p = pp.comp[i];
+    {
+        const int t = blockIdx.x - p.first_block;
+        const int x0 = t % p.tiles_x * FSSIM_TILE, ty = t / p.tiles_x;
+        const int *band = (const int *)p.bands + 2 * ty;
 
-template <typename T>
-static __device__ __forceinline__ void fssim_resample_v_impl(const FSSIMCudaResampleParams &p)
-{
-    const int x = blockIdx.x * blockDim.x + threadIdx.x;
-    const int y = blockIdx.y * blockDim.y + threadIdx.y;
-
-    if (x >= p.out_w || y >= p.out_h)
-        return;
-    FSSIM_RESAMPLE_DISPATCH(resample_v, T, p.ytaps, x, y)
+        if (!p.rows) {
+            const int x = x0 + tid % FSSIM_TILE;
+            const int y = ty * FSSIM_RESAMPLE_DIRECT_ROWS + tid / FSSIM_TILE;
+            if (x < p.out_w && y < p.out_h)
+                resample_direct<T>(p, x, y);
+            return;
+        }
+        FSSIM_RESAMPLE_DISPATCH(band_h, T, p.xtaps, p, tmp, band[0], band[1], x0, tid)
+        __syncthreads();
+        FSSIM_RESAMPLE_DISPATCH(tile_v, T, p.ytaps, p, tmp, band[0], x0, ty * p.rows, tid)
+    }
 }
 
 #endif /* FSSIM_RESAMPLE_CUH */

@@ -41,10 +41,8 @@ template <int RF, bool L = false> static void plane_12(FSSIMCudaParams p)
 template <int RF, bool L = false> static void plane_16(FSSIMCudaParams p)
 { fssim_plane<unsigned short, double, long long, FSSIM_KIND_16, RF, L>(p); }
 static void reduce(FSSIMCudaReduceParams p) { fssim_reduce_impl(p); }
-template <typename T> static void resample_h(FSSIMCudaResampleParams p)
-{ fssim_resample_h_impl<T>(p); }
-template <typename T> static void resample_v(FSSIMCudaResampleParams p)
-{ fssim_resample_v_impl<T>(p); }
+template <typename T> static void resample(FSSIMCudaResampleParams p)
+{ fssim_resample_impl<T>(p); }
 template <typename T, int RF> static void ms_scale(FSSIMCudaMsParams p)
 { fssim_ms_scale_impl<T, RF>(p); }
 static void ms_reduce(FSSIMCudaMsReduceParams p) { fssim_ms_reduce_impl(p); }

@@ -583,8 +583,8 @@ CUresult cuModuleGetFunction(void **f, void *m, const char *name)
     const Module *mod = (const Module *)m;
     static const char *const names[2][6] = {
         { "fssim3d_moments", "fssim3d_score", "fssim3d_sum", NULL, NULL, NULL },
-        { "fssim_plane", "fssim_reduce", "fssim_resample_h", "fssim_resample_v",
-          "fssim_ms_scale", "fssim_ms_reduce" },
+        { "fssim_plane", "fssim_reduce", "fssim_resample", "fssim_ms_scale",
+          "fssim_ms_reduce", NULL },
     };
     for (const char *n : names[mod->type])
         if (n && !strcmp(name, n)) {
@@ -633,6 +633,35 @@ static bool ms_grid_ok(const FSSIMCudaMsParams &p, unsigned gx)
         next += fssim_cuda_nb_blocks(pl.width, pl.height, &tx, &ty);
         if (tx != pl.tiles_x || (p.level < FSSIM_MS_SCALES - 1) != (pl.main_next != 0))
             return false;
+    }
+    return (int)gx == next;
+}
+
+/* A launch of fssim_resample: the components' tiles follow one another and
+ * fill the grid exactly, and each tile's band fits the block's rows. */
+static bool resample_grid_ok(const FSSIMCudaResampleParams &p, unsigned gx)
+{
+    int next = 0;
+    if (p.nb_comps < 1 || p.nb_comps > 4)
+        return false;
+    for (int i = 0; i < p.nb_comps; i++) {
+        const FSSIMCudaResampleComp &c = p.comp[i];
+        const int rows = c.rows ? c.rows : FSSIM_RESAMPLE_DIRECT_ROWS;
+        const int ty = (c.out_h + rows - 1) / rows;
+        if (c.first_block != next || c.tiles_x != (c.out_w + FSSIM_TILE - 1) / FSSIM_TILE ||
+            c.rows < 0 || c.rows > FSSIM_TILE)
+            return false;
+        for (int t = 0; c.rows && t < ty; t++) {
+            const int *band = (const int *)c.bands + 2 * t;
+            if (band[1] < 1 || band[1] > FSSIM_RESAMPLE_SPAN)
+                return false;
+            for (int y = t * rows; y < (t + 1) * rows && y < c.out_h; y++) {
+                const int s = ((const int *)c.ystart)[y];
+                if (s < band[0] || s + c.ytaps > band[0] + band[1])
+                    return false;
+            }
+        }
+        next += c.tiles_x * ty;
     }
     return (int)gx == next;
 }
@@ -720,21 +749,27 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
         if (gy != 1 || gx > 4 * FSSIM_MS_SCALES || gx % FSSIM_MS_SCALES || bx != FSSIM_TILE)
             return bad_launch("grid", f);
         emu_launch(ms_reduce, gx, gy, bx, by, p);
-    } else if (f->name == "fssim_resample_h" || f->name == "fssim_resample_v") {
+    } else if (f->name == "fssim_resample") {
         FSSIMCudaResampleParams p;
-        const bool h = f->name == "fssim_resample_h";
         memcpy(&p, params[0], sizeof(p));
-        if ((int)(gx * bx) < p.out_w || (int)(gy * by) < (h ? p.in_h : p.out_h))
-            return bad_launch("grid does not cover the plane", f);
+        if (gy != 1 || bx != FSSIM_TILE || !resample_grid_ok(p, gx))
+            return bad_launch("grid does not cover the planes", f);
+        for (int i = 0; verbose() && i < p.nb_comps; i++)
+            fprintf(stderr, "[fake cuda] fssim_resample component %d: %d-row tiles\n", i,
+                    p.comp[i].rows);
         if (f->mod.kind == FSSIM_KIND_8)
-            emu_launch(h ? resample_h<unsigned char> : resample_v<unsigned char>, gx, gy, bx, by, p);
+            emu_launch(resample<unsigned char>, gx, gy, bx, by, p);
         else
-            emu_launch(h ? resample_h<unsigned short> : resample_v<unsigned short>, gx, gy, bx, by, p);
+            emu_launch(resample<unsigned short>, gx, gy, bx, by, p);
     } else {
         FSSIMCudaReduceParams p;
         memcpy(&p, params[0], sizeof(p));
-        if (gy != 1 || gx > 4 || bx != FSSIM_TILE)
+        if (gy < 1 || gy > FSSIM_MAX_DIST || gx > 4 || (int)gx != p.nb_comps ||
+            bx != FSSIM_TILE)
             return bad_launch("grid", f);
+        for (unsigned i = 0; i < gy; i++)
+            if (p.dist[i] < 0 || p.dist[i] >= FSSIM_MAX_DIST || (i && p.dist[i] <= p.dist[i - 1]))
+                return bad_launch("renditions", f);
         emu_launch(reduce, gx, gy, bx, by, p);
     }
     return OK;
