@@ -155,9 +155,10 @@ static __device__ __forceinline__ float gauss_taps(const float *g, int r, const 
  * thread's FSSIM_VROWS rows of one column: H is the column's first row of
  * the window of the thread's first output, plane the planes' stride, g the
  * 2 r + 1 weights.  RF: r when known at compile time (0: the run-time r).
- * The float algorithm's moments and msssim's both go through it.
+ * SKIP: a set of planes (bit k: plane k) left out, whose sums the caller
+ * has already.  The float algorithm's moments and msssim's both go through it.
  */
-template <int RF>
+template <int RF, int SKIP = 0>
 static __device__ __forceinline__ void vgauss4(const float *H, int plane, const float *g, int r,
                                                float v[FSSIM_VROWS][4])
 {
@@ -166,6 +167,8 @@ static __device__ __forceinline__ void vgauss4(const float *H, int plane, const 
 #pragma unroll
     for (int k = 0; k < 4; k++) {
         float m[NS];
+        if (SKIP & (1 << k))
+            continue;
 #pragma unroll
         for (int i = 0; i < NS; i++)
             m[i] = i < FSSIM_VROWS + 2 * r ? H[k * plane + i * FSSIM_TILE] : 0.0f;

@@ -367,12 +367,30 @@ static __device__ __forceinline__ void hpass_float(const FSSIMCudaParams &p, con
 
 #define VROWS FSSIM_VROWS
 
+/*
+ * The reference's own vertical sums, computed with a ladder's first
+ * rendition and kept for the others in place of the horizontal sums they
+ * come from (moment k's at row r of plane k, int and float alike): the
+ * int algorithm's muy (moment 1, below 2^28 at 12 bits) and, where it fits
+ * the plane's type, y2 (moment 4: at 9 to 12 bits a 64-bit sum in a plane
+ * of 32-bit ones, so recomputed), and the float algorithm's mb (moment 1).
+ * The same operations as recomputing them, so the same bits.
+ */
+template <int KIND> struct KeptSums {
+    typedef typename IntSums<KIND>::H TH;
+    enum { Y2 = sizeof(typename IntSums<KIND>::V) <= sizeof(TH) };
+    TH    muy[VROWS], y2[VROWS];
+    float mb[VROWS];
+};
+
 /* Vertical pass and per-pixel term of the int algorithm; returns the sum of
- * the terms of the thread's VROWS pixels. */
-template <int KIND>
+ * the terms of the thread's VROWS pixels.  The reference's kept sums are
+ * read for the renditions after a ladder's first (PARTS without PART_REF),
+ * and given in kept with the first. */
+template <int KIND, int PARTS>
 static __device__ __forceinline__ double vpass_int(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
                                                    char *smem, int c, int r0, int gx, int gy0,
-                                                   bool interior)
+                                                   bool interior, KeptSums<KIND> &kept)
 {
     const int plane = (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) * FSSIM_TILE;
     typedef typename IntSums<KIND>::H TH;
@@ -386,6 +404,12 @@ static __device__ __forceinline__ double vpass_int(const FSSIMCudaParams &p, con
 #pragma unroll
     for (int k = 0; k < 5; k++) {
         TH m[VROWS + 8];
+        if (!(PARTS & PART_REF) && (k == 1 || (k == 4 && KeptSums<KIND>::Y2))) {
+#pragma unroll
+            for (int o = 0; o < VROWS; o++)
+                v[o][k] = (TV)H[k * plane + o * FSSIM_TILE];
+            continue;
+        }
 #pragma unroll
         for (int i = 0; i < VROWS + 8; i++)
             m[i] = H[k * plane + i * FSSIM_TILE];
@@ -400,6 +424,11 @@ static __device__ __forceinline__ double vpass_int(const FSSIMCudaParams &p, con
     }
 #pragma unroll
     for (int o = 0; o < VROWS; o++) {
+        kept.muy[o] = (TH)v[o][1];
+        kept.y2[o]  = (TH)v[o][4];
+    }
+#pragma unroll
+    for (int o = 0; o < VROWS; o++) {
         const int gy = gy0 + o;
         if (interior || (gx < p.width && gy < p.height)) {
             const double W = (double)(wx * (interior ? 256 : int_weight(gy, p.height)));
@@ -410,11 +439,13 @@ static __device__ __forceinline__ double vpass_int(const FSSIMCudaParams &p, con
     return sum;
 }
 
-/* Vertical pass and per-pixel SSIM of the float algorithm. */
-template <int RF>
+/* Vertical pass and per-pixel SSIM of the float algorithm; the
+ * reference's mb kept as in vpass_int. */
+template <int RF, int PARTS, int KIND>
 static __device__ __forceinline__ double vpass_float(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
                                                      char *smem, int c, int r0, int gx, int gy0,
-                                                     bool interior, float cs, float cd)
+                                                     bool interior, float cs, float cd,
+                                                     KeptSums<KIND> &kept)
 {
     const int R = (l.region - FSSIM_TILE) / 2;
     const int r = RF ? RF : p.radius;
@@ -427,7 +458,18 @@ static __device__ __forceinline__ double vpass_float(const FSSIMCudaParams &p, c
     float v[VROWS][4];
     double sum = 0.0;
 
-    vgauss4<RF>(H, plane, p.g, r, v);
+    if (PARTS & PART_REF) {
+        vgauss4<RF>(H, plane, p.g, r, v);
+#pragma unroll
+        for (int o = 0; o < VROWS; o++)
+            kept.mb[o] = v[o][1];
+    } else {
+        const float *K = (const float *)(smem + l.hf) + plane + r0 * FSSIM_TILE + c;
+        vgauss4<RF, 1 << 1>(H, plane, p.g, r, v);
+#pragma unroll
+        for (int o = 0; o < VROWS; o++)
+            v[o][1] = K[o * FSSIM_TILE];
+    }
 #pragma unroll
     for (int o = 0; o < VROWS; o++) {
         const int gy = gy0 + o;
@@ -545,13 +587,38 @@ static __device__ __forceinline__ void hpasses(const FSSIMCudaParams &p, const F
     }
 }
 
+/* Store the reference's kept sums (KeptSums) over the horizontal sums they
+ * replace, once every thread is done with those. */
+template <int KIND>
+static __device__ __forceinline__ void keep_sums(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
+                                                 char *smem, int c, int r0,
+                                                 const KeptSums<KIND> &kept)
+{
+    typedef typename IntSums<KIND>::H TH;
+    const int iplane = (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) * FSSIM_TILE;
+    TH *I = (TH *)(smem + l.hi) + r0 * FSSIM_TILE + c;
+    float *F = (float *)(smem + l.hf) + l.region * FSSIM_TILE + r0 * FSSIM_TILE + c;
+
+#pragma unroll
+    for (int o = 0; o < VROWS; o++) {
+        if (p.algos & FSSIM_BIT(FSSIM_ALGO_INT)) {
+            I[1 * iplane + o * FSSIM_TILE] = kept.muy[o];
+            if (KeptSums<KIND>::Y2)
+                I[4 * iplane + o * FSSIM_TILE] = kept.y2[o];
+        }
+        if (p.algos & FSSIM_BIT(FSSIM_ALGO_FLOAT))
+            F[o * FSSIM_TILE] = kept.mb[o];
+    }
+}
+
 /*
  * Score rendition m, whose tile is in S, against the reference's in D: the
  * horizontal passes (PARTS: with the reference's own sums, for the first
  * rendition), the vertical passes and per-pixel terms, and the reduction to
- * the block's partial sums.
+ * the block's partial sums.  KEEP: keep the reference's vertical sums for
+ * the renditions to come (a ladder's first).
  */
-template <typename TI, typename TB, int KIND, int RF, int PARTS>
+template <typename TI, typename TB, int KIND, int RF, int PARTS, bool KEEP>
 static __device__ __forceinline__ void score_tile(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
                                                   char *smem, int m, int x0, int y0,
                                                   bool interior, float cs, float cd)
@@ -562,6 +629,7 @@ static __device__ __forceinline__ void score_tile(const FSSIMCudaParams &p, cons
     /* psnr's part is the last: without psnr, a quarter of the reduction saved */
     const int np = p.algos & FSSIM_BIT(FSSIM_ALGO_PSNR) ? FSSIM_NB_FUSED_PARTS : FSSIM_PART_SSE;
     double part[FSSIM_NB_FUSED_PARTS] = { 0.0, 0.0, 0.0, 0.0 };
+    KeptSums<KIND> kept;
     double *out = (double *)p.partials +
                   ((size_t)m * p.part_stride + p.part_offset + block) * FSSIM_NB_FUSED_PARTS;
 
@@ -569,16 +637,20 @@ static __device__ __forceinline__ void score_tile(const FSSIMCudaParams &p, cons
     __syncthreads();
 
     if (p.algos & FSSIM_BIT(FSSIM_ALGO_INT))
-        part[FSSIM_PART_INT] = vpass_int<KIND>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0, interior);
+        part[FSSIM_PART_INT] = vpass_int<KIND, PARTS>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0,
+                                                      interior, kept);
     if (p.algos & FSSIM_BIT(FSSIM_ALGO_FLOAT))
-        part[FSSIM_PART_FLOAT] = vpass_float<RF>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0,
-                                                 interior, cs, cd);
+        part[FSSIM_PART_FLOAT] = vpass_float<RF, PARTS>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0,
+                                                        interior, cs, cd, kept);
     if (p.algos & FSSIM_BIT(FSSIM_ALGO_BLOCK))
         part[FSSIM_PART_BLOCK] = block_pass<TB, PARTS>(p, l, smem, x0, y0, KIND != FSSIM_KIND_8);
     if (p.algos & FSSIM_BIT(FSSIM_ALGO_PSNR))
         part[FSSIM_PART_SSE] = sse_pass(p, l, smem, vc, vr0, x0 + vc, y0 + vr0, interior);
 
     block_sums<FSSIM_NB_FUSED_PARTS>((double *)(smem + l.red), part, out, np);
+    /* block_sums' barriers: every thread has read the horizontal sums */
+    if (KEEP)
+        keep_sums<KIND>(p, l, smem, vc, vr0, kept);
 }
 
 /*
@@ -616,8 +688,8 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
                            x0, y0, interior);
     __syncthreads();
     cd = D[centre];
-    score_tile<TI, TB, KIND, RF, PART_REF | PART_DIST>(p, l, smem, 0, x0, y0, interior,
-                                                       S[centre], cd);
+    score_tile<TI, TB, KIND, RF, PART_REF | PART_DIST, LADDER>(p, l, smem, 0, x0, y0, interior,
+                                                               S[centre], cd);
 
     for (int m = 1; LADDER && m < p.nb_main; m++) {
         /* the previous rendition's passes are done with S */
@@ -625,7 +697,8 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
         load_tile<T, false, RF>(p, l, S, p.main_ptr[m], p.main_pitch[m], NULL, 0, 0, x0, y0,
                                 interior);
         __syncthreads();
-        score_tile<TI, TB, KIND, RF, PART_DIST>(p, l, smem, m, x0, y0, interior, S[centre], cd);
+        score_tile<TI, TB, KIND, RF, PART_DIST, false>(p, l, smem, m, x0, y0, interior,
+                                                       S[centre], cd);
     }
 }
 
