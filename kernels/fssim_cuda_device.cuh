@@ -85,6 +85,13 @@ FSSIM_PTX_OP(rn_div_f32, float,  "div.rn.f32", "f")
 #undef FSSIM_PTX_OP
 #endif
 
+/* Whether the tile at (x0, y0) and its halo of R samples lie inside the
+ * width x height plane: then its loads and passes need no bounds. */
+static __device__ __forceinline__ bool tile_interior(int x0, int y0, int R, int width, int height)
+{
+    return x0 >= R && y0 >= R && x0 + FSSIM_TILE + R <= width && y0 + FSSIM_TILE + R <= height;
+}
+
 /*
  * Load a tile's region (the tile and its halo, region x region samples
  * around (x0, y0)) of one plane into dst, or of two into dst and dst2

@@ -77,8 +77,7 @@ static __device__ __forceinline__ void ms_load(const FSSIMCudaMsPlane &pl, int l
 {
     enum { RMAX = FSSIM_TILE + 2 * (RF ? RF : FSSIM_MAX_RADIUS) };
     const int R = (l.region - FSSIM_TILE) / 2;
-    const bool interior = x0 >= R && y0 >= R && x0 + FSSIM_TILE + R <= pl.width &&
-                          y0 + FSSIM_TILE + R <= pl.height;
+    const bool interior = tile_interior(x0, y0, R, pl.width, pl.height);
     const auto fetch = [&](int which, int x, int y) {
         return which ? ms_sample<T>(pl, level, pl.ref_ptr, pl.ref_pitch, x, y)
                      : ms_sample<T>(pl, level, pl.main_ptr, pl.main_pitch, x, y);

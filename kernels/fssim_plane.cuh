@@ -674,9 +674,8 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
     const FSSIMSmemLayout l = fssim_smem_layout(rf, p.algos, KIND);
     const int R  = (l.region - FSSIM_TILE) / 2;
     const int x0 = blockIdx.x * FSSIM_TILE, y0 = blockIdx.y * FSSIM_TILE;
-    /* tile and halo inside the plane: no border cases (most tiles) */
-    const bool interior = x0 >= R && y0 >= R && x0 + FSSIM_TILE + R <= p.width &&
-                          y0 + FSSIM_TILE + R <= p.height;
+    /* no border cases (most tiles) */
+    const bool interior = tile_interior(x0, y0, R, p.width, p.height);
     float *S = (float *)(smem + l.s), *D = (float *)(smem + l.d);
     /* the float centring constants: any value works, the tile's centre
      * sample makes flat tiles exact */
