@@ -5,7 +5,9 @@
 # misuse) and racecheck (shared-memory hazards).  A few frames per run (the
 # tools are slow): hwupload of small testsrc2 clips in 8, 10 and 16 bits,
 # odd sizes in 4:4:4, tiny planes, algo=float+int+block, windows 7 and 11,
-# padding=valid and same; fssim3d at depth 3 and 5; and NVDEC-decoded
+# padding=valid and same; fssim3d at depth 3 and 5; a ladder of three
+# renditions (one upscaled, one downscaled: the resampler, the reference's
+# kept sums, the side streams and the one reduction); and NVDEC-decoded
 # clips, 8 and 10-bit, when CLIPS is given.
 #
 # usage: tests/device/sanitize.sh FFMPEG OUT [CLIPS]
@@ -70,7 +72,10 @@ san_opt() { case $help in *"$1"*) echo "$1 $2" ;; esac; }
 
 # --- the runs -----------------------------------------------------------
 # Each run: NAME FRAMES FILTER OPTIONS then either "up PIX_FMT WxH" (testsrc2,
-# noise on the main input, hwupload) or "nvdec MAIN REF".
+# noise on the main input, hwupload), "ladder PIX_FMT WxH" (the same, with
+# renditions at half and at 3/2 the reference's size before the noisy one;
+# even sizes, as hwupload leaves the last chroma row of an odd-height 4:2:0
+# frame unwritten) or "nvdec MAIN REF".
 if [ "$mode" = cpu ]; then
     hw='' cuda_f=fssim up=null dec=''
 else
@@ -103,6 +108,7 @@ u8_444_odd_w11          $cuda_f $A                                   up yuv444p 
 nv12_same_w7            $cuda_f $A:padding=same:window=7:sigma=1     up nv12 320x180
 p010_same_w11           $cuda_f $A:padding=same                      up p010le 130x96
 yuv444p16_odd_w7        $cuda_f $A:window=7:sigma=1                  up yuv444p16le 99x71
+ladder_nv12_up_down     $cuda_f inputs=4:$A+psnr                     ladder nv12 160x96
 EOF
     [ "$1" = racecheck ] && { echo "3d_p010_d3_w7           fssim3d depth=3:window=7:sigma=1 up p010le 99x70"
                              [ -n "$nv8" ] && echo "nvdec8_all              $cuda_f $A nvdec $nv8"
@@ -185,6 +191,15 @@ for tool in $tools; do
             # shellcheck disable=SC2086
             set -- $hw -f lavfi -i "$src,noise=alls=24:allf=t+u" -f lavfi -i "$src"
             graph="[0:v]format=$a,${up}[m];[1:v]format=$a,${up}[r];[m][r]$filter=$opts:log_path=$log"
+        elif [ "$kind" = ladder ]; then
+            w=${b%x*} h=${b#*x}
+            src="testsrc2=s=${w}x${h}:r=$frames:d=1"
+            # shellcheck disable=SC2086
+            set -- $hw -f lavfi -i "$src,scale=$((w / 2)):$((h / 2)),noise=alls=24:allf=t+u" \
+                -f lavfi -i "$src,scale=$((w * 3 / 2)):$((h * 3 / 2)),noise=alls=16:allf=t+u" \
+                -f lavfi -i "$src,noise=alls=24:allf=t+u" -f lavfi -i "$src"
+            graph="[0:v]format=$a,${up}[d1];[1:v]format=$a,${up}[d2];[2:v]format=$a,${up}[d3];"
+            graph="$graph[3:v]format=$a,${up}[r];[d1][d2][d3][r]$filter=$opts:log_path=$log"
         else
             # shellcheck disable=SC2086
             set -- $hw $dec -i "$a" $dec -i "$b"
