@@ -199,7 +199,7 @@ for tool in $tools; do
                 -f lavfi -i "$src,scale=$((w * 3 / 2)):$((h * 3 / 2)),noise=alls=16:allf=t+u" \
                 -f lavfi -i "$src,noise=alls=24:allf=t+u" -f lavfi -i "$src"
             graph="[0:v]format=$a,${up}[d1];[1:v]format=$a,${up}[d2];[2:v]format=$a,${up}[d3];"
-            graph="$graph[3:v]format=$a,${up}[r];[d1][d2][d3][r]$filter=$opts:log_path=$log"
+            graph="${graph}[3:v]format=$a,${up}[r];[d1][d2][d3][r]$filter=$opts:log_path=$log"
         else
             # shellcheck disable=SC2086
             set -- $hw $dec -i "$a" $dec -i "$b"
