@@ -218,7 +218,8 @@ def run_ladder(name, fmt, size, sizes, opts, module, rows=None, nb=NB):
          len(ft.log_values(gpu)) == nb * len(sizes) and loaded == [module] and
          (rows is None or tiles == rows),
          "%s: scored on the emulated driver, %s loaded" % (name, module) +
-         (", resampled in %s-row tiles" % "/".join(map(str, sorted(rows))) if rows else ""),
+         (", resampled %s" % " and ".join("by the direct path" if r == 0 else "in %d-row tiles" % r
+                                           for r in sorted(rows)) if rows else ""),
          "rc cpu %d gpu %d, %s %s, modules loaded %r, resampler tiles of %r rows\n%s" % (
              pc.returncode, pg.returncode, why_c, why_g, loaded, tiles, pg.stderr[-2500:]))
     asked = algo.split(":")[0][len("algo="):].split("+")
