@@ -85,6 +85,33 @@ FSSIM_PTX_OP(rn_div_f32, float,  "div.rn.f32", "f")
 #undef FSSIM_PTX_OP
 #endif
 
+/* A sample of a frame, read as global memory (ld.global), which the frames
+ * are, rather than through a generic pointer. */
+#ifdef FSSIM_CUDA_EMULATION
+template <typename T>
+static __device__ __forceinline__ unsigned load_global(unsigned long long a)
+{
+    return *(const T *)a;
+}
+#else
+template <typename T>
+static __device__ __forceinline__ unsigned load_global(unsigned long long a);
+template <>
+__device__ __forceinline__ unsigned load_global<unsigned char>(unsigned long long a)
+{
+    unsigned short v;
+    asm("ld.global.u8 %0, [%1];" : "=h"(v) : "l"(a));
+    return v;
+}
+template <>
+__device__ __forceinline__ unsigned load_global<unsigned short>(unsigned long long a)
+{
+    unsigned short v;
+    asm("ld.global.u16 %0, [%1];" : "=h"(v) : "l"(a));
+    return v;
+}
+#endif
+
 /* Whether the tile at (x0, y0) and its halo of R samples lie inside the
  * width x height plane: then its loads and passes need no bounds. */
 static __device__ __forceinline__ bool tile_interior(int x0, int y0, int R, int width, int height)
@@ -99,16 +126,16 @@ static __device__ __forceinline__ bool tile_interior(int x0, int y0, int R, int 
  * and samples outside the width x height plane read as 0.  The threads take
  * the region's samples in raster order, so a warp reads along rows and
  * every slot holds a sample; RMAX, the largest region, is a compile-time
- * bound, and the region itself is one when the radius is.  Interior tiles,
- * whose region lies in the plane, skip the bounds.  Every load of a thread
- * is issued before its first store, so their latencies overlap.  (Against
- * rows of 32-sample slots, a third of them idle, this took an H100's 8-bit
- * float+int pair from 453 to 394 us, kernels alone.)
+ * bound, and the region itself is one when the radius is.  Every load of a
+ * thread is issued before its first store, so their latencies overlap.
+ * (Against rows of 32-sample slots, a third of them idle, this took an
+ * H100's 8-bit float+int pair from 453 to 394 us, kernels alone.)
+ * INTERIOR: the region lies in the plane, no bounds (most tiles).
  */
-template <int RMAX, bool PAIR, typename Fetch>
-static __device__ __forceinline__ void load_region(float *dst, float *dst2, int region,
-                                                   int x0, int y0, int width, int height,
-                                                   bool interior, const Fetch &fetch)
+template <int RMAX, bool PAIR, bool INTERIOR, typename Fetch>
+static __device__ __forceinline__ void load_slots(float *dst, float *dst2, int region,
+                                                  int x0, int y0, int width, int height,
+                                                  const Fetch &fetch)
 {
     enum { SLOTS = (RMAX * RMAX + FSSIM_THREADS - 1) / FSSIM_THREADS };
     const int R = (region - FSSIM_TILE) / 2;
@@ -121,7 +148,7 @@ static __device__ __forceinline__ void load_region(float *dst, float *dst2, int 
         const int ry = i / region, rx = i - ry * region;
         const int gx = x0 - R + rx, gy = y0 - R + ry;
         const bool in = i < region * region &&
-                        (interior || (gx >= 0 && gx < width && gy >= 0 && gy < height));
+                        (INTERIOR || (gx >= 0 && gx < width && gy >= 0 && gy < height));
 
         s[k] = in ? fetch(0, gx, gy) : 0.0f;
         d[k] = in && PAIR ? fetch(1, gx, gy) : 0.0f;
@@ -135,6 +162,20 @@ static __device__ __forceinline__ void load_region(float *dst, float *dst2, int 
                 dst2[i] = d[k];
         }
     }
+}
+
+/* Two copies, not one with a run-time test per sample: merged, the bounds
+ * of every slot were computed for interior tiles too, a sixth of a lone
+ * pair's instructions (Nsight Compute's per-instruction counts, H100). */
+template <int RMAX, bool PAIR, typename Fetch>
+static __device__ __forceinline__ void load_region(float *dst, float *dst2, int region,
+                                                   int x0, int y0, int width, int height,
+                                                   bool interior, const Fetch &fetch)
+{
+    if (interior)
+        load_slots<RMAX, PAIR, true>(dst, dst2, region, x0, y0, width, height, fetch);
+    else
+        load_slots<RMAX, PAIR, false>(dst, dst2, region, x0, y0, width, height, fetch);
 }
 
 /* Rows per vertical-pass work item: a thread walks down one column. */

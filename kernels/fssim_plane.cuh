@@ -155,33 +155,6 @@ static __device__ float block_end_deep(long long s1, long long s2, long long ss,
 /* psnr's part is the last: the reductions sum it only when psnr is asked for */
 FSSIM_STATIC_ASSERT(FSSIM_PART_SSE == FSSIM_NB_FUSED_PARTS - 1, "psnr's part is the last");
 
-/* A sample of a frame, read as global memory (ld.global), which the frames
- * are, rather than through a generic pointer. */
-#ifdef FSSIM_CUDA_EMULATION
-template <typename T>
-static __device__ __forceinline__ unsigned load_global(unsigned long long a)
-{
-    return *(const T *)a;
-}
-#else
-template <typename T>
-static __device__ __forceinline__ unsigned load_global(unsigned long long a);
-template <>
-__device__ __forceinline__ unsigned load_global<unsigned char>(unsigned long long a)
-{
-    unsigned short v;
-    asm("ld.global.u8 %0, [%1];" : "=h"(v) : "l"(a));
-    return v;
-}
-template <>
-__device__ __forceinline__ unsigned load_global<unsigned short>(unsigned long long a)
-{
-    unsigned short v;
-    asm("ld.global.u16 %0, [%1];" : "=h"(v) : "l"(a));
-    return v;
-}
-#endif
-
 /*
  * Load the tile and its halo of one plane, or of two (PAIR: the first
  * rendition and the reference, at once).  Offsets are computed in 32 bits

@@ -95,16 +95,43 @@ static __device__ __forceinline__ void resample_store(const FSSIMCudaResampleCom
     ((T *)(p.dst + (long long)y * p.dst_pitch))[x * p.step] = (T)(s << p.shift);
 }
 
-/* The horizontal pass of the band, source rows j0 .. j0 + nrows - 1 (clamped
- * to the plane), at the tile's columns from x0, into tmp. */
+/*
+ * The horizontal pass of the band, source rows j0 .. j0 + nrows - 1 (clamped
+ * to the plane), at the tile's columns from x0, into tmp.  A thread keeps
+ * one column for the whole band, so with NT known it takes the column's
+ * coefficients and clamped tap offsets once, and a band row costs it NT
+ * loads and multiply-adds: read per row from the tables, they made most of
+ * the kernel's instructions.
+ */
 template <typename T, int NT>
 static __device__ __forceinline__ void band_h(const FSSIMCudaResampleComp &p, int *tmp, int j0,
                                               int nrows, int x0, int tid)
 {
-    for (int i = tid; i < nrows * FSSIM_TILE; i += FSSIM_THREADS) {
-        const int x = x0 + i % FSSIM_TILE;
-        if (x < p.out_w)
-            tmp[i] = resample_h<T, NT>(p, src_row<T>(p, j0 + i / FSSIM_TILE), x);
+    enum { N = NT ? NT : 1 };
+    const int c = tid % FSSIM_TILE, x = x0 + c;
+    int q[N], off[N];
+
+    if (x >= p.out_w)
+        return;
+    if (NT) {
+#pragma unroll
+        for (int k = 0; k < N; k++) {
+            int i = ((const int *)p.xstart)[x] + k;
+            i = i < 0 ? 0 : i >= p.in_w ? p.in_w - 1 : i;
+            q[k]   = ((const int *)p.xcoef)[x * N + k];
+            off[k] = i * p.step * (int)sizeof(T);
+        }
+        for (int r = tid / FSSIM_TILE; r < nrows; r += FSSIM_THREADS / FSSIM_TILE) {
+            const unsigned long long row = (unsigned long long)src_row<T>(p, j0 + r);
+            int h = 0;
+#pragma unroll
+            for (int k = 0; k < N; k++)
+                h += q[k] * (int)(load_global<T>(row + off[k]) >> p.shift);
+            tmp[r * FSSIM_TILE + c] = h;
+        }
+    } else {
+        for (int r = tid / FSSIM_TILE; r < nrows; r += FSSIM_THREADS / FSSIM_TILE)
+            tmp[r * FSSIM_TILE + c] = resample_h<T, 0>(p, src_row<T>(p, j0 + r), x);
     }
 }
 
@@ -117,14 +144,14 @@ static __device__ __forceinline__ void tile_v(const FSSIMCudaResampleComp &p, co
     const int c = tid % FSSIM_TILE, x = x0 + c;
     const int n = NT ? NT : p.ytaps;
 
+    if (x >= p.out_w)
+        return;
     for (int y = y0 + tid / FSSIM_TILE; y < y0 + p.rows && y < p.out_h;
          y += FSSIM_THREADS / FSSIM_TILE) {
         const int *coef = (const int *)p.ycoef + y * n;
         const int *h = tmp + (((const int *)p.ystart)[y] - j0) * FSSIM_TILE + c;
         long long v = 0;
 
-        if (x >= p.out_w)
-            break;
 #pragma unroll
         for (int k = 0; k < n; k++)
             v += (long long)coef[k] * h[k * FSSIM_TILE];
