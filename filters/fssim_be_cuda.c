@@ -177,38 +177,6 @@ static size_t axis_bytes(const FSSIMRefResampleAxis *a)
            FFALIGN((size_t)a->out * a->ntaps * sizeof(int32_t), OFFSET_ALIGN);
 }
 
-/* The band of output rows [y0, y0 + rows) of axis a: the source rows they
- * read, from *lo on, *n of them (start need not grow with y: the trimmed
- * taps of zero weight move it). */
-static void axis_band(const FSSIMRefResampleAxis *a, int y0, int rows, int *lo, int *n)
-{
-    int hi = INT_MIN;
-
-    *lo = INT_MAX;
-    for (int y = y0; y < FFMIN(y0 + rows, a->out); y++) {
-        *lo = FFMIN(*lo, a->start[y]);
-        hi  = FFMAX(hi, a->start[y] + a->ntaps);
-    }
-    *n = hi - *lo;
-}
-
-/* Output rows of the resampler's tiles along the vertical axis a: the most,
- * of FSSIM_TILE, FSSIM_TILE / 2 ... 1, whose bands all fit a block's
- * FSSIM_RESAMPLE_SPAN rows; 0 (the direct path) where none do. */
-static int tile_rows(const FSSIMRefResampleAxis *a)
-{
-    for (int rows = FSSIM_TILE; rows; rows /= 2) {
-        int fits = 1, lo, n;
-        for (int y0 = 0; y0 < a->out && fits; y0 += rows) {
-            axis_band(a, y0, rows, &lo, &n);
-            fits = n <= FSSIM_RESAMPLE_SPAN;
-        }
-        if (fits)
-            return rows;
-    }
-    return 0;
-}
-
 /* Rows of tiles of a resampled component. */
 static int tiles_y(const FSSIMCudaResampleComp *p)
 {
@@ -235,25 +203,20 @@ static int init_resample_comp(FSSIMEngine *e, CUDABackend *b, int k, int i, size
     const FSSIMPlane *p = &e->fmt.comp[i];
     const FSSIMRefResampleAxis *ax = &e->axis[k][i][0], *ay = &e->axis[k][i][1];
     FSSIMCudaResampleComp *rp = &r->rp.comp[i];
-    int32_t *bands = NULL;
-    int ret, n = 0;
+    int32_t *bands;
+    int ret, rows = ff_fssim_resample_tiles(ay, FSSIM_TILE, FSSIM_RESAMPLE_SPAN, &bands);
 
+    if (rows < 0)
+        return rows;
     *rp = (FSSIMCudaResampleComp) {
         .dst = r->data[p->plane] + p->offset, .dst_pitch = r->pitch[p->plane],
         .in_w = ax->in, .in_h = ay->in, .out_w = ax->out, .out_h = ay->out,
         .xtaps = ax->ntaps, .ytaps = ay->ntaps,
         .step = p->step, .shift = p->shift, .max = (1 << e->fmt.depth) - 1,
-        .rows = tile_rows(ay), .tiles_x = (ax->out + FSSIM_TILE - 1) / FSSIM_TILE,
+        .rows = rows, .tiles_x = (ax->out + FSSIM_TILE - 1) / FSSIM_TILE,
         .first_block = r->nb_blocks,
     };
     r->nb_blocks += rp->tiles_x * tiles_y(rp);
-    if (rp->rows) {
-        n = tiles_y(rp);
-        if (!(bands = av_malloc_array(n, 2 * sizeof(*bands))))
-            return AVERROR(ENOMEM);
-        for (int t = 0; t < n; t++)
-            axis_band(ay, t * rp->rows, rp->rows, &bands[2 * t], &bands[2 * t + 1]);
-    }
     ret = put_table(e, b, off, ax->start, ax->out, &rp->xstart);
     if (ret >= 0)
         ret = put_table(e, b, off, ax->coef, (size_t)ax->out * ax->ntaps, &rp->xcoef);
@@ -262,7 +225,7 @@ static int init_resample_comp(FSSIMEngine *e, CUDABackend *b, int k, int i, size
     if (ret >= 0)
         ret = put_table(e, b, off, ay->coef, (size_t)ay->out * ay->ntaps, &rp->ycoef);
     if (ret >= 0)
-        ret = put_table(e, b, off, bands, 2 * (size_t)n, &rp->bands);
+        ret = put_table(e, b, off, bands, rows ? 2 * (size_t)tiles_y(rp) : 0, &rp->bands);
     av_free(bands);
     return ret;
 }

@@ -23,6 +23,8 @@
  * one step from a backend's sums to scores, and the one queue of frames
  * waiting for their scores.
  */
+#include <limits.h>
+
 #include "libavutil/avassert.h"
 #include "libavutil/fifo.h"
 #include "libavutil/mem.h"
@@ -113,6 +115,45 @@ static int setup_resampling(FSSIMEngine *e)
             av_log(e->ctx, AV_LOG_VERBOSE, "%s: %dx%d resampled to %dx%d.\n",
                    e->ctx->input_pads[k].name, e->dist[k].width, e->dist[k].height,
                    e->fmt.width, e->fmt.height);
+    }
+    return 0;
+}
+
+/* The band of output rows [y0, y0 + rows) of axis a: the source rows they
+ * read, from *lo on, *n of them (start need not grow with y: the trimmed
+ * taps of zero weight move it). */
+static void axis_band(const FSSIMRefResampleAxis *a, int y0, int rows, int *lo, int *n)
+{
+    int hi = INT_MIN;
+
+    *lo = INT_MAX;
+    for (int y = y0; y < FFMIN(y0 + rows, a->out); y++) {
+        *lo = FFMIN(*lo, a->start[y]);
+        hi  = FFMAX(hi, a->start[y] + a->ntaps);
+    }
+    *n = hi - *lo;
+}
+
+int ff_fssim_resample_tiles(const FSSIMRefResampleAxis *a, int max_rows, int span,
+                            int32_t **bands)
+{
+    *bands = NULL;
+    for (int rows = max_rows; rows > 0; rows /= 2) {
+        const unsigned nb = ((unsigned)a->out + rows - 1) / rows;
+        int fits = 1;
+
+        for (unsigned t = 0; t < nb && fits; t++) {
+            int lo, n;
+            axis_band(a, t * rows, rows, &lo, &n);
+            fits = n <= span;
+        }
+        if (!fits)
+            continue;
+        if (!(*bands = av_malloc_array(nb, 2 * sizeof(**bands))))
+            return AVERROR(ENOMEM);
+        for (unsigned t = 0; t < nb; t++)
+            axis_band(a, t * rows, rows, &(*bands)[2 * t], &(*bands)[2 * t + 1]);
+        return rows;
     }
     return 0;
 }

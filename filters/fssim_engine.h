@@ -180,6 +180,17 @@ extern const FSSIMBackend ff_fssim_vulkan_backend;
 int  ff_fssim_engine_init(FSSIMEngine *e, size_t *ring_bytes);
 void ff_fssim_engine_uninit(FSSIMEngine *e);
 
+/**
+ * How a GPU resampler tiles the vertical axis a of a resampled component:
+ * the most output rows per tile, of max_rows, max_rows / 2 ... 1, whose
+ * source rows (the tile's band) all fit span rows of shared memory, and in
+ * *bands (av_malloc'ed, 2 int32 per row of tiles) each band's first source
+ * row (unclamped) and count.  0, with *bands NULL, where no band fits: each
+ * output then reads its source rows itself.  AVERROR(ENOMEM) on failure.
+ */
+int  ff_fssim_resample_tiles(const FSSIMRefResampleAxis *a, int max_rows, int span,
+                             int32_t **bands);
+
 /** The one sums-to-scores step, for the renditions in present (bit k). */
 void ff_fssim_scores(const FSSIMEngine *e, const FSSIMSums *sums, unsigned present,
                      FSSIMScores *sc);

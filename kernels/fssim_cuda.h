@@ -103,12 +103,7 @@ typedef struct FSSIMCudaResampleParams {
     int pad;
 } FSSIMCudaResampleParams;
 
-/* Source rows a resampler block holds (12 KiB of int32): enough for 32-row
- * tiles of any upscale and of a 2:1 downscale.  Where a tile's rows need
- * more, the tiles take fewer rows, down to one; an axis with more taps
- * than that (downscales beyond 16:1 with lanczos, 24:1 with bicubic) takes
- * the direct path. */
-#define FSSIM_RESAMPLE_SPAN        96
+/* Output rows of a block of the resampler's direct path (rows 0). */
 #define FSSIM_RESAMPLE_DIRECT_ROWS (FSSIM_THREADS / FSSIM_TILE)
 
 /* msssim (kernels/fssim_msssim.cuh): one plane at one scale j. */

@@ -91,8 +91,15 @@
 /* ---- block: FFmpeg's ssim filter -------------------------------------- */
 #define FSSIM_BLOCK_MIN_SIZE 8       /* one 8x8 window */
 
-/* ---- the ladder's resampler: fractional bits of its coefficients ------- */
+/* ---- the ladder's resampler: its coefficients' fractional bits, its bands */
 #define FSSIM_RESAMPLE_BITS  14
+/* Source rows a GPU resampler's block or workgroup holds in shared memory
+ * for its tile (its band): enough for 32-row tiles of any upscale and of a
+ * 2:1 downscale.  Where a tile's rows need more, tiles take fewer rows,
+ * down to one; an axis with more taps than that (downscales beyond 16:1
+ * with lanczos, 24:1 with bicubic) takes the direct path, each output
+ * reading its source rows itself. */
+#define FSSIM_RESAMPLE_SPAN  96
 
 /* ---- tiles of the GPU passes ------------------------------------------- */
 #define FSSIM_CUDA_TILE      32      /* output tile side, CUDA */
