@@ -63,8 +63,7 @@ enum { BIND_MAIN = 0, BIND_REF = BIND_MAIN + MAX_PLANES, BIND_PART_F = BIND_REF 
        BIND_PART_D, BIND_WIN, BIND_RES, BIND_RSB, BIND_NB };
 
 /* Descriptor bindings of the resampler, as in fssim_resample.comp.glsl. */
-enum { RS_BIND_SRC = 0, RS_BIND_TAB = RS_BIND_SRC + MAX_PLANES, RS_BIND_TMP, RS_BIND_OUT,
-       RS_BIND_NB };
+enum { RS_BIND_SRC = 0, RS_BIND_TAB = RS_BIND_SRC + MAX_PLANES, RS_BIND_OUT, RS_BIND_NB };
 
 enum { SPEC_MODE, SPEC_ALGOS, SPEC_RF, SPEC_HALO, SPEC_DEEP, SPEC_WIDE,
        SPEC_C1F, SPEC_C2F, SPEC_G0, SPEC_C1BASE = SPEC_G0 + 15, SPEC_C2BASE,
@@ -84,16 +83,18 @@ typedef struct FSSIMVkPush {
 _Static_assert(sizeof(FSSIMVkPush) == 18 * 4, "FSSIMVkPush matches the shader's PushData");
 
 /* PushData in fssim_resample.comp.glsl: the resampling of one plane of a
- * rendition (offsets in elements of the tables, tmp and output buffers). */
+ * rendition (offsets in elements of the tables and output buffers). */
 typedef struct FSSIMVkRsPush {
     int32_t  in_size[2], out_size[2];
     int32_t  xtaps, ytaps;
     uint32_t xstart, xcoef, ystart, ycoef;
     int32_t  plane, chan, shift, maxval;
-    uint32_t tmp_off, out_off;
+    uint32_t bands;     /* per row of tiles, first source row and count */
+    int32_t  rows;      /* output rows of a tile; 0: the direct path */
+    uint32_t out_off;
 } FSSIMVkRsPush;
 
-_Static_assert(sizeof(FSSIMVkRsPush) == 16 * 4, "FSSIMVkRsPush matches the shader's PushData");
+_Static_assert(sizeof(FSSIMVkRsPush) == 17 * 4, "FSSIMVkRsPush matches the shader's PushData");
 
 typedef struct FSSIMVkPlane {
     FSSIMVkPush pc;
@@ -138,13 +139,13 @@ typedef struct VKBackend {
     FFVulkanShader shd_tile, shd_reduce;
     FSSIMVkPlane planes[4];
 
-    /* A ladder's renditions of another size: resampled (shd_rs, modes 0
-     * and 1) into rsbuf, per execution context, which shd_tile_rs reads
-     * instead of the rendition's images. */
+    /* A ladder's renditions of another size: resampled (shd_rs) into
+     * rsbuf, per execution context, which shd_tile_rs reads instead of the
+     * rendition's images; tables holds the coefficients and the bands. */
     int resampling;
-    FFVulkanShader shd_rs[2], shd_tile_rs;
+    FFVulkanShader shd_rs, shd_tile_rs;
     FFVkBuffer tables, rsbuf;
-    size_t rs_size, tmp_size, rs_stride;
+    size_t rs_size, rs_stride;
     FSSIMVkRsPush rsp[FSSIM_MAX_DIST][4];
 
     /* Per execution context: partial sums of the workgroups, and the
@@ -620,9 +621,9 @@ void ff_fssim_vk_timer_uninit(FFVulkanContext *vkctx, FSSIMVkTimer *t)
     t->pool = VK_NULL_HANDLE;
 }
 
-/* One pass of the resampler: its descriptors (the rendition's planes, the
- * tables, tmp, the output samples) and its mode. */
-static int init_rs_shader(FSSIMEngine *e, FFVulkanShader *shd, int mode)
+/* The resampler: its descriptors (the rendition's planes, the tables, the
+ * output samples). */
+static int init_rs_shader(FSSIMEngine *e, FFVulkanShader *shd)
 {
     VKBackend *s = e->priv;
     FFVulkanContext *vkctx = &s->vkctx;
@@ -635,8 +636,8 @@ static int init_rs_shader(FSSIMEngine *e, FFVulkanShader *shd, int mode)
                                         VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
             .stages = VK_SHADER_STAGE_COMPUTE_BIT,
         };
-    SPEC_LIST_CREATE(sl, 1, sizeof(uint64_t))
-    SPEC_LIST_ADD(sl, 0, 32, mode);
+    /* no constants of its own: room for the workgroup size FFmpeg adds */
+    SPEC_LIST_CREATE(sl, 0, 0)
     ff_vk_shader_load(shd, VK_SHADER_STAGE_COMPUTE_BIT, sl,
                       (uint32_t []) { TILE_W, TILE_H, 1 }, 0);
     RET(ff_fssim_vk_add_descriptor_set(vkctx, shd, desc, RS_BIND_NB));
@@ -649,32 +650,57 @@ fail:
     return err;
 }
 
+/* Output rows of a resampler tile at most: four per invocation. */
+#define RS_MAX_ROWS (4 * TILE_H)
+
+/* Rows of workgroups of a resampled component's dispatch. */
+static int rs_groups_y(const FSSIMVkRsPush *rp)
+{
+    const int rows = rp->rows ? rp->rows : TILE_H;
+    return (rp->out_size[1] + rows - 1) / rows;
+}
+
+/* Append n int32s to the tables at *nb; their offset. */
+static uint32_t put_table(int32_t *tab, size_t *nb, const int32_t *v, size_t n)
+{
+    const uint32_t at = *nb;
+
+    if (n)
+        memcpy(tab + *nb, v, n * sizeof(*v));
+    *nb += n;
+    return at;
+}
+
 /* A ladder with renditions of another size: the coefficient tables (the
- * reference's, computed once by the engine) in a buffer, per execution
- * context room for the resampled planes and the horizontal pass, the
- * resampler's shaders and the scoring shader that reads the resampled
+ * reference's, computed once by the engine) and the bands of the tiles in
+ * a buffer, per execution context room for the resampled planes, the
+ * resampler's shader and the scoring shader that reads the resampled
  * planes. */
 static int init_resampling(FSSIMEngine *e)
 {
     VKBackend *s = e->priv;
     FFVulkanContext *vkctx = &s->vkctx;
     const int nb_exec = s->e.pool_size;
+    int32_t *bands[FSSIM_MAX_DIST][4] = { { NULL } };
+    int rows[FSSIM_MAX_DIST][4] = { { 0 } };
     size_t nb_tab = 0;
     int32_t *tab;
     int err;
 
     for (int c = 0; c < e->fmt.nb_comps; c++)
         s->rs_size += sizeof(uint32_t) * e->fmt.comp[c].width * e->fmt.comp[c].height;
+    s->rs_stride = ff_fssim_vk_align(s->rs_size);
     for (int k = 0; k < e->nb_dist; k++) {
-        size_t tmp = 0;
         for (int c = 0; e->resample[k] && c < e->fmt.nb_comps; c++) {
-            tmp += (size_t)e->fmt.comp[c].width * e->dist[k].comp[c].height;
+            const FSSIMRefResampleAxis *ay = &e->axis[k][c][1];
+            RET(rows[k][c] = ff_fssim_resample_tiles(ay, RS_MAX_ROWS, FSSIM_RESAMPLE_SPAN,
+                                                     &bands[k][c]));
             for (int a = 0; a < 2; a++)
                 nb_tab += (size_t)e->axis[k][c][a].out * (1 + e->axis[k][c][a].ntaps);
+            if (rows[k][c])
+                nb_tab += 2 * (size_t)((ay->out + rows[k][c] - 1) / rows[k][c]);
         }
-        s->tmp_size = FFMAX(s->tmp_size, tmp * sizeof(int32_t));
     }
-    s->rs_stride = ff_fssim_vk_align(s->rs_size) + ff_fssim_vk_align(s->tmp_size);
 
     RET(ff_vk_create_buf(vkctx, &s->tables, nb_tab * sizeof(int32_t), NULL, NULL,
                          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
@@ -683,30 +709,24 @@ static int init_resampling(FSSIMEngine *e)
     RET(ff_vk_map_buffer(vkctx, &s->tables, (uint8_t **)&tab, 0));
     nb_tab = 0;
     for (int k = 0; k < e->nb_dist; k++) {
-        uint32_t tmp = 0, off = 0;
+        uint32_t off = 0;
         for (int c = 0; e->resample[k] && c < e->fmt.nb_comps; c++) {
             const FSSIMPlane *in = &e->dist[k].comp[c], *o = &e->fmt.comp[c];
             const FSSIMRefResampleAxis *ax = &e->axis[k][c][0], *ay = &e->axis[k][c][1];
             FSSIMVkRsPush *rp = &s->rsp[k][c];
-            uint32_t at[4];
 
-            for (int a = 0; a < 2; a++) {
-                const FSSIMRefResampleAxis *x = &e->axis[k][c][a];
-                at[2 * a] = nb_tab;
-                memcpy(tab + nb_tab, x->start, x->out * sizeof(int32_t));
-                nb_tab += x->out;
-                at[2 * a + 1] = nb_tab;
-                memcpy(tab + nb_tab, x->coef, (size_t)x->out * x->ntaps * sizeof(int32_t));
-                nb_tab += (size_t)x->out * x->ntaps;
-            }
             *rp = (FSSIMVkRsPush) {
                 .in_size  = { in->width, in->height }, .out_size = { o->width, o->height },
                 .xtaps = ax->ntaps, .ytaps = ay->ntaps,
-                .xstart = at[0], .xcoef = at[1], .ystart = at[2], .ycoef = at[3],
+                .xstart = put_table(tab, &nb_tab, ax->start, ax->out),
+                .xcoef  = put_table(tab, &nb_tab, ax->coef, (size_t)ax->out * ax->ntaps),
+                .ystart = put_table(tab, &nb_tab, ay->start, ay->out),
+                .ycoef  = put_table(tab, &nb_tab, ay->coef, (size_t)ay->out * ay->ntaps),
                 .plane = in->plane, .chan = in->offset / in->bytes, .shift = in->shift,
-                .maxval = (1 << e->fmt.depth) - 1, .tmp_off = tmp, .out_off = off,
+                .maxval = (1 << e->fmt.depth) - 1, .rows = rows[k][c], .out_off = off,
             };
-            tmp += o->width * in->height;
+            rp->bands = put_table(tab, &nb_tab, bands[k][c],
+                                  rp->rows ? 2 * (size_t)rs_groups_y(rp) : 0);
             off += o->width * o->height;
         }
     }
@@ -721,15 +741,17 @@ static int init_resampling(FSSIMEngine *e)
     RET(ff_vk_create_buf(vkctx, &s->rsbuf, s->rs_stride * nb_exec, NULL, NULL,
                          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                          VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT));
-    RET(init_rs_shader(e, &s->shd_rs[0], 0));
-    RET(init_rs_shader(e, &s->shd_rs[1], 1));
+    RET(init_rs_shader(e, &s->shd_rs));
     if (fused_algos(e))
         RET(init_shader(e, &s->shd_tile_rs, 0, 1));
     if (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM))
         RET(init_ms_shader(e, &s->shd_ms_tile_rs, 0, 1));
-    return 0;
+    err = 0;
 
-fail:
+fail: /* and done: the bands are in the tables */
+    for (int k = 0; k < FSSIM_MAX_DIST; k++)
+        for (int c = 0; c < 4; c++)
+            av_free(bands[k][c]);
     return err;
 }
 
@@ -948,42 +970,34 @@ static int submit_failed(FSSIMEngine *e, FFVkExecContext *exec, int err)
 }
 
 /* Record the resampling of rendition k (views: its planes) into the
- * execution context's resampled planes: every plane's horizontal pass,
- * then every plane's vertical pass. */
+ * execution context's resampled planes: one dispatch per plane. */
 static void record_resample(FSSIMEngine *e, FFVkExecContext *exec, int k,
                             const VkImageView *views)
 {
     VKBackend *s = e->priv;
     FFVulkanContext *vkctx = &s->vkctx;
     FFVulkanFunctions *vk = &vkctx->vkfn;
-    const size_t base = exec->idx * s->rs_stride;
+    FFVulkanShader *shd = &s->shd_rs;
     const int nb_planes = av_pix_fmt_count_planes(e->fmt.pix_fmt);
 
-    for (int m = 0; m < 2; m++) {
-        FFVulkanShader *shd = &s->shd_rs[m];
-        for (int i = 0; i < MAX_PLANES; i++)
-            ff_vk_shader_update_img(vkctx, exec, shd, 0, RS_BIND_SRC + i, 0,
-                                    views[FFMIN(i, nb_planes - 1)],
-                                    VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_NULL_HANDLE);
-        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, RS_BIND_TAB, 0, &s->tables, 0,
-                                        s->tables.size, VK_FORMAT_UNDEFINED);
-        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, RS_BIND_TMP, 0, &s->rsbuf,
-                                        base + ff_fssim_vk_align(s->rs_size), s->tmp_size,
-                                        VK_FORMAT_UNDEFINED);
-        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, RS_BIND_OUT, 0, &s->rsbuf,
-                                        base, s->rs_size, VK_FORMAT_UNDEFINED);
-        ff_vk_exec_bind_shader(vkctx, exec, shd);
-        for (int c = 0; c < e->fmt.nb_comps; c++) {
-            const FSSIMVkRsPush *rp = &s->rsp[k][c];
-            const int rows = m ? rp->out_size[1] : rp->in_size[1];
-            ff_vk_shader_update_push_const(vkctx, exec, shd, VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                                           sizeof(*rp), (void *)rp);
-            vk->CmdDispatch(exec->buf, (rp->out_size[0] + TILE_W - 1) / TILE_W,
-                            (rows + TILE_H - 1) / TILE_H, 1);
-        }
-        ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                            VK_ACCESS_2_SHADER_STORAGE_READ_BIT, NULL, 0);
+    for (int i = 0; i < MAX_PLANES; i++)
+        ff_vk_shader_update_img(vkctx, exec, shd, 0, RS_BIND_SRC + i, 0,
+                                views[FFMIN(i, nb_planes - 1)],
+                                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_NULL_HANDLE);
+    ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, RS_BIND_TAB, 0, &s->tables, 0,
+                                    s->tables.size, VK_FORMAT_UNDEFINED);
+    ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, RS_BIND_OUT, 0, &s->rsbuf,
+                                    exec->idx * s->rs_stride, s->rs_size, VK_FORMAT_UNDEFINED);
+    ff_vk_exec_bind_shader(vkctx, exec, shd);
+    for (int c = 0; c < e->fmt.nb_comps; c++) {
+        const FSSIMVkRsPush *rp = &s->rsp[k][c];
+        ff_vk_shader_update_push_const(vkctx, exec, shd, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                                       sizeof(*rp), (void *)rp);
+        vk->CmdDispatch(exec->buf, (rp->out_size[0] + TILE_W - 1) / TILE_W,
+                        rs_groups_y(rp), 1);
     }
+    ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT, NULL, 0);
 }
 
 /* Record and submit the scoring of rendition k's frame main against ref;
@@ -1367,8 +1381,7 @@ static void vk_uninit(FSSIMEngine *e)
         ff_vk_shader_free(vkctx, &s->shd_tile);
         ff_vk_shader_free(vkctx, &s->shd_reduce);
         ff_vk_shader_free(vkctx, &s->shd_tile_rs);
-        ff_vk_shader_free(vkctx, &s->shd_rs[0]);
-        ff_vk_shader_free(vkctx, &s->shd_rs[1]);
+        ff_vk_shader_free(vkctx, &s->shd_rs);
         ff_vk_free_buf(vkctx, &s->tables);
         ff_vk_free_buf(vkctx, &s->rsbuf);
         ff_vk_shader_free(vkctx, &s->shd_ms_tile);

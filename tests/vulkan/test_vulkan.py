@@ -332,6 +332,13 @@ LADDERS = [
      "algo=float+int+block:scaler=lanczos"),
     ("ladder yuv444p odd bilinear", "yuv444p", (51, 35), [(33, 21), (51, 35)],
      "algo=float+int:scaler=bilinear:window=7"),
+    # the resampler's tiles: several rows of them, with fewer rows each
+    # where a downscale's bands need it (2:1: 32 rows, 3:1: 16 rows), and
+    # the direct path of a downscale whose taps fit no band (26:1)
+    ("ladder nv12 tall, 2:1 and 3:1 down", "nv12", (48, 150), [(96, 300), (144, 450)],
+     "algo=float+int+psnr"),
+    ("ladder yuv420p 26:1 down", "yuv420p", (32, 24), [(832, 624), (64, 48)],
+     "algo=float+int+psnr"),
 ]
 
 
