@@ -47,38 +47,38 @@
 
 #include "fssim_cuda_device.cuh"
 
-/* Source sample i of a row, clamped to the row (edge replication). */
+/* Source index i of an axis of n samples, clamped to it (edge replication). */
+static __device__ __forceinline__ int clamp_index(int i, int n)
+{
+    return i < 0 ? 0 : i >= n ? n - 1 : i;
+}
+
+/* Source sample i of a row, clamped to the row. */
 template <typename T>
 static __device__ __forceinline__ int tap_h(const FSSIMCudaResampleComp &p, const T *row, int i)
 {
-    i = i < 0 ? 0 : i >= p.in_w ? p.in_w - 1 : i;
-    return (int)((unsigned)row[i * p.step] >> p.shift);
+    return (int)((unsigned)row[clamp_index(i, p.in_w) * p.step] >> p.shift);
 }
 
 /* Source row j, clamped to the plane likewise. */
 template <typename T>
 static __device__ __forceinline__ const T *src_row(const FSSIMCudaResampleComp &p, int j)
 {
-    j = j < 0 ? 0 : j >= p.in_h ? p.in_h - 1 : j;
-    return (const T *)(p.src + (long long)j * p.src_pitch);
+    return (const T *)(p.src + (long long)clamp_index(j, p.in_h) * p.src_pitch);
 }
 
-/*
- * The horizontal pass of a source row at output column x.  NT: the axis's
- * taps when known at compile time (0: p.xtaps); known, the loop unrolls and
- * a thread issues all its loads at once.
- */
-template <typename T, int NT>
+/* The horizontal pass of a source row at output column x, p.xtaps taps (the
+ * downscales' and the direct path's; band_h unrolls the others). */
+template <typename T>
 static __device__ __forceinline__ int resample_h(const FSSIMCudaResampleComp &p, const T *row,
                                                  int x)
 {
-    const int n = NT ? NT : p.xtaps;
-    const int *coef = (const int *)p.xcoef + x * n;
+    const int *coef = (const int *)p.xcoef + x * p.xtaps;
     const int first = ((const int *)p.xstart)[x];
     int h = 0;
 
 #pragma unroll
-    for (int k = 0; k < n; k++)
+    for (int k = 0; k < p.xtaps; k++)
         h += coef[k] * tap_h<T>(p, row, first + k);
     return h;
 }
@@ -116,8 +116,7 @@ static __device__ __forceinline__ void band_h(const FSSIMCudaResampleComp &p, in
     if (NT) {
 #pragma unroll
         for (int k = 0; k < N; k++) {
-            int i = ((const int *)p.xstart)[x] + k;
-            i = i < 0 ? 0 : i >= p.in_w ? p.in_w - 1 : i;
+            const int i = clamp_index(((const int *)p.xstart)[x] + k, p.in_w);
             q[k]   = ((const int *)p.xcoef)[x * N + k];
             off[k] = i * p.step * (int)sizeof(T);
         }
@@ -131,12 +130,12 @@ static __device__ __forceinline__ void band_h(const FSSIMCudaResampleComp &p, in
         }
     } else {
         for (int r = tid / FSSIM_TILE; r < nrows; r += FSSIM_THREADS / FSSIM_TILE)
-            tmp[r * FSSIM_TILE + c] = resample_h<T, 0>(p, src_row<T>(p, j0 + r), x);
+            tmp[r * FSSIM_TILE + c] = resample_h<T>(p, src_row<T>(p, j0 + r), x);
     }
 }
 
 /* The vertical pass of the tile at (x0, y0) from the band in tmp (its first
- * row is source row j0); NT as for resample_h, of p.ytaps. */
+ * row is source row j0); NT: p.ytaps when known at compile time (0: not). */
 template <typename T, int NT>
 static __device__ __forceinline__ void tile_v(const FSSIMCudaResampleComp &p, const int *tmp,
                                               int j0, int x0, int y0, int tid)
@@ -169,7 +168,7 @@ static __device__ __forceinline__ void resample_direct(const FSSIMCudaResampleCo
     long long v = 0;
 
     for (int k = 0; k < p.ytaps; k++)
-        v += (long long)coef[k] * resample_h<T, 0>(p, src_row<T>(p, first + k), x);
+        v += (long long)coef[k] * resample_h<T>(p, src_row<T>(p, first + k), x);
     resample_store<T>(p, x, y, v);
 }
 
