@@ -20,15 +20,20 @@
 
 /*
  * fssim: the Vulkan backend, on Vulkan frames read in place on the GPU
- * (Vulkan Video decode, hwupload, scale_vulkan).  Per rendition one
- * command buffer: a fused compute dispatch per plane computes every
- * requested algorithm from one read of each sample, a reduce dispatch per
- * plane adds the workgroups' partials in a fixed order; only the per-plane
- * sums come back to the host, a few frames later, so the pipeline never
- * waits on the GPU.  MS-SSIM (fssim_msssim.comp.glsl) adds, in the same
- * command buffer, a dispatch per plane and scale (each pooling the next
- * scale into the execution context's level buffer) and a reduce dispatch
- * per plane.
+ * (Vulkan Video decode, hwupload, scale_vulkan).  One command buffer per
+ * frame scores every rendition: a fused compute dispatch per plane and
+ * rendition computes every requested algorithm from one read of each
+ * sample, a reduce dispatch per plane and rendition adds the workgroups'
+ * partials in a fixed order; only the per-plane sums come back to the host,
+ * a few frames later, so the pipeline never waits on the GPU.  MS-SSIM
+ * (fssim_msssim.comp.glsl) adds a dispatch per plane and scale (each
+ * pooling the next scale into the level buffer) and a reduce dispatch per
+ * plane.
+ *
+ * The renditions' dispatches of one phase (resampling, tiles, reduction)
+ * run side by side, each with its own region of the buffers (a lane) and
+ * its own frames bound by push descriptors.  Where FFmpeg cannot push
+ * descriptors, each rendition gets its own command buffer instead.
  */
 #include <float.h>
 #include <inttypes.h>
@@ -155,7 +160,11 @@ typedef struct VKBackend {
     size_t part_f_off, part_d_off, win_off, scratch_stride;
     size_t part_f_size, part_d_size, win_size, res_stride;
 
-    /* each slot's execution contexts, one per rendition (NULL: none) */
+    /* Renditions per command buffer: nb_dist, or 1 without push
+     * descriptors.  Each has its lane: its region of scratch, results,
+     * rsbuf and ms_buf, region exec->idx * lanes + lane. */
+    int lanes;
+    /* each slot's execution context of each rendition (NULL: none) */
     FFVkExecContext **exec;
     uint64_t nb_submitted;        /* frames, for messages */
     uint64_t *slot_n;             /* per slot, the frame it scores */
@@ -196,6 +205,28 @@ size_t ff_fssim_vk_align(size_t size)
     return FFALIGN(FFMAX(size, 1), FSSIM_VK_BUF_ALIGN);
 }
 
+/* Whether FFmpeg will push the descriptors of shaders with up to nb
+ * bindings into the command buffer (vulkan.c's use_push, for one set that
+ * is not singular, as all of ours), rather than keep a set per execution
+ * context: then one command buffer can bind each rendition's frames and
+ * lane in turn. */
+static int pushes_descriptors(const FFVulkanContext *vkctx, int nb)
+{
+    return (vkctx->extensions & FF_VK_EXT_PUSH_DESCRIPTOR) &&
+           nb <= vkctx->push_desc_props.maxPushDescriptors;
+}
+
+/* The regions of the per-job buffers: a lane per rendition of each context. */
+static size_t nb_regions(const VKBackend *s)
+{
+    return (size_t)s->e.pool_size * s->lanes;
+}
+
+/* The region of rendition k scored in exec. */
+static size_t region(const VKBackend *s, const FFVkExecContext *exec, int k)
+{
+    return (size_t)exec->idx * s->lanes + (s->lanes > 1 ? k : 0);
+}
 
 static void setup_planes(FSSIMEngine *e)
 {
@@ -680,7 +711,6 @@ static int init_resampling(FSSIMEngine *e)
 {
     VKBackend *s = e->priv;
     FFVulkanContext *vkctx = &s->vkctx;
-    const int nb_exec = s->e.pool_size;
     int32_t *bands[FSSIM_MAX_DIST][4] = { { NULL } };
     int rows[FSSIM_MAX_DIST][4] = { { 0 } };
     size_t nb_tab = 0;
@@ -738,7 +768,7 @@ static int init_resampling(FSSIMEngine *e)
         off += e->fmt.comp[c].width * e->fmt.comp[c].height;
     }
 
-    RET(ff_vk_create_buf(vkctx, &s->rsbuf, s->rs_stride * nb_exec, NULL, NULL,
+    RET(ff_vk_create_buf(vkctx, &s->rsbuf, s->rs_stride * nb_regions(s), NULL, NULL,
                          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                          VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT));
     RET(init_rs_shader(e, &s->shd_rs));
@@ -755,15 +785,31 @@ fail: /* and done: the bands are in the tables */
     return err;
 }
 
+/* One command buffer for all renditions relies on pushed descriptors:
+ * with a set per execution context, the renditions' dispatches would all
+ * read the last rendition's frames. */
+static int check_pushed(FSSIMEngine *e)
+{
+    VKBackend *s = e->priv;
+    const FFVulkanShader *shd[] = { &s->shd_tile, &s->shd_reduce, &s->shd_rs, &s->shd_tile_rs,
+                                    &s->shd_ms_tile, &s->shd_ms_reduce, &s->shd_ms_tile_rs };
+
+    for (int i = 0; s->lanes > 1 && i < FF_ARRAY_ELEMS(shd); i++)
+        if (shd[i]->pipeline_layout && !shd[i]->use_push) {
+            av_log(e->ctx, AV_LOG_ERROR, "A shader's descriptors are not pushed although the "
+                   "device can push them: the renditions cannot share a command buffer.\n");
+            return AVERROR_BUG;
+        }
+    return 0;
+}
+
 static int vk_init(FSSIMEngine *e, size_t *ring_bytes)
 {
     VKBackend *s = e->priv;
     AVFilterContext *ctx = e->ctx;
     FFVulkanContext *vkctx = &s->vkctx;
     FilterLink *ml = ff_filter_link(ctx->inputs[0]);
-    /* one command buffer per rendition and slot */
-    const int nb_exec = e->nb_slots * e->nb_dist;
-    int err;
+    int nb_exec, err;
 
     for (int k = 0; k < e->nb_dist; k++)
         s->resampling |= e->resample[k];
@@ -775,7 +821,7 @@ static int vk_init(FSSIMEngine *e, size_t *ring_bytes)
     }
     if (e->depth)
         return ff_fssim_vk3d_init(e, &s->b3d, ring_bytes);
-    s->exec   = av_calloc(nb_exec, sizeof(*s->exec));
+    s->exec   = av_calloc(e->nb_slots * e->nb_dist, sizeof(*s->exec));
     s->slot_n = av_calloc(e->nb_slots, sizeof(*s->slot_n));
     if (!s->exec || !s->slot_n)
         return AVERROR(ENOMEM);
@@ -791,15 +837,20 @@ static int vk_init(FSSIMEngine *e, size_t *ring_bytes)
         av_log(ctx, AV_LOG_ERROR, "The Vulkan device has no compute queue.\n");
         return AVERROR(ENOTSUP);
     }
+    /* per slot one command buffer, or one per rendition */
+    s->lanes = pushes_descriptors(vkctx, FFMAX3((int)BIND_NB, (int)MS_BIND_NB, (int)RS_BIND_NB)) ? e->nb_dist : 1;
+    nb_exec  = e->nb_slots * e->nb_dist / s->lanes;
     RET(ff_vk_exec_pool_init(vkctx, s->qf, &s->e, nb_exec, 0, 0, 0, NULL));
+    if (e->nb_dist > 1)
+        av_log(ctx, AV_LOG_VERBOSE, "%d renditions per command buffer.\n", s->lanes);
 
     setup_planes(e);
     setup_msssim(e);
     /* Allocated once: nothing is allocated on the device per frame. */
-    RET(ff_vk_create_buf(vkctx, &s->scratch, s->scratch_stride * nb_exec, NULL, NULL,
+    RET(ff_vk_create_buf(vkctx, &s->scratch, s->scratch_stride * nb_regions(s), NULL, NULL,
                          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                          VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT));
-    RET(ff_vk_create_buf(vkctx, &s->results, s->res_stride * nb_exec, NULL, NULL,
+    RET(ff_vk_create_buf(vkctx, &s->results, s->res_stride * nb_regions(s), NULL, NULL,
                          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                          VK_MEMORY_PROPERTY_HOST_COHERENT_BIT));
@@ -810,16 +861,17 @@ static int vk_init(FSSIMEngine *e, size_t *ring_bytes)
         RET(init_shader(e, &s->shd_reduce, 1, 0));
     }
     if (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)) {
-        RET(ff_vk_create_buf(vkctx, &s->ms_buf, s->ms_stride * nb_exec, NULL, NULL,
+        RET(ff_vk_create_buf(vkctx, &s->ms_buf, s->ms_stride * nb_regions(s), NULL, NULL,
                              VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                              VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT));
         RET(init_ms_shader(e, &s->shd_ms_tile, 0, 0));
         RET(init_ms_shader(e, &s->shd_ms_reduce, 1, 0));
         av_log(ctx, AV_LOG_VERBOSE, "msssim: %zu bytes of scales and partial sums per "
-               "execution context, %d contexts.\n", s->ms_stride, nb_exec);
+               "rendition and context, %zu in all.\n", s->ms_stride, s->ms_stride * nb_regions(s));
     }
     if (s->resampling)
         RET(init_resampling(e));
+    RET(check_pushed(e));
     ff_fssim_vk_timer_init(ctx, vkctx, s->qf->idx, s->e.pool_size, NB_TS, &s->timer);
     s->gpu_min = DBL_MAX;
     return 0;
@@ -830,17 +882,68 @@ fail:
 
 /* ---- per frame -------------------------------------------------------- */
 
-/* What the scoring and msssim shaders share: the frames' planes (unused
- * bindings repeat the last plane), and at binding rsb the execution
- * context's resampled planes, which only the MAIN_BUF variants read (the
- * others get a valid buffer all the same). */
-static void update_frames(FSSIMEngine *e, FFVkExecContext *exec, FFVulkanShader *shd,
-                          const VkImageView *main_views, const VkImageView *ref_views, int rsb)
+/* A job's frames: each distinct frame once (split'ed inputs share one),
+ * with its image views; of[k] is rendition k's, of[FSSIM_MAX_DIST] the
+ * reference's. */
+typedef struct VKJobFrames {
+    const AVFrame *frame[FSSIM_MAX_DIST + 1];
+    VkImageView    views[FSSIM_MAX_DIST + 1][AV_NUM_DATA_POINTERS];
+    int nb;
+    int of[FSSIM_MAX_DIST + 1];
+} VKJobFrames;
+
+#define JOB_REF FSSIM_MAX_DIST
+
+/* Make exec depend on input i's frame f and create its views, once per frame. */
+static int add_job_frame(FSSIMEngine *e, FFVkExecContext *exec, VKJobFrames *jf, int i,
+                         const AVFrame *f)
+{
+    VKBackend *s = e->priv;
+    FFVulkanContext *vkctx = &s->vkctx;
+    int err;
+
+    for (int j = 0; j < jf->nb; j++)
+        if (jf->frame[j]->data[0] == f->data[0]) {
+            jf->of[i] = j;
+            return 0;
+        }
+    /* FFmpeg's helpers take the frames as writable; nothing here writes */
+    err = ff_vk_exec_add_dep_frame(vkctx, exec, (AVFrame *)f,
+                                   VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                                   VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT);
+    if (err < 0)
+        return err;
+    err = ff_vk_create_imageviews(vkctx, exec, jf->views[jf->nb], (AVFrame *)f, FF_VK_REP_UINT);
+    if (err < 0)
+        return err;
+    jf->frame[jf->nb] = f;
+    jf->of[i] = jf->nb++;
+    return 0;
+}
+
+/* The image views of input i (a rendition k, or JOB_REF). */
+static const VkImageView *job_views(const VKJobFrames *jf, int i)
+{
+    return jf->views[jf->of[i]];
+}
+
+/* Bind a scoring or msssim shader for rendition k with what they share:
+ * the frames' planes (unused bindings repeat the last plane), and at
+ * binding rsb the region of the resampled planes, which only the MAIN_BUF
+ * variants read (the others get a valid buffer all the same).  A resampled
+ * rendition is read from its resampled planes; the reference's images
+ * stand in for its own, which those variants do not read. */
+static void bind_frames(FSSIMEngine *e, FFVkExecContext *exec, FFVulkanShader *shd,
+                        const VKJobFrames *jf, int k, int rsb)
 {
     VKBackend *s = e->priv;
     FFVulkanContext *vkctx = &s->vkctx;
     const int nb_planes = av_pix_fmt_count_planes(e->fmt.pix_fmt);
+    const VkImageView *ref_views = job_views(jf, JOB_REF);
+    const VkImageView *main_views = e->resample[k] ? ref_views : job_views(jf, k);
+    const size_t r = region(s, exec, k);
 
+    ff_vk_exec_bind_shader(vkctx, exec, shd);
     for (int i = 0; i < MAX_PLANES; i++) {
         const int p = FFMIN(i, nb_planes - 1);
         ff_vk_shader_update_img(vkctx, exec, shd, 0, BIND_MAIN + i, 0, main_views[p],
@@ -850,23 +953,23 @@ static void update_frames(FSSIMEngine *e, FFVkExecContext *exec, FFVulkanShader 
     }
     if (s->resampling)
         ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, rsb, 0, &s->rsbuf,
-                                        exec->idx * s->rs_stride, s->rs_size,
-                                        VK_FORMAT_UNDEFINED);
+                                        r * s->rs_stride, s->rs_size, VK_FORMAT_UNDEFINED);
     else
         ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, rsb, 0, &s->results,
-                                        exec->idx * s->res_stride, s->res_stride,
+                                        r * s->res_stride, s->res_stride,
                                         VK_FORMAT_UNDEFINED);
 }
 
-static void update_descriptors(FSSIMEngine *e, FFVkExecContext *exec,
-                               FFVulkanShader *shd, const VkImageView *main_views,
-                               const VkImageView *ref_views)
+/* The fused shaders for rendition k: its frames, its region of the
+ * partial sums, block windows and results. */
+static void bind_fused(FSSIMEngine *e, FFVkExecContext *exec, FFVulkanShader *shd,
+                       const VKJobFrames *jf, int k)
 {
     VKBackend *s = e->priv;
     FFVulkanContext *vkctx = &s->vkctx;
-    const size_t base = exec->idx * s->scratch_stride;
+    const size_t r = region(s, exec, k), base = r * s->scratch_stride;
 
-    update_frames(e, exec, shd, main_views, ref_views, BIND_RSB);
+    bind_frames(e, exec, shd, jf, k, BIND_RSB);
     ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_PART_F, 0, &s->scratch,
                                     base + s->part_f_off, s->part_f_size, VK_FORMAT_UNDEFINED);
     ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_PART_D, 0, &s->scratch,
@@ -874,29 +977,26 @@ static void update_descriptors(FSSIMEngine *e, FFVkExecContext *exec,
     ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_WIN, 0, &s->scratch,
                                     base + s->win_off, s->win_size, VK_FORMAT_UNDEFINED);
     ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, BIND_RES, 0, &s->results,
-                                    exec->idx * s->res_stride, s->res_stride,
-                                    VK_FORMAT_UNDEFINED);
+                                    r * s->res_stride, s->res_stride, VK_FORMAT_UNDEFINED);
 }
 
-/* msssim's shaders: the frames' planes, the context's level buffer and
- * partial records, its results. */
-static void update_ms_descriptors(FSSIMEngine *e, FFVkExecContext *exec,
-                                  FFVulkanShader *shd, const VkImageView *main_views,
-                                  const VkImageView *ref_views)
+/* msssim's shaders for rendition k: its frames, its region of the level
+ * buffer and partial records, its results. */
+static void bind_msssim(FSSIMEngine *e, FFVkExecContext *exec, FFVulkanShader *shd,
+                        const VKJobFrames *jf, int k)
 {
     VKBackend *s = e->priv;
     FFVulkanContext *vkctx = &s->vkctx;
-    const size_t base = exec->idx * s->ms_stride;
+    const size_t r = region(s, exec, k), base = r * s->ms_stride;
 
-    update_frames(e, exec, shd, main_views, ref_views, MS_BIND_RSB);
+    bind_frames(e, exec, shd, jf, k, MS_BIND_RSB);
     ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, MS_BIND_LVL, 0, &s->ms_buf,
                                     base, s->ms_lvl_size, VK_FORMAT_UNDEFINED);
     ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, MS_BIND_PART, 0, &s->ms_buf,
                                     base + s->ms_lvl_size, s->ms_stride - s->ms_lvl_size,
                                     VK_FORMAT_UNDEFINED);
     ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, MS_BIND_RES, 0, &s->results,
-                                    exec->idx * s->res_stride, s->res_stride,
-                                    VK_FORMAT_UNDEFINED);
+                                    r * s->res_stride, s->res_stride, VK_FORMAT_UNDEFINED);
 }
 
 void ff_fssim_vk_barrier(FFVulkanFunctions *vk, FFVkExecContext *exec,
@@ -919,37 +1019,143 @@ void ff_fssim_vk_barrier(FFVulkanFunctions *vk, FFVkExecContext *exec,
     });
 }
 
-/* msssim: the five scales of every plane (each scale's dispatches after
- * the previous scale's pooling), then each plane's reduction. */
-static void record_msssim(FSSIMEngine *e, FFVkExecContext *exec, int k,
-                          const VkImageView *main_views, const VkImageView *ref_views)
+static void barrier_compute(FFVulkanFunctions *vk, FFVkExecContext *exec)
+{
+    ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT, NULL, 0);
+}
+
+/* Make every frame of the job readable by the shaders. */
+static void record_frame_barriers(FSSIMEngine *e, FFVkExecContext *exec, const VKJobFrames *jf)
+{
+    VKBackend *s = e->priv;
+    FFVulkanContext *vkctx = &s->vkctx;
+    VkImageMemoryBarrier2 img_bar[(FSSIM_MAX_DIST + 1) * AV_NUM_DATA_POINTERS];
+    int nb_img_bar = 0;
+
+    for (int j = 0; j < jf->nb; j++)
+        ff_vk_frame_barrier(vkctx, exec, (AVFrame *)jf->frame[j], img_bar, &nb_img_bar,
+                            VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                            VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                            VK_ACCESS_SHADER_READ_BIT,
+                            VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                            VK_QUEUE_FAMILY_IGNORED);
+    vkctx->vkfn.CmdPipelineBarrier2(exec->buf, &(VkDependencyInfo) {
+        .sType                   = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
+        .pImageMemoryBarriers    = img_bar,
+        .imageMemoryBarrierCount = nb_img_bar,
+    });
+}
+
+/* Record the resampling of the renditions in set that need it, each into
+ * its region of the resampled planes: one dispatch per plane. */
+static void record_resample(FSSIMEngine *e, FFVkExecContext *exec, const VKJobFrames *jf,
+                            unsigned set)
 {
     VKBackend *s = e->priv;
     FFVulkanContext *vkctx = &s->vkctx;
     FFVulkanFunctions *vk = &vkctx->vkfn;
-    /* a resampled rendition: scale 0 from its resampled planes (its images
-     * are not read: the reference's stand in) */
-    FFVulkanShader *tile = e->resample[k] ? &s->shd_ms_tile_rs : &s->shd_ms_tile;
+    FFVulkanShader *shd = &s->shd_rs;
+    const int nb_planes = av_pix_fmt_count_planes(e->fmt.pix_fmt);
+    int any = 0;
 
-    update_ms_descriptors(e, exec, tile, e->resample[k] ? ref_views : main_views, ref_views);
-    ff_vk_exec_bind_shader(vkctx, exec, tile);
-    for (int j = 0; j < FSSIM_MS_SCALES; j++) {
+    for (int k = 0; k < e->nb_dist; k++) {
+        if (!(set & (1u << k)) || !e->resample[k])
+            continue;
+        ff_vk_exec_bind_shader(vkctx, exec, shd);
+        for (int i = 0; i < MAX_PLANES; i++)
+            ff_vk_shader_update_img(vkctx, exec, shd, 0, RS_BIND_SRC + i, 0,
+                                    job_views(jf, k)[FFMIN(i, nb_planes - 1)],
+                                    VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_NULL_HANDLE);
+        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, RS_BIND_TAB, 0, &s->tables, 0,
+                                        s->tables.size, VK_FORMAT_UNDEFINED);
+        ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, RS_BIND_OUT, 0, &s->rsbuf,
+                                        region(s, exec, k) * s->rs_stride, s->rs_size,
+                                        VK_FORMAT_UNDEFINED);
         for (int c = 0; c < e->fmt.nb_comps; c++) {
-            FSSIMVkMsDispatch *d = &s->ms[c][j];
-            ff_vk_shader_update_push_const(vkctx, exec, tile,
-                                           VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(d->pc), &d->pc);
-            vk->CmdDispatch(exec->buf, d->pc.tiles_x, d->tiles_y, 1);
+            const FSSIMVkRsPush *rp = &s->rsp[k][c];
+            ff_vk_shader_update_push_const(vkctx, exec, shd, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                                           sizeof(*rp), (void *)rp);
+            vk->CmdDispatch(exec->buf, (rp->out_size[0] + TILE_W - 1) / TILE_W,
+                            rs_groups_y(rp), 1);
         }
-        ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                            VK_ACCESS_2_SHADER_STORAGE_READ_BIT, NULL, 0);
+        any = 1;
     }
-    update_ms_descriptors(e, exec, &s->shd_ms_reduce, main_views, ref_views);
-    ff_vk_exec_bind_shader(vkctx, exec, &s->shd_ms_reduce);
-    for (int c = 0; c < e->fmt.nb_comps; c++) {
-        ff_vk_shader_update_push_const(vkctx, exec, &s->shd_ms_reduce,
-                                       VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(s->ms_reduce[c]),
-                                       &s->ms_reduce[c]);
-        vk->CmdDispatch(exec->buf, FSSIM_MS_SCALES, 1, 1);
+    if (any)
+        barrier_compute(vk, exec);
+}
+
+/* The fused dispatches of every plane of the renditions in set, then, after
+ * they are all done, each plane's fixed-order reduction. */
+static void record_fused(FSSIMEngine *e, FFVkExecContext *exec, const VKJobFrames *jf,
+                         unsigned set)
+{
+    VKBackend *s = e->priv;
+    FFVulkanContext *vkctx = &s->vkctx;
+    FFVulkanFunctions *vk = &vkctx->vkfn;
+
+    for (int k = 0; k < e->nb_dist; k++) {
+        FFVulkanShader *tile = e->resample[k] ? &s->shd_tile_rs : &s->shd_tile;
+        if (!(set & (1u << k)))
+            continue;
+        bind_fused(e, exec, tile, jf, k);
+        for (int c = 0; c < e->fmt.nb_comps; c++) {
+            FSSIMVkPlane *p = &s->planes[c];
+            ff_vk_shader_update_push_const(vkctx, exec, tile, VK_SHADER_STAGE_COMPUTE_BIT,
+                                           0, sizeof(p->pc), &p->pc);
+            vk->CmdDispatch(exec->buf, p->pc.tiles_x, p->tiles_y, 1);
+        }
+    }
+    barrier_compute(vk, exec);
+    ff_fssim_vk_timer_write(vkctx, &s->timer, exec, 1, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+    for (int k = 0; k < e->nb_dist; k++) {
+        if (!(set & (1u << k)))
+            continue;
+        bind_fused(e, exec, &s->shd_reduce, jf, k);
+        for (int c = 0; c < e->fmt.nb_comps; c++) {
+            FSSIMVkPlane *p = &s->planes[c];
+            ff_vk_shader_update_push_const(vkctx, exec, &s->shd_reduce,
+                                           VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(p->pc), &p->pc);
+            vk->CmdDispatch(exec->buf, 1, 1, 1);
+        }
+    }
+}
+
+/* msssim: the five scales of every plane of the renditions in set (each
+ * scale's dispatches after the previous scale's pooling), then each
+ * plane's reduction. */
+static void record_msssim(FSSIMEngine *e, FFVkExecContext *exec, const VKJobFrames *jf,
+                          unsigned set)
+{
+    VKBackend *s = e->priv;
+    FFVulkanContext *vkctx = &s->vkctx;
+    FFVulkanFunctions *vk = &vkctx->vkfn;
+
+    for (int j = 0; j < FSSIM_MS_SCALES; j++) {
+        for (int k = 0; k < e->nb_dist; k++) {
+            FFVulkanShader *tile = e->resample[k] ? &s->shd_ms_tile_rs : &s->shd_ms_tile;
+            if (!(set & (1u << k)))
+                continue;
+            bind_msssim(e, exec, tile, jf, k);
+            for (int c = 0; c < e->fmt.nb_comps; c++) {
+                FSSIMVkMsDispatch *d = &s->ms[c][j];
+                ff_vk_shader_update_push_const(vkctx, exec, tile, VK_SHADER_STAGE_COMPUTE_BIT,
+                                               0, sizeof(d->pc), &d->pc);
+                vk->CmdDispatch(exec->buf, d->pc.tiles_x, d->tiles_y, 1);
+            }
+        }
+        barrier_compute(vk, exec);
+    }
+    for (int k = 0; k < e->nb_dist; k++) {
+        if (!(set & (1u << k)))
+            continue;
+        bind_msssim(e, exec, &s->shd_ms_reduce, jf, k);
+        for (int c = 0; c < e->fmt.nb_comps; c++) {
+            ff_vk_shader_update_push_const(vkctx, exec, &s->shd_ms_reduce,
+                                           VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(s->ms_reduce[c]),
+                                           &s->ms_reduce[c]);
+            vk->CmdDispatch(exec->buf, FSSIM_MS_SCALES, 1, 1);
+        }
     }
 }
 
@@ -969,128 +1175,39 @@ static int submit_failed(FSSIMEngine *e, FFVkExecContext *exec, int err)
     return err;
 }
 
-/* Record the resampling of rendition k (views: its planes) into the
- * execution context's resampled planes: one dispatch per plane. */
-static void record_resample(FSSIMEngine *e, FFVkExecContext *exec, int k,
-                            const VkImageView *views)
+/* Record and submit, in one command buffer, the scoring of the renditions
+ * in set (bit k: dist[k]) against ref; the sums are read back later from
+ * the returned execution context. */
+static int submit_job(FSSIMEngine *e, const AVFrame *ref, AVFrame *const *dist, unsigned set,
+                      FFVkExecContext **out_exec)
 {
     VKBackend *s = e->priv;
     FFVulkanContext *vkctx = &s->vkctx;
     FFVulkanFunctions *vk = &vkctx->vkfn;
-    FFVulkanShader *shd = &s->shd_rs;
-    const int nb_planes = av_pix_fmt_count_planes(e->fmt.pix_fmt);
-
-    for (int i = 0; i < MAX_PLANES; i++)
-        ff_vk_shader_update_img(vkctx, exec, shd, 0, RS_BIND_SRC + i, 0,
-                                views[FFMIN(i, nb_planes - 1)],
-                                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_NULL_HANDLE);
-    ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, RS_BIND_TAB, 0, &s->tables, 0,
-                                    s->tables.size, VK_FORMAT_UNDEFINED);
-    ff_vk_shader_update_desc_buffer(vkctx, exec, shd, 0, RS_BIND_OUT, 0, &s->rsbuf,
-                                    exec->idx * s->rs_stride, s->rs_size, VK_FORMAT_UNDEFINED);
-    ff_vk_exec_bind_shader(vkctx, exec, shd);
-    for (int c = 0; c < e->fmt.nb_comps; c++) {
-        const FSSIMVkRsPush *rp = &s->rsp[k][c];
-        ff_vk_shader_update_push_const(vkctx, exec, shd, VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                                       sizeof(*rp), (void *)rp);
-        vk->CmdDispatch(exec->buf, (rp->out_size[0] + TILE_W - 1) / TILE_W,
-                        rs_groups_y(rp), 1);
-    }
-    ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT, NULL, 0);
-}
-
-/* Record and submit the scoring of rendition k's frame main against ref;
- * the sums are read back later from the returned execution context. */
-static int submit_pair(FSSIMEngine *e, int k, const AVFrame *main, const AVFrame *ref,
-                       FFVkExecContext **out_exec)
-{
-    VKBackend *s = e->priv;
-    FFVulkanContext *vkctx = &s->vkctx;
-    FFVulkanFunctions *vk = &vkctx->vkfn;
-    VkImageView main_views[AV_NUM_DATA_POINTERS], ref_views[AV_NUM_DATA_POINTERS];
-    VkImageMemoryBarrier2 img_bar[8];
-    FFVulkanShader *tile;
-    int nb_img_bar = 0, err;
-    /* split'ed inputs share the frame: one dependency, one barrier */
-    const int same = main->data[0] == ref->data[0];
     FFVkExecContext *exec = ff_vk_exec_get(vkctx, &s->e);
+    VKJobFrames jf = { .nb = 0 };
+    int err;
 
     err = ff_vk_exec_start(vkctx, exec);
     if (err < 0)
         return submit_failed(e, exec, err);
 
-    /* FFmpeg's helpers take the frames as writable; nothing here writes */
-    RET(ff_vk_exec_add_dep_frame(vkctx, exec, (AVFrame *)main,
-                                 VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                                 VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT));
-    RET(ff_vk_create_imageviews(vkctx, exec, main_views, (AVFrame *)main, FF_VK_REP_UINT));
-    if (!same) {
-        RET(ff_vk_exec_add_dep_frame(vkctx, exec, (AVFrame *)ref,
-                                     VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                                     VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT));
-        RET(ff_vk_create_imageviews(vkctx, exec, ref_views, (AVFrame *)ref, FF_VK_REP_UINT));
-    } else {
-        memcpy(ref_views, main_views, sizeof(ref_views));
-    }
+    RET(add_job_frame(e, exec, &jf, JOB_REF, ref));
+    for (int k = 0; k < e->nb_dist; k++)
+        if (set & (1u << k))
+            RET(add_job_frame(e, exec, &jf, k, dist[k]));
 
     ff_fssim_vk_timer_write(vkctx, &s->timer, exec, 0, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
-
-    ff_vk_frame_barrier(vkctx, exec, (AVFrame *)main, img_bar, &nb_img_bar,
-                        VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                        VK_ACCESS_SHADER_READ_BIT,
-                        VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-                        VK_QUEUE_FAMILY_IGNORED);
-    if (!same)
-        ff_vk_frame_barrier(vkctx, exec, (AVFrame *)ref, img_bar, &nb_img_bar,
-                            VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                            VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                            VK_ACCESS_SHADER_READ_BIT,
-                            VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-                            VK_QUEUE_FAMILY_IGNORED);
-    vk->CmdPipelineBarrier2(exec->buf, &(VkDependencyInfo) {
-        .sType                   = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
-        .pImageMemoryBarriers    = img_bar,
-        .imageMemoryBarrierCount = nb_img_bar,
-    });
-
-    /* a resampled rendition is read from its resampled planes (the main
-     * images of shd_tile_rs are not read: the reference's stand in) */
-    if (e->resample[k])
-        record_resample(e, exec, k, main_views);
-
-    /* one fused dispatch per plane */
-    if (fused_algos(e)) {
-        tile = e->resample[k] ? &s->shd_tile_rs : &s->shd_tile;
-        update_descriptors(e, exec, tile, e->resample[k] ? ref_views : main_views, ref_views);
-        ff_vk_exec_bind_shader(vkctx, exec, tile);
-        for (int c = 0; c < e->fmt.nb_comps; c++) {
-            FSSIMVkPlane *p = &s->planes[c];
-            ff_vk_shader_update_push_const(vkctx, exec, tile, VK_SHADER_STAGE_COMPUTE_BIT,
-                                           0, sizeof(p->pc), &p->pc);
-            vk->CmdDispatch(exec->buf, p->pc.tiles_x, p->tiles_y, 1);
-        }
-        ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                            VK_ACCESS_2_SHADER_STORAGE_READ_BIT, NULL, 0);
-    }
-
-    /* fixed-order reduction of each plane's partial sums */
-    ff_fssim_vk_timer_write(vkctx, &s->timer, exec, 1, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
-    if (fused_algos(e)) {
-        update_descriptors(e, exec, &s->shd_reduce, main_views, ref_views);
-        ff_vk_exec_bind_shader(vkctx, exec, &s->shd_reduce);
-        for (int c = 0; c < e->fmt.nb_comps; c++) {
-            FSSIMVkPlane *p = &s->planes[c];
-            ff_vk_shader_update_push_const(vkctx, exec, &s->shd_reduce,
-                                           VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(p->pc), &p->pc);
-            vk->CmdDispatch(exec->buf, 1, 1, 1);
-        }
-    }
+    record_frame_barriers(e, exec, &jf);
+    if (s->resampling)
+        record_resample(e, exec, &jf, set);
+    if (fused_algos(e))
+        record_fused(e, exec, &jf, set);
+    else
+        ff_fssim_vk_timer_write(vkctx, &s->timer, exec, 1, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
     if (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM))
-        record_msssim(e, exec, k, main_views, ref_views);
+        record_msssim(e, exec, &jf, set);
     ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT, NULL, 0);
-
     ff_fssim_vk_timer_write(vkctx, &s->timer, exec, 2, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
 
     err = ff_vk_exec_submit(vkctx, exec);
@@ -1152,17 +1269,16 @@ static int exec_done(FSSIMEngine *e, FFVkExecContext *exec, int wait, uint64_t n
     return res == VK_SUCCESS ? 1 : fence_failed(e, res, n);
 }
 
-/* The per-plane sums of a completed submission, into rendition k's. */
-static int read_sums(FSSIMEngine *e, FFVkExecContext *exec, FSSIMSum (*v)[FSSIM_NB_PARTS])
+/* The per-plane sums of rendition k from a completed submission. */
+static int read_sums(FSSIMEngine *e, FFVkExecContext *exec, int k,
+                     FSSIMSum (*v)[FSSIM_NB_PARTS])
 {
     VKBackend *s = e->priv;
     FFVulkanContext *vkctx = &s->vkctx;
-    const size_t off = exec->idx * s->res_stride;
+    const size_t off = region(s, exec, k) * s->res_stride;
     const uint32_t *r = (const uint32_t *)(s->results_map + off);
     int err;
 
-    /* releases the frames and image views now rather than at reuse */
-    ff_vk_exec_discard_deps(vkctx, exec);
     if (!(s->results.flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) {
         err = ff_vk_flush_buffer(vkctx, &s->results, off, s->res_stride, 0);
         if (err < 0)
@@ -1278,6 +1394,8 @@ static int vk_submit(FSSIMEngine *e, int slot, const AVFrame *ref, AVFrame *cons
 {
     VKBackend *s = e->priv;
     FFVkExecContext **exec = &s->exec[slot * e->nb_dist];
+    FFVkExecContext *job = NULL;
+    unsigned set = 0;
     int ret = 0;
 
     if (s->gpu_failed)
@@ -1285,9 +1403,17 @@ static int vk_submit(FSSIMEngine *e, int slot, const AVFrame *ref, AVFrame *cons
     s->slot_n[slot] = s->nb_submitted++;
     for (int k = 0; k < e->nb_dist; k++) {
         exec[k] = NULL;
-        if (dist[k] && (ret = submit_pair(e, k, dist[k], ref, &exec[k])) < 0)
-            break;
+        set |= (unsigned)!!dist[k] << k;
     }
+    if (s->lanes > 1) {
+        if (set && (ret = submit_job(e, ref, dist, set, &job)) >= 0)
+            for (int k = 0; k < e->nb_dist; k++)
+                exec[k] = set & (1u << k) ? job : NULL;
+        return ret;
+    }
+    for (int k = 0; k < e->nb_dist; k++)
+        if (dist[k] && (ret = submit_job(e, ref, dist, 1u << k, &exec[k])) < 0)
+            break;
     return ret;
 }
 
@@ -1295,8 +1421,9 @@ static int vk_collect(FSSIMEngine *e, int slot, int wait, FSSIMSums *sums)
 {
     VKBackend *s = e->priv;
     FFVkExecContext **exec = &s->exec[slot * e->nb_dist];
+    FFVkExecContext *last = NULL;
     double us = 0.0, tiles = 0.0;
-    int ret;
+    int ret = 0;
 
     if (s->b3d)
         return ff_fssim_vk3d_collect(e, s->b3d, slot, wait, sums);
@@ -1307,15 +1434,21 @@ static int vk_collect(FSSIMEngine *e, int slot, int wait, FSSIMSums *sums)
     for (int k = 0; k < e->nb_dist; k++)
         if (exec[k] && (ret = exec_done(e, exec[k], wait, s->slot_n[slot])) <= 0)
             return ret;
+    for (int k = 0; k < e->nb_dist && ret >= 0; k++)
+        if (exec[k])
+            ret = read_sums(e, exec[k], k, sums->v[k]);
+    /* each command buffer once: its time, and its frames and views go now
+     * rather than at reuse */
     for (int k = 0; k < e->nb_dist; k++) {
-        if (!exec[k])
-            continue;
-        us += read_gpu_time(s, exec[k], &tiles);
-        ret = read_sums(e, exec[k], sums->v[k]);
+        if (exec[k] && exec[k] != last) {
+            us += read_gpu_time(s, exec[k], &tiles);
+            ff_vk_exec_discard_deps(&s->vkctx, exec[k]);
+            last = exec[k];
+        }
         exec[k] = NULL;
-        if (ret < 0)
-            return ret;
     }
+    if (ret < 0)
+        return ret;
     if (s->timer.pool) {
         s->gpu_sum   += us;
         s->gpu_tiles += tiles;

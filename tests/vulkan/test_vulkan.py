@@ -370,6 +370,42 @@ def check_ladder():
                    (name, algo, TOL[algo], d))
 
 
+def close(v, w, tol):
+    """Two logged values within tol; None (psnr inf) equals only None."""
+    if v is None or w is None:
+        return v is None and w is None
+    return abs(v - w) <= tol
+
+
+def check_ladder_frames():
+    """A ladder frame's renditions share one command buffer: renditions that
+    are the reference's own frame (split after hwupload: one Vulkan image),
+    and a rendition that ends before the others, score as fssim's do."""
+    m, r = clips("yuv420p", 64, 48, 4)
+    short = clips("yuv420p", 64, 48, 2)[0]
+    inputs = m + r + short
+    opts = "algo=float+int+block+psnr:eof_action=pass"
+    cpu, pc = score(inputs, "[1:v]split=3[a][b][r];[a][0:v][b][2:v][r]fssim=inputs=5:%s:"
+                    "log_path=@LOG@" % opts, "shared_cpu", hw=False)
+    gpu, pg = score(inputs, "[1:v]hwupload,split=3[a][b][r];[0:v]hwupload[m];[2:v]hwupload[s];"
+                    "[a][m][b][s][r]fssim_vulkan=inputs=5:%s:log_path=@LOG@" % opts, "shared_vk")
+    if not tap.ok(cpu is not None and gpu is not None and not CRASH.search(pg.stderr),
+                  "shared and ending renditions: fssim and fssim_vulkan run",
+                  (pc.stderr + pg.stderr)[-3000:]):
+        return
+    a, b = ft.log_values(gpu), ft.log_values(cpu)
+    ks = [sorted(x["k"] for x in f["renditions"]) for f in gpu["frames"]]
+    tap.ok(ks == [[1, 2, 3, 4]] * 2 + [[1, 2, 3]] * 2 and sorted(a) == sorted(b),
+           "shared and ending renditions: rendition 4 scored until it ends, the others on", ks)
+    bad = [(key, algo, c) for key, rv in a.items() for algo in ("float", "int", "block", "psnr")
+           for c, v in rv[algo].items() if c != "dB" and
+           not close(v, b.get(key, {}).get(algo, {}).get(c, float("nan")), TOL[algo])]
+    tap.ok(not bad, "shared and ending renditions: every score as fssim's", bad[:10])
+    same = [rv["float"]["All"] for (n, k), rv in a.items() if k in (1, 3)]
+    tap.ok(same and all(v == 1.0 for v in same),
+           "shared and ending renditions: the reference's own frame scores float 1", same)
+
+
 def check_determinism():
     inputs = sum(clips("p010le", 640, 360, 2), [])
     A = "algo=float+int+block"
@@ -550,6 +586,7 @@ def main():
 
     check_accuracy()
     check_ladder()
+    check_ladder_frames()
     check_determinism()
     check_identical()
     check_flow()
