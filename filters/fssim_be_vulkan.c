@@ -172,6 +172,7 @@ typedef struct VKBackend {
     /* GPU time per frame, from timestamp queries */
     FSSIMVkTimer timer;
     double gpu_sum, gpu_min, gpu_max, gpu_tiles;
+    double gpu_min_tiles;         /* the tile pass of the quickest frame */
     uint64_t gpu_frames;
 
     /* A submission or a fence failed: the device is not trusted for the
@@ -374,7 +375,7 @@ static int shared_bytes(const FSSIMEngine *e, int halo)
 {
     const VKBackend *s = e->priv;
     const int algos = e->algos, rf = e->window / 2;
-    const int hf = algos & FSSIM_BIT(FSSIM_ALGO_FLOAT) ? 5 * (TILE_H + 2 * rf) * TILE_W : 0;
+    const int hf = algos & FSSIM_BIT(FSSIM_ALGO_FLOAT) ? 4 * (TILE_H + 2 * rf) * TILE_W : 0;
     const int hi = algos & FSSIM_BIT(FSSIM_ALGO_INT) ?
                    (e->fmt.depth > 12 ? 8 : 5) * (TILE_H + 2 * FSSIM_INT_RADIUS) * TILE_W : 0;
     const int hr = (algos & FSSIM_BIT(FSSIM_ALGO_PSNR) ? 10 : 6) *
@@ -1452,7 +1453,10 @@ static int vk_collect(FSSIMEngine *e, int slot, int wait, FSSIMSums *sums)
     if (s->timer.pool) {
         s->gpu_sum   += us;
         s->gpu_tiles += tiles;
-        s->gpu_min    = FFMIN(s->gpu_min, us);
+        if (us < s->gpu_min) {
+            s->gpu_min       = us;
+            s->gpu_min_tiles = tiles;
+        }
         s->gpu_max    = FFMAX(s->gpu_max, us);
         s->gpu_frames++;
     }
@@ -1505,9 +1509,10 @@ static void vk_uninit(FSSIMEngine *e)
     retire_queues(s);
     if (s->gpu_frames)
         av_log(e->ctx, AV_LOG_VERBOSE, "GPU time per frame: mean %.1f us, min %.1f us, "
-               "max %.1f us (tile pass %.1f us) over %"PRIu64" frames (%s, %s).\n",
+               "max %.1f us (tile pass %.1f us, of the quickest frame %.1f us) over "
+               "%"PRIu64" frames (%s, %s).\n",
                s->gpu_sum / s->gpu_frames, s->gpu_min, s->gpu_max,
-               s->gpu_tiles / s->gpu_frames, s->gpu_frames,
+               s->gpu_tiles / s->gpu_frames, s->gpu_min_tiles, s->gpu_frames,
                vkctx->props.properties.deviceName, av_get_pix_fmt_name(e->fmt.pix_fmt));
     if (s->initialized) {
         ff_vk_exec_pool_free(vkctx, &s->e);

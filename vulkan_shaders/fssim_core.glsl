@@ -33,6 +33,7 @@
 
 #extension GL_EXT_samplerless_texture_functions : require
 #extension GL_EXT_scalar_block_layout : require
+#extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #if FSSIM_FP64
@@ -51,6 +52,7 @@
 #define IPLANE ((TH + 2 * KR) * TW)   /* one sum of the int horizontal pass */
 #define NBX  (TW / 4 + 1)     /* 4x4 blocks a tile's windows touch */
 #define NBY  (TH / 4 + 1)
+#define FHC  4              /* output columns of a float horizontal work item */
 
 #define ALGO_FLOAT FSSIM_BIT(FSSIM_ALGO_FLOAT)
 #define ALGO_INT   FSSIM_BIT(FSSIM_ALGO_INT)
@@ -107,7 +109,7 @@ const int  SH = TH + 2 * HALO;
  * shared_bytes() in fssim_be_vulkan.c): less of it, more workgroups per
  * multiprocessor. */
 const int  HPLANE = (TH + 2 * RF) * TW;     /* one moment of the float horizontal pass */
-const int  HBUF_F = DO_FLOAT ? 5 * HPLANE : 0;
+const int  HBUF_F = DO_FLOAT ? 4 * HPLANE : 0;
 const int  HBUF_I = DO_INT ? (WIDE ? 8 : 5) * IPLANE : 0;
 /* The reductions' staging area: one slot per subgroup (SG: subgroups of at
  * least 4 invocations, which the host requires) or per invocation; a slot
@@ -161,7 +163,27 @@ shared uint blk[DO_BLOCK ? NBX * NBY * 6 : 1];
 shared float gw[2 * RMAX + 1];
 shared uint kw[9];
 
-float gauss(int i) { return gw[i]; }
+/* Tap i of the float window: a constant once the tap loops are unrolled. */
+float gauss(int i)
+{
+    switch (i) {
+    case 0:  return G0;
+    case 1:  return G1;
+    case 2:  return G2;
+    case 3:  return G3;
+    case 4:  return G4;
+    case 5:  return G5;
+    case 6:  return G6;
+    case 7:  return G7;
+    case 8:  return G8;
+    case 9:  return G9;
+    case 10: return G10;
+    case 11: return G11;
+    case 12: return G12;
+    case 13: return G13;
+    default: return G14;
+    }
+}
 
 void load_taps(int tid)
 {
@@ -205,44 +227,98 @@ float smp_s(int sx, int sy) { return float(smp[sy * SW + sx] & 0xFFFFu); }
 float smp_d(int sx, int sy) { return float(smp[sy * SW + sx] >> 16); }
 
 /* ---- float (doc/algorithms.md#float) --------------------------------------
- * fp32 with per-pixel centring: the horizontal pass sums the samples minus
- * the row's centre sample, the vertical pass moves each row's sums to the
- * output pixel's own centre sample (an exact integer shift), so that
- * var = E[(x-c)^2] - E[x-c]^2 only cancels what the window really varies.
- * Second moments and the cross moment go through the same precise code, so
- * identical inputs give var == cov and an SSIM of exactly 1, as on the CPU. */
+ * fp32 moments of the samples centred on the tile's centre sample (cs, cd):
+ * with a = s - cs and b = d - cd, ma = sum g a, mb = sum g b,
+ * q = sum g (a^2 + b^2) and pr = sum g ab over the taps inside the plane
+ * (outside them a = b = 0), whose weights add up to G.  Centring keeps
+ * var = E[a^2] - E[a]^2 from cancelling on flat areas (the tile's samples
+ * lie near its centre's); the (1 - G) terms of ssim_float() restore the
+ * zero-padded moments at the borders.  Each sample's a^2 + b^2 and ab are
+ * rounded apart, and the four sums go through the same operations: with
+ * s == d, q is exactly twice pr and SSIM exactly 1, as on the CPU. */
 
-/* sum of g (x - cx)(y - cy) from a row's sums around its own centres rx,
- * ry: hxy + dx h1y + dy (h1x + dx), with dx = rx - cx, t1x = h1x + dx */
-float moment2(float hxy, float dx, float h1y, float dy, float t1x)
+/* The sums of the float taps that fall inside [0, n) around position x
+ * and of those outside: (1, 0) where the whole window is inside.  The
+ * outside sum is added up, not taken as 1 minus the inside one, which
+ * near 1 would keep few of its bits. */
+vec2 gauss_weights(int x, int n)
 {
-    precise float m = fma(dy, t1x, fma(dx, h1y, hxy));
-    return m;
+    precise float in_w = 0.0, out_w = 0.0;
+
+    if (x >= RF && x + RF < n)
+        return vec2(1.0, 0.0);
+    [[unroll]] for (int k = -RF; k <= RF; k++) {
+        if (x + k >= 0 && x + k < n)
+            in_w += gauss(k + RF);
+        else
+            out_w += gauss(k + RF);
+    }
+    return vec2(in_w, out_w);
+}
+
+/* G: the in-plane taps' weight, h = 1 - G: the others'. */
+float ssim_float(float ma, float mb, float q, float pr, float G, float h, float cs, float cd)
+{
+    precise float mus = ma + cs * G, mud = mb + cd * G;
+    precise float vsum = q - (ma * ma + mb * mb);
+    precise float cov  = pr - ma * mb;
+
+    if (h != 0.0) {
+        precise float gh = G * h;
+        vsum = vsum + ((2.0 * h) * (cs * ma + cd * mb) + gh * (cs * cs + cd * cd));
+        cov  = cov + (h * (cs * mb + cd * ma) + gh * (cs * cd));
+    }
+    precise float num = (2.0 * mus * mud + C1F) * (2.0 * cov + C2F);
+    precise float den = (mus * mus + mud * mud + C1F) * (vsum + C2F);
+    /* GPU division is not exact: x / x must still be 1 */
+    return num == den ? 1.0 : num / den;
 }
 
 float float_pass(ivec2 org, ivec2 lp, int tid)
 {
     const int hrows = TH + 2 * RF;
     const int row0 = HALO - RF;
+    /* any centre works; a sample of the tile inside the plane keeps the
+     * moments small (outside, 0 would leave them uncentred) */
+    const ivec2 c = HALO + min(ivec2(TW, TH) / 2, size - 1 - org);
+    const float cs = smp_s(c.x, c.y), cd = smp_d(c.x, c.y);
+    /* the tile's windows lie inside the plane: no tap to drop */
+    const bool inside = all(greaterThanEqual(org, ivec2(RF))) &&
+                        all(lessThanEqual(org + ivec2(TW + RF, TH + RF), size));
 
-    for (int i = tid; i < hrows * TW; i += NT) {
-        const int sy = row0 + i / TW, sx = HALO + i % TW;
-        const float cs = smp_s(sx, sy), cd = smp_d(sx, sy);
-        precise float h1s = 0, h1d = 0, h2s = 0, h2d = 0, h12 = 0;
-        for (int k = -RF; k <= RF; k++) {
-            const float ds = smp_s(sx + k, sy) - cs, dd = smp_d(sx + k, sy) - cd;
-            precise float gs = gauss(k + RF) * ds, gd = gauss(k + RF) * dd;
-            h1s += gs;
-            h1d += gd;
-            h2s = fma(gs, ds, h2s);
-            h2d = fma(gd, dd, h2d);
-            h12 = fma(gs, dd, h12);
+    /* FHC output columns per work item: each sample's terms are computed
+     * once for all the columns its taps reach (in tap order, as one column
+     * at a time would add them) */
+    for (int i = tid; i < hrows * (TW / FHC); i += NT) {
+        const int sy = row0 + i / (TW / FHC), c0 = i % (TW / FHC) * FHC;
+        const int gy = org.y - HALO + sy;
+        const bool row_in = gy >= 0 && gy < size.y;
+        precise float acc[4 * FHC];
+
+        [[unroll]] for (int o = 0; o < 4 * FHC; o++)
+            acc[o] = 0.0;
+        [[unroll]] for (int j = 0; j < FHC + 2 * RF; j++) {
+            const int sx = HALO - RF + c0 + j, gx = org.x - HALO + sx;
+            float a = 0.0, b = 0.0;
+            if (inside || (row_in && gx >= 0 && gx < size.x)) {
+                a = smp_s(sx, sy) - cs;
+                b = smp_d(sx, sy) - cd;
+            }
+            precise float sq = a * a + b * b, ab = a * b;
+            [[unroll]] for (int o = 0; o < FHC; o++) {
+                const int k = j - o;
+                if (k >= 0 && k <= 2 * RF) {
+                    const float g = gauss(k);
+                    acc[4 * o + 0] = fma(g, a, acc[4 * o + 0]);
+                    acc[4 * o + 1] = fma(g, b, acc[4 * o + 1]);
+                    acc[4 * o + 2] = fma(g, sq, acc[4 * o + 2]);
+                    acc[4 * o + 3] = fma(g, ab, acc[4 * o + 3]);
+                }
+            }
         }
-        hbuf[0 * HPLANE + i] = floatBitsToUint(h1s);
-        hbuf[1 * HPLANE + i] = floatBitsToUint(h1d);
-        hbuf[2 * HPLANE + i] = floatBitsToUint(h2s);
-        hbuf[3 * HPLANE + i] = floatBitsToUint(h2d);
-        hbuf[4 * HPLANE + i] = floatBitsToUint(h12);
+        [[unroll]] for (int o = 0; o < FHC; o++)
+            [[unroll]] for (int m = 0; m < 4; m++)
+                hbuf[m * HPLANE + (sy - row0) * TW + c0 + o] = floatBitsToUint(acc[4 * o + m]);
     }
     barrier();
 
@@ -250,32 +326,21 @@ float float_pass(ivec2 org, ivec2 lp, int tid)
     if (p.x < frect.x || p.x >= frect.z || p.y < frect.y || p.y >= frect.w)
         return 0.0;
 
-    const int sx = HALO + lp.x, sy = HALO + lp.y;
-    const float cs = smp_s(sx, sy), cd = smp_d(sx, sy);
-    precise float a1s = 0, a1d = 0, a2s = 0, a2d = 0, a12 = 0;
-    for (int k = -RF; k <= RF; k++) {
+    precise float ma = 0, mb = 0, q = 0, pr = 0;
+    [[unroll]] for (int k = -RF; k <= RF; k++) {
         const int h = (lp.y + RF + k) * TW + lp.x;
-        const float h1s = uintBitsToFloat(hbuf[0 * HPLANE + h]);
-        const float h1d = uintBitsToFloat(hbuf[1 * HPLANE + h]);
-        const float h2s = uintBitsToFloat(hbuf[2 * HPLANE + h]);
-        const float h2d = uintBitsToFloat(hbuf[3 * HPLANE + h]);
-        const float h12 = uintBitsToFloat(hbuf[4 * HPLANE + h]);
-        /* shift of this row's centre to the output pixel's centre */
-        const float ds = smp_s(sx, sy + k) - cs, dd = smp_d(sx, sy + k) - cd;
-        precise float t1s = h1s + ds, t1d = h1d + dd;
         const float g = gauss(k + RF);
-        a1s = fma(g, t1s, a1s);
-        a1d = fma(g, t1d, a1d);
-        a2s = fma(g, moment2(h2s, ds, h1s, ds, t1s), a2s);
-        a2d = fma(g, moment2(h2d, dd, h1d, dd, t1d), a2d);
-        a12 = fma(g, moment2(h12, ds, h1d, dd, t1s), a12);
+        ma = fma(g, uintBitsToFloat(hbuf[0 * HPLANE + h]), ma);
+        mb = fma(g, uintBitsToFloat(hbuf[1 * HPLANE + h]), mb);
+        q  = fma(g, uintBitsToFloat(hbuf[2 * HPLANE + h]), q);
+        pr = fma(g, uintBitsToFloat(hbuf[3 * HPLANE + h]), pr);
     }
-    precise float mus = cs + a1s, mud = cd + a1d;
-    precise float vs = a2s - a1s * a1s, vd = a2d - a1d * a1d, cov = a12 - a1s * a1d;
-    precise float num = (2.0 * mus * mud + C1F) * (2.0 * cov + C2F);
-    precise float den = (mus * mus + mud * mud + C1F) * (vs + vd + C2F);
-    /* GPU division is not exact: x / x must still be 1 */
-    return num == den ? 1.0 : num / den;
+    if (inside)
+        return ssim_float(ma, mb, q, pr, 1.0, 0.0, cs, cd);
+    const vec2 wx = gauss_weights(p.x, size.x), wy = gauss_weights(p.y, size.y);
+    /* 1 - wx.x wy.x, as (1 - wx.x) + wx.x (1 - wy.x) */
+    precise float G = wx.x * wy.x, h = wx.y + wx.x * wy.y;
+    return ssim_float(ma, mb, q, pr, G, h, cs, cd);
 }
 
 #if FSSIM_FP64
@@ -298,9 +363,12 @@ double int_term(uint mux, uint muy, uint64_t x2, uint64_t xy, uint64_t y2, uint 
     return t;
 }
 
-/* Sum of the taps that fall inside [0, n) around position x. */
+/* Sum of the taps that fall inside [0, n) around position x: all of them
+ * but near the plane's edges. */
 uint tap_weight(int x, int n)
 {
+    if (x >= KR && x + KR < n)
+        return FSSIM_INT_TAP_SUM;
     uint w = 0;
     for (int j = 0; j < 9; j++)
         if (x + j - KR >= 0 && x + j - KR < n)
@@ -319,10 +387,10 @@ double int_pass(ivec2 org, ivec2 lp, int tid)
         uint mx = 0, my = 0;
         uint x2 = 0, xy = 0, y2 = 0;
         uint64_t x2w = 0, xyw = 0, y2w = 0;
-        for (int j = 0; j < 9; j++) {
+        [[unroll]] for (int j = 0; j < 9; j++) {
             const uint v = smp[sy * SW + sx + j - KR];
             const uint s = v & 0xFFFFu, d = v >> 16;
-            const uint ks = kw[j] * s, kd = kw[j] * d;
+            const uint ks = K[j] * s, kd = K[j] * d;
             mx += ks;
             my += kd;
             if (WIDE) {
@@ -357,23 +425,23 @@ double int_pass(ivec2 org, ivec2 lp, int tid)
     uint mux = 0, muy = 0;
     uint x2 = 0, xy = 0, y2 = 0;
     uint64_t x2w = 0, xyw = 0, y2w = 0;
-    for (int j = 0; j < 9; j++) {
+    [[unroll]] for (int j = 0; j < 9; j++) {
         const int h = (lp.y + j) * TW + lp.x;
-        mux += kw[j] * hbuf[0 * IPLANE + h];
-        muy += kw[j] * hbuf[1 * IPLANE + h];
+        mux += K[j] * hbuf[0 * IPLANE + h];
+        muy += K[j] * hbuf[1 * IPLANE + h];
         if (WIDE) {
-            x2w += kw[j] * packUint2x32(uvec2(hbuf[2 * IPLANE + h], hbuf[3 * IPLANE + h]));
-            xyw += kw[j] * packUint2x32(uvec2(hbuf[4 * IPLANE + h], hbuf[5 * IPLANE + h]));
-            y2w += kw[j] * packUint2x32(uvec2(hbuf[6 * IPLANE + h], hbuf[7 * IPLANE + h]));
+            x2w += K[j] * packUint2x32(uvec2(hbuf[2 * IPLANE + h], hbuf[3 * IPLANE + h]));
+            xyw += K[j] * packUint2x32(uvec2(hbuf[4 * IPLANE + h], hbuf[5 * IPLANE + h]));
+            y2w += K[j] * packUint2x32(uvec2(hbuf[6 * IPLANE + h], hbuf[7 * IPLANE + h]));
         } else if (DEEP) {
-            x2w += uint64_t(kw[j]) * hbuf[2 * IPLANE + h];
-            xyw += uint64_t(kw[j]) * hbuf[3 * IPLANE + h];
-            y2w += uint64_t(kw[j]) * hbuf[4 * IPLANE + h];
+            x2w += uint64_t(K[j]) * hbuf[2 * IPLANE + h];
+            xyw += uint64_t(K[j]) * hbuf[3 * IPLANE + h];
+            y2w += uint64_t(K[j]) * hbuf[4 * IPLANE + h];
         } else {
             /* 8-bit: 65536 * 255^2 still fits in 32 bits */
-            x2 += kw[j] * hbuf[2 * IPLANE + h];
-            xy += kw[j] * hbuf[3 * IPLANE + h];
-            y2 += kw[j] * hbuf[4 * IPLANE + h];
+            x2 += K[j] * hbuf[2 * IPLANE + h];
+            xy += K[j] * hbuf[3 * IPLANE + h];
+            y2 += K[j] * hbuf[4 * IPLANE + h];
         }
     }
     if (!DEEP) {
