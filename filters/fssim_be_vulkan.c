@@ -262,7 +262,7 @@ static void setup_planes(FSSIMEngine *e)
         pc->chan     = cp->offset / cp->bytes;
         pc->shift    = cp->shift;
         pc->tiles_x  = (cp->width + TILE_W - 1) / TILE_W;
-        p->tiles_y   = (cp->height + TILE_H - 1) / TILE_H;
+        p->tiles_y   = (cp->height + TILE_H * FSSIM_VK_TILES - 1) / (TILE_H * FSSIM_VK_TILES);
         pc->part_off = parts;
         pc->nb_parts = pc->tiles_x * p->tiles_y;
         pc->win_off  = wins;

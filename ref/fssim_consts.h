@@ -106,6 +106,7 @@
 #define FSSIM_CUDA_THREADS   256     /* threads per CUDA block */
 #define FSSIM_VK_TILE_W      16      /* Vulkan workgroup tile, a multiple of 4 */
 #define FSSIM_VK_TILE_H      16
+#define FSSIM_VK_TILES       4       /* tiles a fused workgroup scores, one below the other */
 /* fssim3d's temporal pass on Vulkan: the taps of the window buffer
  * (FSSIM3D_MAX_DEPTH + 1: a pass of two frames) and the positions per
  * invocation (2: with two frames' accumulators, 4 ran 1.5x slower, H200) */

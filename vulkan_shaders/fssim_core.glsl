@@ -639,39 +639,47 @@ void tile_main()
 {
     const int tid = int(gl_LocalInvocationIndex);
     const ivec2 lp = ivec2(tid % TW, tid / TW);
-    const ivec2 org = ivec2(gl_WorkGroupID.xy) * ivec2(TW, TH);
     const uint part = part_off + gl_WorkGroupID.y * uint(tiles_x) + gl_WorkGroupID.x;
     float fs = 0.0;
+#if FSSIM_FP64
+    /* psnr: exact squared differences, below 2^32 each, 2^40 a tile */
+    double ts = 0.0, bs = 0.0, es = 0.0;
+#endif
 
     load_taps(tid);
-    load_tile(org, tid);
-    barrier();
-
-#if FSSIM_FP64
-    double ts = 0.0, bs = 0.0;
-    if (DO_BLOCK) {
-        bs = block_pass(org, tid);
+    /* FSSIM_VK_TILES tiles, one below the other: one reduction for all */
+    for (int t = 0; t < FSSIM_VK_TILES; t++) {
+        const ivec2 org = ivec2(gl_WorkGroupID.x, gl_WorkGroupID.y * FSSIM_VK_TILES + t) *
+                          ivec2(TW, TH);
+        if (org.y >= size.y)
+            break;
+        if (t > 0)
+            barrier(); /* the previous tile's passes are done with the shared arrays */
+        load_tile(org, tid);
         barrier();
-    }
-#endif
-    if (DO_FLOAT) {
-        fs = float_pass(org, lp, tid);
-        barrier();
-    }
 #if FSSIM_FP64
-    if (DO_INT)
-        ts = int_pass(org, lp, tid);
-    /* psnr: exact squared differences, below 2^32 each, 2^40 a workgroup */
-    double es = 0.0;
-    if (DO_PSNR) {
-        const ivec2 p = org + lp;
-        if (p.x < size.x && p.y < size.y) {
-            const uint v = smp[(HALO + lp.y) * SW + HALO + lp.x];
-            const int diff = int(v & 0xFFFFu) - int(v >> 16);
-            es = double(uint(diff * diff));
+        if (DO_BLOCK) {
+            bs += block_pass(org, tid);
+            barrier();
         }
-    }
 #endif
+        if (DO_FLOAT) {
+            fs += float_pass(org, lp, tid);
+            barrier();
+        }
+#if FSSIM_FP64
+        if (DO_INT)
+            ts += int_pass(org, lp, tid);
+        if (DO_PSNR) {
+            const ivec2 p = org + lp;
+            if (p.x < size.x && p.y < size.y) {
+                const uint v = smp[(HALO + lp.y) * SW + HALO + lp.x];
+                const int diff = int(v & 0xFFFFu) - int(v >> 16);
+                es += double(uint(diff * diff));
+            }
+        }
+#endif
+    }
 
     vec2 f = vec2(fs, 0.0);
 #if FSSIM_FP64
