@@ -839,7 +839,8 @@ static int vk_init(FSSIMEngine *e, size_t *ring_bytes)
         return AVERROR(ENOTSUP);
     }
     /* per slot one command buffer, or one per rendition */
-    s->lanes = pushes_descriptors(vkctx, FFMAX3((int)BIND_NB, (int)MS_BIND_NB, (int)RS_BIND_NB)) ? e->nb_dist : 1;
+    s->lanes = pushes_descriptors(vkctx, FFMAX3((int)BIND_NB, (int)MS_BIND_NB,
+                                                (int)RS_BIND_NB)) ? e->nb_dist : 1;
     nb_exec  = e->nb_slots * e->nb_dist / s->lanes;
     RET(ff_vk_exec_pool_init(vkctx, s->qf, &s->e, nb_exec, 0, 0, 0, NULL));
     if (e->nb_dist > 1)

@@ -158,8 +158,11 @@ shared uint hbuf[HBUF];
 shared uint blk[DO_BLOCK ? NBX * NBY * 6 : 1];
 #endif
 
-/* Taps in shared memory: indexing a constant array with a loop counter
- * can end up in slow local memory when a driver does not unroll. */
+/* The int taps in shared memory for tap_weight()'s loop, which is not
+ * unrolled: indexing a constant array with a loop counter can end up in
+ * slow local memory.  gw is no longer read (the float passes' loops are
+ * unrolled, their taps constants); it goes with the next shader change
+ * that runs on a GPU. */
 shared float gw[2 * RMAX + 1];
 shared uint kw[9];
 
@@ -227,8 +230,8 @@ float smp_s(int sx, int sy) { return float(smp[sy * SW + sx] & 0xFFFFu); }
 float smp_d(int sx, int sy) { return float(smp[sy * SW + sx] >> 16); }
 
 /* ---- float (doc/algorithms.md#float) --------------------------------------
- * fp32 moments of the samples centred on the tile's centre sample (cs, cd):
- * with a = s - cs and b = d - cd, ma = sum g a, mb = sum g b,
+ * fp32 moments of the samples centred on one sample of the tile (cs, cd),
+ * its centre where that lies in the plane: with a = s - cs and b = d - cd, ma = sum g a, mb = sum g b,
  * q = sum g (a^2 + b^2) and pr = sum g ab over the taps inside the plane
  * (outside them a = b = 0), whose weights add up to G.  Centring keeps
  * var = E[a^2] - E[a]^2 from cancelling on flat areas (the tile's samples
