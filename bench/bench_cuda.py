@@ -8,13 +8,21 @@ the same run:
 
   decode    NVDEC decode of both streams, no filter (the baseline)
   cuda      NVDEC + fssim_cuda (algo=float+int, all planes)
+  cuda_fed  the same, with both decoded streams also sent to a second null
+            output (benchlib.fed_output), so that both decoders run side by
+            side: the recipe of doc/performance.md
+  cuda_off  the plain graph with scoring switched off (enable=0)
   dl_ssim   NVDEC + hwdownload + FFmpeg's CPU ssim on all cores
   sw_ssim   software decode + FFmpeg's CPU ssim on all cores
 
 and reports fps, each as a ratio to decode, the GPU time per frame pair
 (CUDA events around fssim_cuda's kernels and readback), device memory, and
 the time from process start to the first scored frame with an empty and a
-warm driver JIT cache.
+warm driver JIT cache.  A second line gives the "steady" fps of each, the
+rate between 20% and 95% of the run from ffmpeg's progress reports
+(benchlib.steady_fps: without the process start and teardown, which a short
+run pays in full and a long farm job once; the best of the runs), each as
+a ratio to decode's steady fps.
 
 usage: bench_cuda.py FFMPEG CLIPS_DIR [--out DIR] [--frames N] [--sizes 1080,2160]
 """
@@ -23,8 +31,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import (HW, best, clip_args, gpu_name, parse_clip_args,  # noqa: E402
-                      parse_gpu, start_summary, start_times)
+from benchlib import (HW, best, clip_args, fed_output, gpu_name,  # noqa: E402
+                      parse_clip_args, parse_gpu, start_summary, start_times,
+                      steady_text)
 
 
 def bench_pair(ff, dist, ref, frames, threads, depth, loops):
@@ -37,6 +46,8 @@ def bench_pair(ff, dist, ref, frames, threads, depth, loops):
                          frames, parse_gpu)
     res["cuda"] = best(base + hw_in + ["-lavfi", "[0:v][1:v]fssim_cuda=algo=float+int",
                                        "-f", "null", "-"], frames, parse_gpu)
+    res["cuda_fed"] = best(base + hw_in + ["-lavfi", "[0:v][1:v]fssim_cuda=algo=float+int",
+                                           "-f", "null", "-"] + fed_output(2), frames, parse_gpu)
     # the same graph with scoring switched off: what pairing the two streams
     # (framesync, the filter's queue) costs without any GPU work
     res["cuda_off"] = best(base + hw_in + ["-lavfi", "[0:v][1:v]fssim_cuda=enable=0",
@@ -82,14 +93,22 @@ def main():
                 entry["start"] = cold_start(a.ffmpeg, dist, ref)
             results["runs"].append(entry)
             d = r["decode"]["fps"]
-            print("%s %s %s-bit: decode %.1f fps, fssim_cuda %.1f fps (%.3f), paired unscored "
+            print("%s %s %s-bit: decode %.1f fps, fssim_cuda %.1f fps (%.3f), with the second "
+                  "output %.1f (%.3f), paired unscored "
                   "%.1f (%.3f), hwdownload+ssim %.1f (%.3f), sw+ssim %.1f (%.3f), GPU %.1f us/frame "
                   "pair, mem +%d MiB" % (size, codec, depth, d, r["cuda"]["fps"],
-                                   r["cuda"]["fps"] / d, r["cuda_off"]["fps"],
+                                   r["cuda"]["fps"] / d, r["cuda_fed"]["fps"],
+                                   r["cuda_fed"]["fps"] / d, r["cuda_off"]["fps"],
                                    r["cuda_off"]["fps"] / d, r["dl_ssim"]["fps"],
                                    r["dl_ssim"]["fps"] / d, r["sw_ssim"]["fps"],
                                    r["sw_ssim"]["fps"] / d, r["cuda"]["gpu_us"] or -1,
                                    r["cuda"]["mem_mib"] - r["decode"]["mem_mib"]),
+                  flush=True)
+            print("  steady: decode %s fps, fssim_cuda %s, with the second output %s, "
+                  "paired unscored %s, hwdownload+ssim %s, sw+ssim %s"
+                  % tuple(steady_text(r[k], r["decode"])
+                          for k in ("decode", "cuda", "cuda_fed", "cuda_off", "dl_ssim",
+                                    "sw_ssim")),
                   flush=True)
             if "start" in entry:
                 print("start (1080p): " + start_summary(entry["start"]), flush=True)

@@ -15,14 +15,19 @@ of 2):
                scale_cuda each rendition to 2160p, six fssim_cuda
   processes    six processes at once, each NVDEC of the reference and one
                rendition, scale_cuda, fssim_cuda (the reference decoded six
-               times); fps = frames / wall time of the slowest
+               times); fps = frames / wall time of the slowest (no steady
+               figure: the six are timed by wall clock only)
   vk_decode    Vulkan Video decode of the seven streams, no filter
   vk_ladder    Vulkan decode + one fssim_vulkan=inputs=7
   vk_ladder_fed  the same with the second output
   sw           (--sw) software decode + scale + six FFmpeg ssim on all cores
 
 fps as ladder frames (one reference frame and its six renditions) per
-second, each as a ratio to its decode baseline; the filters' GPU time per
+second, each as a ratio to its decode baseline; beside it the "steady" fps,
+the rate between 20% and 95% of the run from ffmpeg's progress reports
+(benchlib.steady_fps: without the process start and teardown, which a short
+run pays in full and a long farm job once; the best of the runs), as a
+ratio to the decode baseline's steady fps; the filters' GPU time per
 ladder frame (their verbose line at uninit); device memory; and, for the
 CUDA ladder, the time from process start to the first scored ladder frame
 with an empty and a warm driver JIT cache.  Vulkan needs a loader: run
@@ -39,7 +44,7 @@ import subprocess
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import (HW, VK_DEV, VK_HW, MemSampler, best, clip_args,  # noqa: E402
                       fed_output, gpu_name, parse_clip_args, parse_gpu, start_summary,
-                      start_times)
+                      start_times, steady_text)
 
 RENDITIONS = ["2160_hevc_8_qp34.mkv", "ladder_1440.mkv", "ladder_1080.mkv",
               "ladder_720.mkv", "ladder_540.mkv", "ladder_360.mkv"]
@@ -119,7 +124,8 @@ def main():
 
     def done(k):
         """Each way as it ends: a run cut short still says how far it got."""
-        print("  %s: %.1f ladder frames/s" % (k, res[k]["fps"]), flush=True)
+        print("  %s: %.1f ladder frames/s, steady %s" % (k, res[k]["fps"],
+                                                        steady_text(res[k])), flush=True)
 
     if "cuda" in ways:
         res["decode"] = best(base + hw_in + maps + ["-f", "null", "-"], frames, parse_gpu)
@@ -173,18 +179,20 @@ def main():
     for k in ("decode", "ladder", "ladder_fed", "split_scale", "processes", "sw"):
         if k in res and d:
             r = res[k]
-            print("%-12s %7.1f ladder frames/s (%.3f of NVDEC decode)  GPU %s us/ladder frame  "
-                  "GPU memory %d MiB" % (k, r["fps"], r["fps"] / d,
-                                         "%.1f" % r["gpu_us"] if r.get("gpu_us") else "-",
-                                         r["mem_mib"]), flush=True)
+            print("%-12s %7.1f ladder frames/s (%.3f of NVDEC decode), steady %s  "
+                  "GPU %s us/ladder frame  GPU memory %d MiB"
+                  % (k, r["fps"], r["fps"] / d, steady_text(r, res["decode"]),
+                     "%.1f" % r["gpu_us"] if r.get("gpu_us") else "-",
+                     r["mem_mib"]), flush=True)
     if "vk_ladder" in res:
         vd = res["vk_decode"]["fps"]
         for k in ("vk_decode", "vk_ladder", "vk_ladder_fed"):
             if k not in res:
                 continue
             r = res[k]
-            print("%-12s %7.1f ladder frames/s (%.3f of Vulkan decode)  GPU %s us/ladder frame"
-                  % (k, r["fps"], r["fps"] / vd,
+            print("%-12s %7.1f ladder frames/s (%.3f of Vulkan decode), steady %s  "
+                  "GPU %s us/ladder frame"
+                  % (k, r["fps"], r["fps"] / vd, steady_text(r, res["vk_decode"]),
                      "%.1f" % r["gpu_us"] if r.get("gpu_us") else "-"), flush=True)
     if "start" in res:
         print("start, ladder: " + start_summary(res["start"]), flush=True)
