@@ -367,7 +367,7 @@ static int ms_shared_bytes(const FSSIMEngine *e)
 
 /* Shared memory of a tile workgroup, as fssim_core.glsl sizes it: the
  * samples of the tile and its halo, the horizontal sums (also the
- * reduction's staging area), the 4x4 blocks and the taps.  The staging
+ * reduction's staging area), the 4x4 blocks and the int taps.  The staging
  * area (HBUF_R) holds one slot per subgroup (subgroups of >= 4, see
  * check_device()) or per invocation, each a float pair and a double pair
  * (6 words), and with psnr a second double pair (10 words). */
@@ -382,8 +382,7 @@ static int shared_bytes(const FSSIMEngine *e, int halo)
                    (s->subgroup_size ? WG_SIZE / 4 : WG_SIZE);        /* HBUF_R */
     const int blk = algos & FSSIM_BIT(FSSIM_ALGO_BLOCK) ? (TILE_W / 4 + 1) * (TILE_H / 4 + 1) * 6 : 1;
 
-    return 4 * ((TILE_W + 2 * halo) * (TILE_H + 2 * halo) + FFMAX3(hf, hi, hr) + blk +
-                2 * FSSIM_MAX_RADIUS + 1 + 9);
+    return 4 * ((TILE_W + 2 * halo) * (TILE_H + 2 * halo) + FFMAX3(hf, hi, hr) + blk + 9);
 }
 
 static int tile_halo(const FSSIMEngine *e)

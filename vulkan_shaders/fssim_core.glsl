@@ -47,7 +47,6 @@
 #define TW   FSSIM_VK_TILE_W  /* tile width, a multiple of 4 (block windows) */
 #define TH   FSSIM_VK_TILE_H  /* tile height, a multiple of 4 */
 #define NT   (TW * TH)
-#define RMAX FSSIM_MAX_RADIUS /* largest float window radius */
 #define KR   FSSIM_INT_RADIUS /* radius of the int taps and right/bottom reach of block */
 #define IPLANE ((TH + 2 * KR) * TW)   /* one sum of the int horizontal pass */
 #define NBX  (TW / 4 + 1)     /* 4x4 blocks a tile's windows touch */
@@ -160,10 +159,7 @@ shared uint blk[DO_BLOCK ? NBX * NBY * 6 : 1];
 
 /* The int taps in shared memory for tap_weight()'s loop, which is not
  * unrolled: indexing a constant array with a loop counter can end up in
- * slow local memory.  gw is no longer read (the float passes' loops are
- * unrolled, their taps constants); it goes with the next shader change
- * that runs on a GPU. */
-shared float gw[2 * RMAX + 1];
+ * slow local memory. */
 shared uint kw[9];
 
 /* Tap i of the float window: a constant once the tap loops are unrolled. */
@@ -190,12 +186,8 @@ float gauss(int i)
 
 void load_taps(int tid)
 {
-    const float g[15] = float[15](G0, G1, G2, G3, G4, G5, G6, G7,
-                                  G8, G9, G10, G11, G12, G13, G14);
-    if (tid < 2 * RMAX + 1)
-        gw[tid] = g[tid];
-    else if (tid >= 32 && tid < 32 + 9)
-        kw[tid - 32] = K[tid - 32];
+    if (tid < 9)
+        kw[tid] = K[tid];
 }
 
 #define FSSIM_FRAMES_MAIN_BUF
