@@ -682,7 +682,7 @@ fail:
 }
 
 /* Output rows of a resampler tile at most: four per invocation. */
-#define RS_MAX_ROWS (4 * TILE_H)
+#define RS_MAX_ROWS FSSIM_VK_RESAMPLE_ROWS
 
 /* Rows of workgroups of a resampled component's dispatch. */
 static int rs_groups_y(const FSSIMVkRsPush *rp)

@@ -40,6 +40,7 @@
 #extension GL_EXT_samplerless_texture_functions : require
 #extension GL_EXT_scalar_block_layout : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_control_flow_attributes : require
 
 #include "fssim_consts.h"
 
@@ -67,6 +68,10 @@ layout (set = 0, binding = 4, scalar) readonly buffer Tab { int tab[]; };
 layout (set = 0, binding = 5, scalar) buffer Rs  { uint rs[]; };
 
 shared int band[FSSIM_RESAMPLE_SPAN * TW];
+/* With 4 vertical taps, the tile's rows' coefficients and first band rows,
+ * read once by the workgroup rather than by every invocation of a row. */
+shared int rowq[4 * FSSIM_VK_RESAMPLE_ROWS];
+shared int rowb[FSSIM_VK_RESAMPLE_ROWS];
 
 uint sample_at(ivec2 p)
 {
@@ -94,6 +99,69 @@ int hpass(int x, int j)
     return h;
 }
 
+/* Rows r = ly, ly + TH, ... of the band (source rows from j0) at output
+ * column x.  Bicubic upscaling (4 taps), the common case, takes its
+ * column's clamped tap positions and coefficients once for all its rows and
+ * an unrolled tap loop. */
+void band_hpass(int x, int lx, int ly, int j0, int n)
+{
+    if (xtaps != 4) {
+        for (int r = ly; r < n; r += TH)
+            band[r * TW + lx] = hpass(x, j0 + r);
+        return;
+    }
+    int i[4], q[4];
+    [[unroll]] for (int k = 0; k < 4; k++) {
+        i[k] = clamp(tab[xstart + x] + k, 0, in_size.x - 1);
+        q[k] = tab[xcoef + x * 4 + k];
+    }
+    for (int r = ly; r < n; r += TH) {
+        const int y = clamp(j0 + r, 0, in_size.y - 1);
+        int h = 0;
+        [[unroll]] for (int k = 0; k < 4; k++)
+            h += q[k] * int(sample_at(ivec2(i[k], y)));
+        band[r * TW + lx] = h;
+    }
+}
+
+/* The coefficients and first band row of the tile's output rows from y0
+ * (4 vertical taps only). */
+void load_rows(int y0, int j0, int tid)
+{
+    const int n = min(rows, out_size.y - y0);
+
+    if (tid < 4 * n)
+        rowq[tid] = tab[ycoef + y0 * 4 + tid];
+    if (tid < n)
+        rowb[tid] = tab[ystart + y0 + tid] - j0;
+}
+
+/* q h exactly, a 32 x 32 -> 64-bit product rather than a 64-bit one. */
+int64_t mul_wide(int q, int h)
+{
+    int hi, lo;
+    imulExtended(q, h, hi, lo);
+    return int64_t(packInt2x32(ivec2(lo, hi)));
+}
+
+/* v = sum q_j h_j over the band rows of output row y, row r of the tile
+ * whose band starts at source row j0. */
+int64_t vpass(int y, int r, int j0, int lx)
+{
+    int64_t v = 0;
+
+    if (ytaps == 4) {
+        const int b = rowb[r];
+        [[unroll]] for (int k = 0; k < 4; k++)
+            v += mul_wide(rowq[4 * r + k], band[(b + k) * TW + lx]);
+        return v;
+    }
+    const int b = tab[ystart + y] - j0;
+    for (int k = 0; k < ytaps; k++)
+        v += mul_wide(tab[ycoef + y * ytaps + k], band[(b + k) * TW + lx]);
+    return v;
+}
+
 void store(ivec2 o, int64_t v)
 {
     /* an arithmetic shift: floor division by 2^28, v may be negative */
@@ -111,25 +179,20 @@ void main()
         if (x < out_size.x && y < out_size.y) {
             int64_t v = 0;
             for (int k = 0; k < ytaps; k++)
-                v += int64_t(tab[ycoef + y * ytaps + k]) * int64_t(hpass(x, tab[ystart + y] + k));
+                v += mul_wide(tab[ycoef + y * ytaps + k], hpass(x, tab[ystart + y] + k));
             store(ivec2(x, y), v);
         }
     } else {
         const int ty = int(gl_WorkGroupID.y);
         const int j0 = tab[bands + 2 * ty], n = tab[bands + 2 * ty + 1];
 
+        if (ytaps == 4)
+            load_rows(ty * rows, j0, ly * TW + lx);
         if (x < out_size.x)
-            for (int r = ly; r < n; r += TH)
-                band[r * TW + lx] = hpass(x, j0 + r);
+            band_hpass(x, lx, ly, j0, n);
         barrier();
-        if (x < out_size.x) {
-            for (int y = ty * rows + ly; y < min(ty * rows + rows, out_size.y); y += TH) {
-                const int b = tab[ystart + y] - j0;
-                int64_t v = 0;
-                for (int k = 0; k < ytaps; k++)
-                    v += int64_t(tab[ycoef + y * ytaps + k]) * int64_t(band[(b + k) * TW + lx]);
-                store(ivec2(x, y), v);
-            }
-        }
+        if (x < out_size.x)
+            for (int y = ty * rows + ly; y < min(ty * rows + rows, out_size.y); y += TH)
+                store(ivec2(x, y), vpass(y, y - ty * rows, j0, lx));
     }
 }
