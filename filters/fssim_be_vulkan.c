@@ -681,8 +681,9 @@ fail:
     return err;
 }
 
-/* Output rows of a resampler tile at most: four per invocation. */
-#define RS_MAX_ROWS FSSIM_VK_RESAMPLE_ROWS
+/* load_rows() in fssim_resample.comp.glsl: one invocation per coefficient */
+_Static_assert(4 * FSSIM_VK_RESAMPLE_ROWS <= WG_SIZE,
+               "a resampler workgroup reads its rows' vertical coefficients in one pass");
 
 /* Rows of workgroups of a resampled component's dispatch. */
 static int rs_groups_y(const FSSIMVkRsPush *rp)
@@ -723,8 +724,8 @@ static int init_resampling(FSSIMEngine *e)
     for (int k = 0; k < e->nb_dist; k++) {
         for (int c = 0; e->resample[k] && c < e->fmt.nb_comps; c++) {
             const FSSIMRefResampleAxis *ay = &e->axis[k][c][1];
-            RET(rows[k][c] = ff_fssim_resample_tiles(ay, RS_MAX_ROWS, FSSIM_RESAMPLE_SPAN,
-                                                     &bands[k][c]));
+            RET(rows[k][c] = ff_fssim_resample_tiles(ay, FSSIM_VK_RESAMPLE_ROWS,
+                                                     FSSIM_RESAMPLE_SPAN, &bands[k][c]));
             for (int a = 0; a < 2; a++)
                 nb_tab += (size_t)e->axis[k][c][a].out * (1 + e->axis[k][c][a].ntaps);
             if (rows[k][c])

@@ -107,7 +107,8 @@
 #define FSSIM_VK_TILE_W      16      /* Vulkan workgroup tile, a multiple of 4 */
 #define FSSIM_VK_TILE_H      16
 #define FSSIM_VK_TILES       4       /* tiles a fused workgroup scores, one below the other */
-#define FSSIM_VK_RESAMPLE_ROWS (4 * FSSIM_VK_TILE_H) /* output rows of a resampler tile, at most */
+/* output rows of a resampler tile, at most: four per invocation */
+#define FSSIM_VK_RESAMPLE_ROWS (4 * FSSIM_VK_TILE_H)
 /* fssim3d's temporal pass on Vulkan: the taps of the window buffer
  * (FSSIM3D_MAX_DEPTH + 1: a pass of two frames) and the positions per
  * invocation (2: with two frames' accumulators, 4 ran 1.5x slower, H200) */
