@@ -28,8 +28,10 @@
  *
  * Build on any machine with the CUDA toolkit (it links only libcuda):
  *   make -C bench -f kernel_bench.mk
- * usage: kernel_bench ITERATIONS PTX8 PTX12 PTX16
+ * usage: kernel_bench ITERATIONS PTX8 PTX12 PTX16 [--check]
  *   e.g. the fssim_8.ptx, fssim_12.ptx, fssim_16.ptx of an FFmpeg build tree
+ * KB_ALGOS=3,8: only these sets of algorithm bits (FSSIM_BIT()s), in order;
+ * KB_PROFILE=1: only the 8-bit 2160p run (for Nsight Compute's -c 1).
  */
 #include <cuda.h>
 #include <math.h>
@@ -139,6 +141,7 @@ static const char *algo_name(int a)
     if (a & FSSIM_BIT(FSSIM_ALGO_FLOAT)) strcat(buf, "float+");
     if (a & FSSIM_BIT(FSSIM_ALGO_INT))   strcat(buf, "int+");
     if (a & FSSIM_BIT(FSSIM_ALGO_BLOCK)) strcat(buf, "block+");
+    if (a & FSSIM_BIT(FSSIM_ALGO_PSNR))  strcat(buf, "psnr+");
     buf[strlen(buf) - 1] = 0;
     return buf;
 }
@@ -148,10 +151,17 @@ static void run(const Module &m, int w, int h, int depth, int iters, bool check)
     const int bytes = depth > 8 ? 2 : 1;
     Plane pl[3] = { { w, h, bytes }, { (w + 1) / 2, (h + 1) / 2, bytes },
                     { (w + 1) / 2, (h + 1) / 2, bytes } };
-    const int combos[] = { FSSIM_BIT(FSSIM_ALGO_FLOAT) | FSSIM_BIT(FSSIM_ALGO_INT), FSSIM_BIT(FSSIM_ALGO_INT),
-                           FSSIM_BIT(FSSIM_ALGO_FLOAT), FSSIM_BIT(FSSIM_ALGO_BLOCK),
-                           FSSIM_BIT(FSSIM_ALGO_FLOAT) | FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_BLOCK) };
+    std::vector<int> combos = { FSSIM_BIT(FSSIM_ALGO_FLOAT) | FSSIM_BIT(FSSIM_ALGO_INT), FSSIM_BIT(FSSIM_ALGO_INT),
+                                FSSIM_BIT(FSSIM_ALGO_FLOAT), FSSIM_BIT(FSSIM_ALGO_BLOCK),
+                                FSSIM_BIT(FSSIM_ALGO_PSNR),
+                                FSSIM_BIT(FSSIM_ALGO_FLOAT) | FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_BLOCK) };
     CUdeviceptr partials, out;
+    /* KB_ALGOS="3,8": these sets of algorithm bits instead (one, for ncu) */
+    if (const char *env = getenv("KB_ALGOS")) {
+        combos.clear();
+        for (const char *c = env; *c; c += strcspn(c, ","), c += *c == ',')
+            combos.push_back(atoi(c));
+    }
     double host_out[3 * FSSIM_NB_FUSED_PARTS];
     int total = 0, grid[3][2];
 
@@ -165,7 +175,7 @@ static void run(const Module &m, int w, int h, int depth, int iters, bool check)
     for (int algos : combos) {
         FSSIMCudaParams kp[3];
         FSSIMCudaReduceParams rp = {};
-        const FSSIMSmemLayout l = fssim_smem_layout(5, algos, fssim_cuda_kind(depth));
+        const FSSIMSmemLayout l = fssim_smem_layout(5, algos, fssim_cuda_kind(depth), 0);
         int off = 0;
         int per_sm = 0;
         CK(cuFuncSetAttribute(m.plane, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, l.total));

@@ -504,7 +504,7 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
     const int kind = fssim_cuda_kind(e->fmt.depth);
     const int any = e->window != FSSIM_DEFAULT_WINDOW;
     const int ladder = e->nb_dist > 1;
-    const FSSIMSmemLayout l = fssim_smem_layout(e->window / 2, e->algos, kind);
+    const FSSIMSmemLayout l = fssim_smem_layout(e->window / 2, e->algos, kind, ladder);
     const size_t part_bytes = FSSIM_NB_FUSED_PARTS * sizeof(double);
     int ret;
 

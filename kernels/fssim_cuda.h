@@ -184,7 +184,10 @@ FSSIM_HD int fssim_cuda_kind(int depth)
 #define FSSIM_WARPS (FSSIM_THREADS / 32)
 
 /* Shared memory of one thread block, in bytes from the start:
- *  s, d:   the tile and its halo, raw samples as float (exact up to 16 bits)
+ *  s, d:   the tile and its halo, raw samples as float (exact up to 16 bits),
+ *          rows of stride floats whose column 0 is at lead: a row's columns
+ *          -lead .. stride - lead - 1 are 16-byte groups that the loader
+ *          stores whole (load_quads)
  *  hi:     int algorithm, horizontal sums, 5 moments x (TILE+8) rows x TILE
  *  hf:     float algorithm, horizontal sums, 4 moments x region rows x TILE
  *  bs:     block algorithm, 5 sums of 9x9 4x4-blocks
@@ -193,12 +196,13 @@ FSSIM_HD int fssim_cuda_kind(int depth)
  *  red:    the reductions: FSSIM_NB_FUSED_PARTS values per thread, then per warp */
 typedef struct FSSIMSmemLayout {
     int region;                 /* side of the loaded square */
+    int stride, lead;           /* s and d: floats per row, first column's place */
     int s, d, hi, hf, bs, red, total;
 } FSSIMSmemLayout;
 
 FSSIM_HD int fssim_align8(int x) { return (x + 7) & ~7; }
 
-FSSIM_HD FSSIMSmemLayout fssim_smem_layout(int radius, int algos, int kind)
+FSSIM_HD FSSIMSmemLayout fssim_smem_layout(int radius, int algos, int kind, int ladder)
 {
     FSSIMSmemLayout l;
     const int r = radius > FSSIM_INT_RADIUS ? radius : FSSIM_INT_RADIUS;
@@ -206,8 +210,12 @@ FSSIM_HD FSSIMSmemLayout fssim_smem_layout(int radius, int algos, int kind)
     int off = 0;
 
     l.region = FSSIM_TILE + 2 * r;
-    l.s   = off; off = fssim_align8(off + 4 * l.region * l.region);
-    l.d   = off; off = fssim_align8(off + 4 * l.region * l.region);
+    /* tiles start at multiples of 4 columns, their regions r before; a
+     * ladder's module loads sample by sample (fssim_plane.cuh says why) */
+    l.lead   = ladder ? 0 : -r & 3;
+    l.stride = ladder ? l.region : (l.lead + l.region + 3) & ~3;
+    l.s   = off; off += 4 * l.region * l.stride;
+    l.d   = off; off += 4 * l.region * l.stride;
     l.hi  = off;
     if (algos & FSSIM_BIT(FSSIM_ALGO_INT))
         off += 5 * (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) * FSSIM_TILE * wide;

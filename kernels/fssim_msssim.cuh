@@ -84,8 +84,8 @@ static __device__ __forceinline__ void ms_load(const FSSIMCudaMsPlane &pl, int l
     };
 
     load_region<RMAX, true>((float *)(smem + l.s), (float *)(smem + l.d),
-                            RF ? (int)RMAX : l.region, x0, y0, pl.width, pl.height, interior,
-                            fetch);
+                            RF ? (int)RMAX : l.region, RF ? (int)RMAX : l.region, x0, y0,
+                            pl.width, pl.height, interior, fetch);
 }
 
 /*

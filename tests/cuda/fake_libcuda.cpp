@@ -722,7 +722,7 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
             return bad_launch("renditions for a lone pair's module", f);
         if (params_kind(p) != f->mod.kind)
             return bad_launch("the module of another sample class", f);
-        if ((int)smem < fssim_smem_layout(rf, p.algos, f->mod.kind).total)
+        if ((int)smem < fssim_smem_layout(rf, p.algos, f->mod.kind, ladder).total)
             return bad_launch("too little shared memory", f);
         fssim_cuda_nb_blocks(p.width, p.height, &ngx, &ngy);
         if ((int)gx != ngx || (int)gy != ngy)

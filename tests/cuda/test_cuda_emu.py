@@ -280,11 +280,11 @@ def run_images():
 def run_smem_limits():
     """A GPU with less shared memory per block than the options need (the
     stand-in driver's FSSIM_FAKE_CUDA_SMEM_OPTIN; Turing offers 65536, and
-    float+int takes 69664 bytes): the run fails by itself with a message
+    float+int takes 71680 bytes for a lone pair): the run fails by itself with a message
     that names both numbers, no signal; the same GPU scores what fits."""
     cases = [  # limit, filter graph, runs, what the message names; msssim's
                # five scales need 161 samples
-        (65536, "fssim_cuda=algo=float+int", False, "fssim_cuda needs 69664"),
+        (65536, "fssim_cuda=algo=float+int", False, "fssim_cuda needs 71680"),
         (65536, "fssim_cuda=algo=float", True, None),
         (32768, "fssim_cuda=algo=msssim", False, "algo=msssim needs"),
         (16384, "fssim3d=depth=3", False, "fssim3d needs"),

@@ -51,7 +51,17 @@ struct Case {
     int same;
     Content content;
     int any;   /* force the any-window kernels */
+    int aligned;   /* rows 64-byte aligned (else an odd pitch): the loader's quads */
+    int offset;    /* bytes before each row's first sample (NV12's V: 1) */
 };
+
+/* Bytes between rows: odd unless the case asks for aligned rows, which
+ * interior tiles of planar formats read four samples at a time. */
+static int case_pitch(const Case &c)
+{
+    const int row = c.w * c.step * c.bytes;
+    return c.aligned ? (row + 63) & ~63 : row + 13 + (c.bytes == 2 ? 1 : 0);
+}
 
 static uint32_t rng = 12345;
 static unsigned rnd(unsigned max)
@@ -85,7 +95,7 @@ static std::vector<uint8_t> make_plane(const Case &c, int pitch, bool second,
                 /* copy the first plane's values */
                 v = 0;
             }
-            size_t off = (size_t)y * pitch + (size_t)x * c.step * c.bytes;
+            size_t off = c.offset + (size_t)y * pitch + (size_t)x * c.step * c.bytes;
             if (c.bytes == 1)
                 buf[off] = (uint8_t)(v << c.shift);
             else {
@@ -101,7 +111,7 @@ static std::vector<uint8_t> make_plane(const Case &c, int pitch, bool second,
 
 static void run_case(const Case &c)
 {
-    const int pitch = c.w * c.step * c.bytes + 13 + (c.bytes == 2 ? 1 : 0);
+    const int pitch = case_pitch(c);
     Case c2 = c;
     std::vector<uint8_t> a, b;
     if (c.content == SAME) {
@@ -113,8 +123,8 @@ static void run_case(const Case &c)
         b = make_plane(c, pitch, true, NULL);
     }
 
-    FSSIMRefPlane ra = { a.data(), pitch, c.w, c.h, c.bytes, c.step, c.shift };
-    FSSIMRefPlane rb = { b.data(), pitch, c.w, c.h, c.bytes, c.step, c.shift };
+    FSSIMRefPlane ra = { a.data() + c.offset, pitch, c.w, c.h, c.bytes, c.step, c.shift };
+    FSSIMRefPlane rb = { b.data() + c.offset, pitch, c.w, c.h, c.bytes, c.step, c.shift };
 
     FSSIMCudaParams p;
     fssim_cuda_fill_params(&p, c.depth, c.w, c.h, c.bytes, c.step, c.shift, c.algos,
@@ -130,8 +140,8 @@ static void run_case(const Case &c)
         memcpy(&bf[(size_t)(c.h - 1 - y) * pitch], &b[(size_t)y * pitch], pitch);
     }
 
-    p.main_ptr[0] = (unsigned long long)(uintptr_t)a.data();
-    p.ref_ptr     = (unsigned long long)(uintptr_t)b.data();
+    p.main_ptr[0] = (unsigned long long)(uintptr_t)(a.data() + c.offset);
+    p.ref_ptr     = (unsigned long long)(uintptr_t)(b.data() + c.offset);
     p.main_pitch[0] = p.ref_pitch = pitch;
     p.nb_main     = 1;
     p.partials    = (unsigned long long)(uintptr_t)partials.data();
@@ -148,8 +158,8 @@ static void run_case(const Case &c)
          * run < 0 cases use the any-window ones with window 11 too */
         const int def = c.window == 2 * FSSIM_DEFAULT_RADIUS + 1 && !c.any;
         if (run == 2) {
-            p.main_ptr[0] = (unsigned long long)(uintptr_t)&af[(size_t)(c.h - 1) * pitch];
-            p.ref_ptr     = (unsigned long long)(uintptr_t)&bf[(size_t)(c.h - 1) * pitch];
+            p.main_ptr[0] = (unsigned long long)(uintptr_t)&af[(size_t)(c.h - 1) * pitch + c.offset];
+            p.ref_ptr     = (unsigned long long)(uintptr_t)&bf[(size_t)(c.h - 1) * pitch + c.offset];
             p.main_pitch[0] = p.ref_pitch = -pitch;
         }
         emu_launch(kernels[def][fssim_cuda_kind(c.depth)], gx, gy, FSSIM_TILE,
@@ -162,9 +172,9 @@ static void run_case(const Case &c)
     }
 
     char name[160];
-    snprintf(name, sizeof(name), "%dx%d %d-bit bytes=%d step=%d shift=%d window=%d%s sigma=%g %s content=%d",
+    snprintf(name, sizeof(name), "%dx%d %d-bit bytes=%d step=%d shift=%d window=%d%s sigma=%g %s content=%d%s offset=%d",
              c.w, c.h, c.depth, c.bytes, c.step, c.shift, c.window, c.any ? " (any-window kernel)" : "",
-             c.sigma, c.same ? "same" : "valid", (int)c.content);
+             c.sigma, c.same ? "same" : "valid", (int)c.content, c.aligned ? " aligned" : "", c.offset);
 
     tap_ok(!memcmp(out[0], out[1], sizeof(out[0])), "%s: two runs bitwise identical", name);
     tap_ok(!memcmp(out[0], out[2], sizeof(out[0])),
@@ -243,9 +253,11 @@ static void test_ladder_launch(void)
         {  48,  40, 16, 2, 1, 0, ALL, 11, 1.5, 0, EDGES  },
         {  70,  45,  8, 1, 1, 0, FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_FLOAT),
                                       11, 1.5, 0, SMOOTH },
+        { 101,  75,  8, 1, 1, 0, ALL, 11, 1.5, 0, EDGES, 0, 1 },
+        { 101,  75, 10, 2, 1, 6, ALL,  9, 1.5, 0, NOISE, 0, 1 },
     };
     for (const Case &c : cases) {
-        const int pitch = c.w * c.step * c.bytes + 13 + (c.bytes == 2 ? 1 : 0);
+        const int pitch = case_pitch(c);
         std::vector<uint8_t> ref = make_plane(c, pitch, false, NULL), d[3];
         int gx, gy;
         const int n = fssim_cuda_nb_blocks(c.w, c.h, &gx, &gy);
@@ -476,6 +488,20 @@ int main(void)
         {  66,  66,  8, 1, 1, 0, ALL,  5, 1.2, 0, EDGES  },
         { 130,  97,  8, 1, 1, 0, FSSIM_BIT(FSSIM_ALGO_FLOAT), 13, 3.0, 1, SMOOTH },
         { 130,  97, 10, 2, 1, 0, FSSIM_BIT(FSSIM_ALGO_BLOCK), 11, 1.5, 0, NOISE },
+        /* aligned rows: interior tiles read by quads, at every lead */
+        { 100,  90,  8, 1, 1, 0, ALL, 11, 1.5, 1, EDGES,  0, 1 },
+        { 100,  90,  8, 1, 1, 0, ALL, 11, 1.5, 0, SAME,   0, 1 },
+        {  99,  70, 10, 2, 1, 6, ALL, 11, 1.5, 0, SMOOTH, 0, 1 },
+        { 110,  80, 16, 2, 1, 0, ALL, 11, 1.5, 0, NOISE,  0, 1 },
+        { 120,  90,  8, 1, 1, 0, ALL, 15, 2.0, 0, NOISE,  0, 1 },
+        { 120,  90, 12, 2, 1, 0, ALL,  9, 1.3, 1, EDGES,  0, 1 },
+        { 120,  90,  8, 1, 1, 0, ALL, 13, 1.5, 0, SMOOTH, 0, 1 },
+        { 100,  90,  8, 1, 1, 0, ALL, 11, 1.5, 0, NOISE,  1, 1 },
+        { 100,  90,  8, 1, 2, 0, ALL, 11, 1.5, 0, NOISE,  0, 1 },      /* NV12's U */
+        { 100,  90,  8, 1, 2, 0, ALL, 11, 1.5, 1, EDGES,  0, 1, 1 },   /* NV12's V */
+        {  99,  70, 10, 2, 2, 6, ALL, 11, 1.5, 0, SMOOTH, 0, 1 },      /* P010's U */
+        {  99,  70, 10, 2, 2, 6, ALL,  7, 1.0, 0, NOISE,  0, 1, 2 },   /* P010's V */
+        { 100,  90,  8, 1, 2, 0, ALL, 11, 1.5, 0, NOISE,  0, 1, 2 },   /* not by quads */
     };
     test_sse_reduction();
     test_ladder_launch();
