@@ -112,6 +112,12 @@ __device__ __forceinline__ unsigned load_global<unsigned short>(unsigned long lo
 }
 #endif
 
+/* N values stored (or loaded) at once, in 16-byte units. */
+template <typename T, int N>
+struct alignas(16) Aligned16 {
+    T v[N];
+};
+
 /* Four samples of a row, STEP containers apart (1: a planar format, 2: a
  * semi-planar one's chroma), read at once from an address aligned to their
  * size: 4, 8 or 16 bytes. */
@@ -160,7 +166,7 @@ static __device__ __forceinline__ unsigned quad_sample(const SampleQuad<T, STEP>
                                                        int phase)
 {
     enum { BYTES = STEP * sizeof(T) };
-    return q.w[b * BYTES / 4] >> 8 * (b * BYTES % 4 + phase) & ((1u << 8 * sizeof(T)) - 1);
+    return (q.w[b * BYTES / 4] >> 8 * (b * BYTES % 4 + phase)) & ((1u << 8 * sizeof(T)) - 1);
 }
 
 /* Whether the tile at (x0, y0) and its halo of R samples lie inside the
@@ -241,8 +247,6 @@ static __device__ __forceinline__ void load_region(float *dst, float *dst2, int 
  * instructions and a sixth of its stalls, and half of a psnr-only tile's;
  * Nsight Compute, H200.)
  */
-struct alignas(16) FloatQuad { float v[4]; };
-
 template <typename T, int STEP, int RMAX, bool PAIR>
 static __device__ __forceinline__ void load_quads(float *dst, float *dst2, int region, int lead,
                                                   int q, unsigned long long a, int pitch,
@@ -269,16 +273,16 @@ static __device__ __forceinline__ void load_quads(float *dst, float *dst2, int r
     for (int k = 0; k < SLOTS; k++) {
         const int i = tid + k * FSSIM_THREADS;
         if (i < region * q) {
-            FloatQuad fs, fd;
+            Aligned16<float, 4> fs, fd;
 #pragma unroll
             for (int b = 0; b < 4; b++) {
                 fs.v[b] = (float)(quad_sample<T, STEP>(s[k], b, phase) >> shift);
                 fd.v[b] = PAIR ? (float)(quad_sample<T, STEP>(d[k], b, phase) >> shift) : 0.0f;
             }
             /* row ry's quad qx: 4 i floats from column -lead */
-            *(FloatQuad *)(dst - lead + 4 * i) = fs;
+            *(Aligned16<float, 4> *)(dst - lead + 4 * i) = fs;
             if (PAIR)
-                *(FloatQuad *)(dst2 - lead + 4 * i) = fd;
+                *(Aligned16<float, 4> *)(dst2 - lead + 4 * i) = fd;
         }
     }
 }

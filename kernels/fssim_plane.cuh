@@ -224,10 +224,7 @@ template <> struct IntSums<FSSIM_KIND_12> { typedef unsigned H; typedef unsigned
 /* HCOLS horizontal sums, stored at once: one 16-byte store a moment (two
  * for doubles) where four scalar ones were, and as a warp's quarter stores
  * 32 consecutive words, without the bank conflicts of four rows' scalars. */
-template <typename T>
-struct alignas(16) HQuad {
-    T v[HCOLS];
-};
+template <typename T> using HQuad = Aligned16<T, HCOLS>;
 
 template <typename TI, typename TH, int N>
 static __device__ __forceinline__ void hsums_int(TH *dst, const TI (&x)[N])
