@@ -134,11 +134,36 @@ static __device__ __forceinline__ void band_h(const FSSIMCudaResampleComp &p, in
     }
 }
 
+/* Values of the vertical pass's rows kept in shared memory, where its taps
+ * are unrolled (up to FSSIM_RESAMPLE_MAX_UNROLLED, FSSIM_RESAMPLE_DISPATCH):
+ * per output row, its first source row in the band, then its taps. */
+#define FSSIM_RESAMPLE_MAX_UNROLLED 6
+#define FSSIM_RESAMPLE_YROW (FSSIM_RESAMPLE_MAX_UNROLLED + 1)
+
+/*
+ * The tile's rows' first band rows and coefficients (NT of each, known at
+ * compile time) into yrow, read by every thread of a row in tile_v: from
+ * the tables, each of the tile's 32 columns read them again, and they were
+ * a fifth of the kernel's instructions.
+ */
+template <typename T, int NT>
+static __device__ __forceinline__ void tile_rows(const FSSIMCudaResampleComp &p, int *yrow,
+                                                 int j0, int y0, int tid)
+{
+    for (int i = tid; NT && i < p.rows * (NT + 1); i += FSSIM_THREADS) {
+        const int r = i / (NT + 1), k = i - r * (NT + 1), y = y0 + r;
+        if (y < p.out_h)
+            yrow[r * FSSIM_RESAMPLE_YROW + k] = k ? ((const int *)p.ycoef)[y * NT + k - 1]
+                                                  : ((const int *)p.ystart)[y] - j0;
+    }
+}
+
 /* The vertical pass of the tile at (x0, y0) from the band in tmp (its first
- * row is source row j0); NT: p.ytaps when known at compile time (0: not). */
+ * row is source row j0); NT: p.ytaps when known at compile time, the rows'
+ * values then in yrow (0: not, read from the tables). */
 template <typename T, int NT>
 static __device__ __forceinline__ void tile_v(const FSSIMCudaResampleComp &p, const int *tmp,
-                                              int j0, int x0, int y0, int tid)
+                                              const int *yrow, int j0, int x0, int y0, int tid)
 {
     const int c = tid % FSSIM_TILE, x = x0 + c;
     const int n = NT ? NT : p.ytaps;
@@ -147,8 +172,10 @@ static __device__ __forceinline__ void tile_v(const FSSIMCudaResampleComp &p, co
         return;
     for (int y = y0 + tid / FSSIM_TILE; y < y0 + p.rows && y < p.out_h;
          y += FSSIM_THREADS / FSSIM_TILE) {
-        const int *coef = (const int *)p.ycoef + y * n;
-        const int *h = tmp + (((const int *)p.ystart)[y] - j0) * FSSIM_TILE + c;
+        const int *row = yrow + (y - y0) * FSSIM_RESAMPLE_YROW;
+        const int *coef = NT ? row + 1 : (const int *)p.ycoef + y * n;
+        const int first = NT ? row[0] : ((const int *)p.ystart)[y] - j0;
+        const int *h = tmp + first * FSSIM_TILE + c;
         long long v = 0;
 
 #pragma unroll
@@ -173,7 +200,8 @@ static __device__ __forceinline__ void resample_direct(const FSSIMCudaResampleCo
 }
 
 /* Unrolled: an axis of the reference's size (1 tap), and bilinear, bicubic
- * and lanczos upscaling (2, 4, 6); downscaling in a loop. */
+ * and lanczos upscaling (2, 4, 6, FSSIM_RESAMPLE_MAX_UNROLLED); downscaling
+ * in a loop. */
 #define FSSIM_RESAMPLE_DISPATCH(pass, T, taps, ...)    \
     switch (taps) {                                    \
     case 1:  pass<T, 1>(__VA_ARGS__); break;           \
@@ -187,6 +215,7 @@ template <typename T>
 static __device__ __forceinline__ void fssim_resample_impl(const FSSIMCudaResampleParams &pp)
 {
     __shared__ int tmp[FSSIM_RESAMPLE_SPAN * FSSIM_TILE];
+    __shared__ int yrow[FSSIM_TILE * FSSIM_RESAMPLE_YROW];
     const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
     FSSIMCudaResampleComp p = pp.comp[0];
 
@@ -209,8 +238,9 @@ static __device__ __forceinline__ void fssim_resample_impl(const FSSIMCudaResamp
             return;
         }
         FSSIM_RESAMPLE_DISPATCH(band_h, T, p.xtaps, p, tmp, band[0], band[1], x0, tid)
+        FSSIM_RESAMPLE_DISPATCH(tile_rows, T, p.ytaps, p, yrow, band[0], ty * p.rows, tid)
         __syncthreads();
-        FSSIM_RESAMPLE_DISPATCH(tile_v, T, p.ytaps, p, tmp, band[0], x0, ty * p.rows, tid)
+        FSSIM_RESAMPLE_DISPATCH(tile_v, T, p.ytaps, p, tmp, yrow, band[0], x0, ty * p.rows, tid)
     }
 }
 
