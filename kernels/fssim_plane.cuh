@@ -683,8 +683,8 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
     float cd;
 
     /* the reference and the first rendition at once */
-    load_tile<T, true, RF, !LADDER>(p, l, S, p.main_ptr[0], p.main_pitch[0], D, p.ref_ptr, p.ref_pitch,
-                           x0, y0, interior);
+    load_tile<T, true, RF, !LADDER>(p, l, S, p.main_ptr[0], p.main_pitch[0], D, p.ref_ptr,
+                                    p.ref_pitch, x0, y0, interior);
     __syncthreads();
     cd = D[centre];
     score_tile<TI, TB, KIND, RF, PART_REF | PART_DIST, LADDER>(p, l, smem, 0, x0, y0, interior,
@@ -693,8 +693,8 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
     for (int m = 1; LADDER && m < p.nb_main; m++) {
         /* the previous rendition's passes are done with S */
         __syncthreads();
-        load_tile<T, false, RF, false>(p, l, S, p.main_ptr[m], p.main_pitch[m], NULL, 0, 0, x0, y0,
-                                interior);
+        load_tile<T, false, RF, false>(p, l, S, p.main_ptr[m], p.main_pitch[m], NULL, 0, 0,
+                                       x0, y0, interior);
         __syncthreads();
         score_tile<TI, TB, KIND, RF, PART_DIST, false>(p, l, smem, m, x0, y0, interior,
                                                        S[centre], cd);
