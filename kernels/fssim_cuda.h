@@ -188,12 +188,14 @@ FSSIM_HD int fssim_cuda_kind(int depth)
  *          rows of stride floats whose column 0 is at lead: a row's columns
  *          -lead .. stride - lead - 1 are 16-byte groups that the loader
  *          stores whole (load_quads)
- *  hi:     int algorithm, horizontal sums, 5 moments x (TILE+8) rows x TILE
+ *  hi:     int algorithm, horizontal sums, 4 or 5 moments (fssim_int_moments)
+ *          x (TILE+8) rows x TILE
  *  hf:     float algorithm, horizontal sums, 4 moments x region rows x TILE
  *  bs:     block algorithm, 5 sums of 9x9 4x4-blocks
  *  (the reference's own moments and sums stay there for every rendition:
  *  int's muy and y2, float's mb, block's s2 and sb2)
- *  red:    the reductions: FSSIM_NB_FUSED_PARTS values per thread, then per warp */
+ *  red:    the reductions: FSSIM_NB_FUSED_PARTS values per thread, then per
+ *          warp; over s and d where nothing reads them any more */
 typedef struct FSSIMSmemLayout {
     int region;                 /* side of the loaded square */
     int stride, lead;           /* s and d: floats per row, first column's place */
@@ -201,6 +203,16 @@ typedef struct FSSIMSmemLayout {
 } FSSIMSmemLayout;
 
 FSSIM_HD int fssim_align8(int x) { return (x + 7) & ~7; }
+
+/* The int algorithm's moments in shared memory: mux, muy, x2, xy, y2; or,
+ * for a lone pair of 8-bit samples, mux, muy, x2 + y2, xy, since its term
+ * needs only the sum of the squares' sums and, at 8 bits, gets the same bits
+ * from it (fssim_plane.cuh, int_term).  A ladder keeps the reference's y2 for
+ * its renditions, so keeps the five. */
+FSSIM_HD int fssim_int_moments(int kind, int ladder)
+{
+    return kind == FSSIM_KIND_8 && !ladder ? 4 : 5;
+}
 
 FSSIM_HD FSSIMSmemLayout fssim_smem_layout(int radius, int algos, int kind, int ladder)
 {
@@ -218,15 +230,26 @@ FSSIM_HD FSSIMSmemLayout fssim_smem_layout(int radius, int algos, int kind, int 
     l.d   = off; off += 4 * l.region * l.stride;
     l.hi  = off;
     if (algos & FSSIM_BIT(FSSIM_ALGO_INT))
-        off += 5 * (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) * FSSIM_TILE * wide;
+        off += fssim_int_moments(kind, ladder) * (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) *
+               FSSIM_TILE * wide;
     l.hf  = off;
     if (algos & FSSIM_BIT(FSSIM_ALGO_FLOAT))
         off += 4 * l.region * FSSIM_TILE * 4;
     l.bs  = off;
     if (algos & FSSIM_BIT(FSSIM_ALGO_BLOCK))
         off += 5 * 81 * wide;
-    l.red = off = fssim_align8(off);
-    off  += 8 * FSSIM_NB_FUSED_PARTS * (FSSIM_THREADS + FSSIM_WARPS);
+    off = fssim_align8(off);
+    /* A lone pair scoring only int and float reads its tiles in the
+     * horizontal passes alone, so the reduction can take their place (at
+     * least 12800 bytes, from a window of 3): 8-bit and 10-bit float+int
+     * then fit Turing's 64 KiB.  psnr and block read the tiles up to the
+     * reduction, and a ladder keeps the reference's for its renditions. */
+    if (!ladder && !(algos & ~(FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_FLOAT)))) {
+        l.red = l.s;
+    } else {
+        l.red = off;
+        off  += 8 * FSSIM_NB_FUSED_PARTS * (FSSIM_THREADS + FSSIM_WARPS);
+    }
     l.total = off;
     return l;
 }

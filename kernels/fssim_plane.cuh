@@ -82,9 +82,17 @@ static __device__ __forceinline__ float gauss_weight(const FSSIMCudaParams &p, i
 /*
  * The per-pixel term of doc/algorithms.md#int, in its exact association, with operations
  * that are never contracted into fused multiply-adds.
+ *
+ * QSUM: y2 is 0 and x2 holds x2 + y2.  For 8-bit samples (the only ones that
+ * get it) x2 W + y2 W < 2^50 and mx2, my2 < 2^48: the denominator's terms
+ * before c2 are integers whose every partial sum is exact in double, so
+ * (x2 + y2) W - mx2 - my2 is the same number as x2 W - mx2 + y2 W - my2,
+ * and adding c2 rounds it the same way: the same bits, with one moment fewer.
  */
-static __device__ double int_term(double mux, double muy, double x2, double xy, double y2,
-                                  double W, double c1base, double c2base)
+template <bool QSUM>
+static __device__ __forceinline__ double int_term(double mux, double muy, double x2, double xy,
+                                                  double y2, double W, double c1base,
+                                                  double c2base)
 {
     const double c1  = rn_mul_f64(rn_mul_f64(c1base, W), W);
     const double c2  = rn_mul_f64(rn_mul_f64(c2base, W), W);
@@ -94,7 +102,8 @@ static __device__ double int_term(double mux, double muy, double x2, double xy, 
     const double num = rn_mul_f64(rn_mul_f64(W, rn_add_f64(rn_mul_f64(2.0, mxy), c1)),
                             rn_add_f64(c2, rn_mul_f64(2.0, rn_sub_f64(rn_mul_f64(xy, W), mxy))));
     const double den = rn_mul_f64(rn_add_f64(rn_add_f64(mx2, my2), c1),
-                            rn_add_f64(rn_sub_f64(rn_add_f64(rn_sub_f64(rn_mul_f64(x2, W), mx2), rn_mul_f64(y2, W)), my2), c2));
+                            rn_add_f64(QSUM ? rn_sub_f64(rn_sub_f64(rn_mul_f64(x2, W), mx2), my2) :
+                                       rn_sub_f64(rn_add_f64(rn_sub_f64(rn_mul_f64(x2, W), mx2), rn_mul_f64(y2, W)), my2), c2));
     return rn_div_f64(num, den);
 }
 
@@ -263,10 +272,14 @@ static __device__ __forceinline__ void hsums_float(const float *g, int r, float 
  * PARTS, here and in the other passes: the rendition's and cross terms
  * always (PART_DIST), the reference's own with the first rendition only
  * (PART_REF), kept in shared memory for the others.
+ *
+ * QSUM (a lone pair of 8-bit samples, fssim_int_moments): one moment of
+ * s^2 + d^2 in place of x2 and y2, summed in 32-bit integers, since its sums
+ * (below 2^25) are beyond float's exact integers.
  */
 enum { PART_REF = 1, PART_DIST = 2 };
 
-template <typename TI, int KIND, int PARTS>
+template <typename TI, int KIND, int PARTS, bool QSUM>
 static __device__ __forceinline__ void hpass_int(const FSSIMSmemLayout &l, char *smem, int ry,
                                                  int c0)
 {
@@ -281,6 +294,7 @@ static __device__ __forceinline__ void hpass_int(const FSSIMSmemLayout &l, char 
     TI s[HCOLS + 8], d[HCOLS + 8];
 
     TI ss[HCOLS + 8], sd[HCOLS + 8], dd[HCOLS + 8];
+    TH q[HCOLS + 8];
 
     /* each sample's products once, shared by the HCOLS outputs; the
      * reference's sums (muy, y2) once for all renditions */
@@ -291,8 +305,15 @@ static __device__ __forceinline__ void hpass_int(const FSSIMSmemLayout &l, char 
         ss[i] = s[i] * s[i];
         sd[i] = s[i] * d[i];
         dd[i] = d[i] * d[i];
+        q[i]  = (TH)(ss[i] + dd[i]);
     }
     hsums_int<TI>(H + 0 * plane, s);
+    if (QSUM) {
+        hsums_int<TI>(H + 1 * plane, d);
+        hsums_int<TH>(H + 2 * plane, q);
+        hsums_int<TI>(H + 3 * plane, sd);
+        return;
+    }
     hsums_int<TI>(H + 2 * plane, ss);
     hsums_int<TI>(H + 3 * plane, sd);
     if (PARTS & PART_REF) {
@@ -381,8 +402,9 @@ template <int KIND> struct KeptSums {
 /* Vertical pass and per-pixel term of the int algorithm; returns the sum of
  * the terms of the thread's VROWS pixels.  The reference's kept sums are
  * read for the renditions after a ladder's first (PARTS without PART_REF),
- * and given in kept with the first. */
-template <int KIND, int PARTS>
+ * and given in kept with the first.  QSUM as in hpass_int: x2 + y2 summed
+ * in 64 bits (below 2^33). */
+template <int KIND, int PARTS, bool QSUM>
 static __device__ __forceinline__ double vpass_int(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
                                                    char *smem, int c, int r0, int gx, int gy0,
                                                    bool interior, KeptSums<KIND> &kept)
@@ -393,11 +415,12 @@ static __device__ __forceinline__ double vpass_int(const FSSIMCudaParams &p, con
     const TH *H = (const TH *)(smem + l.hi) + r0 * FSSIM_TILE + c;
     const int wx = interior ? 256 : int_weight(gx, p.width);
     TV v[VROWS][5];
+    unsigned long long vq[VROWS];
     double sum = 0.0;
 
     /* integers, exact in TV in any order, fused or not */
 #pragma unroll
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < (QSUM ? 4 : 5); k++) {
         TH m[VROWS + 8];
         if (!(PARTS & PART_REF) && (k == 1 || (k == 4 && KeptSums<KIND>::Y2))) {
 #pragma unroll
@@ -411,24 +434,32 @@ static __device__ __forceinline__ double vpass_int(const FSSIMCudaParams &p, con
 #pragma unroll
         for (int o = 0; o < VROWS; o++) {
             TV acc = 0;
+            unsigned long long wide = 0;
 #pragma unroll
-            for (int j = 0; j < 9; j++)
-                acc += (TV)int_taps[j] * (TV)m[o + j];
+            for (int j = 0; j < 9; j++) {
+                if (QSUM && k == 2)
+                    wide += (unsigned long long)(unsigned)int_taps[j] * (unsigned)m[o + j];
+                else
+                    acc += (TV)int_taps[j] * (TV)m[o + j];
+            }
             v[o][k] = acc;
+            if (k == 2)
+                vq[o] = wide;
         }
     }
 #pragma unroll
     for (int o = 0; o < VROWS; o++) {
         kept.muy[o] = (TH)v[o][1];
-        kept.y2[o]  = (TH)v[o][4];
+        kept.y2[o]  = QSUM ? 0 : (TH)v[o][4];
     }
 #pragma unroll
     for (int o = 0; o < VROWS; o++) {
         const int gy = gy0 + o;
         if (interior || (gx < p.width && gy < p.height)) {
             const double W = (double)(wx * (interior ? 256 : int_weight(gy, p.height)));
-            sum += int_term((double)v[o][0], (double)v[o][1], (double)v[o][2],
-                            (double)v[o][3], (double)v[o][4], W, p.c1base, p.c2base);
+            sum += int_term<QSUM>((double)v[o][0], (double)v[o][1],
+                                  QSUM ? (double)vq[o] : (double)v[o][2], (double)v[o][3],
+                                  QSUM ? 0.0 : (double)v[o][4], W, p.c1base, p.c2base);
         }
     }
     return sum;
@@ -560,7 +591,7 @@ static __device__ __forceinline__ double block_pass(const FSSIMCudaParams &p, co
 
 /* The horizontal passes of the int and float algorithms over the tile,
  * one list of row pieces keeping all threads busy. */
-template <typename TI, int KIND, int RF, int PARTS>
+template <typename TI, int KIND, int RF, int PARTS, bool QSUM>
 static __device__ __forceinline__ void hpasses(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
                                                char *smem, int x0, int y0, bool interior,
                                                float cs, float cd)
@@ -574,7 +605,7 @@ static __device__ __forceinline__ void hpasses(const FSSIMCudaParams &p, const F
 
     for (int i = tid; i < n_int + n_flt; i += FSSIM_THREADS) {
         if (i < n_int) {
-            hpass_int<TI, KIND, PARTS>(l, smem, R - FSSIM_INT_RADIUS + i / HGROUPS,
+            hpass_int<TI, KIND, PARTS, QSUM>(l, smem, R - FSSIM_INT_RADIUS + i / HGROUPS,
                                        i % HGROUPS * HCOLS);
         } else {
             const int j = i - n_int;
@@ -613,9 +644,9 @@ static __device__ __forceinline__ void keep_sums(const FSSIMCudaParams &p, const
  * horizontal passes (PARTS: with the reference's own sums, for the first
  * rendition), the vertical passes and per-pixel terms, and the reduction to
  * the block's partial sums.  KEEP: keep the reference's vertical sums for
- * the renditions to come (a ladder's first).
+ * the renditions to come (a ladder's first).  QSUM: see hpass_int.
  */
-template <typename TI, typename TB, int KIND, int RF, int PARTS, bool KEEP>
+template <typename TI, typename TB, int KIND, int RF, int PARTS, bool KEEP, bool QSUM>
 static __device__ __forceinline__ void score_tile(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
                                                   char *smem, int m, int x0, int y0,
                                                   bool interior, float cs, float cd)
@@ -630,11 +661,11 @@ static __device__ __forceinline__ void score_tile(const FSSIMCudaParams &p, cons
     double *out = (double *)p.partials +
                   ((size_t)m * p.part_stride + p.part_offset + block) * FSSIM_NB_FUSED_PARTS;
 
-    hpasses<TI, KIND, RF, PARTS>(p, l, smem, x0, y0, interior, cs, cd);
+    hpasses<TI, KIND, RF, PARTS, QSUM>(p, l, smem, x0, y0, interior, cs, cd);
     __syncthreads();
 
     if (p.algos & FSSIM_BIT(FSSIM_ALGO_INT))
-        part[FSSIM_PART_INT] = vpass_int<KIND, PARTS>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0,
+        part[FSSIM_PART_INT] = vpass_int<KIND, PARTS, QSUM>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0,
                                                       interior, kept);
     if (p.algos & FSSIM_BIT(FSSIM_ALGO_FLOAT))
         part[FSSIM_PART_FLOAT] = vpass_float<RF, PARTS>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0,
@@ -681,14 +712,16 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
      * sample makes flat tiles exact */
     const int centre = (R + FSSIM_TILE / 2) * l.stride + R + FSSIM_TILE / 2;
     float cd;
+    /* fssim_int_moments(KIND, LADDER) == 4 */
+    enum { QSUM = KIND == FSSIM_KIND_8 && !LADDER };
 
     /* the reference and the first rendition at once */
     load_tile<T, true, RF, !LADDER>(p, l, S, p.main_ptr[0], p.main_pitch[0], D, p.ref_ptr,
                                     p.ref_pitch, x0, y0, interior);
     __syncthreads();
     cd = D[centre];
-    score_tile<TI, TB, KIND, RF, PART_REF | PART_DIST, LADDER>(p, l, smem, 0, x0, y0, interior,
-                                                               S[centre], cd);
+    score_tile<TI, TB, KIND, RF, PART_REF | PART_DIST, LADDER, QSUM>(p, l, smem, 0, x0, y0,
+                                                                     interior, S[centre], cd);
 
     for (int m = 1; LADDER && m < p.nb_main; m++) {
         /* the previous rendition's passes are done with S */
@@ -696,8 +729,8 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
         load_tile<T, false, RF, false>(p, l, S, p.main_ptr[m], p.main_pitch[m], NULL, 0, 0,
                                        x0, y0, interior);
         __syncthreads();
-        score_tile<TI, TB, KIND, RF, PART_DIST, false>(p, l, smem, m, x0, y0, interior,
-                                                       S[centre], cd);
+        score_tile<TI, TB, KIND, RF, PART_DIST, false, false>(p, l, smem, m, x0, y0, interior,
+                                                              S[centre], cd);
     }
 }
 

@@ -279,13 +279,16 @@ def run_images():
 
 def run_smem_limits():
     """A GPU with less shared memory per block than the options need (the
-    stand-in driver's FSSIM_FAKE_CUDA_SMEM_OPTIN; Turing offers 65536, and
-    float+int takes 71680 bytes for a lone pair): the run fails by itself with a message
+    stand-in driver's FSSIM_FAKE_CUDA_SMEM_OPTIN; Turing offers 65536; an
+    8-bit lone pair's float+int takes 58112 bytes, 66560 with psnr, whose
+    reduction cannot reuse the tiles): the run fails by itself with a message
     that names both numbers, no signal; the same GPU scores what fits."""
     cases = [  # limit, filter graph, runs, what the message names; msssim's
                # five scales need 161 samples
-        (65536, "fssim_cuda=algo=float+int", False, "fssim_cuda needs 71680"),
-        (65536, "fssim_cuda=algo=float", True, None),
+        (65536, "fssim_cuda=algo=float+int", True, None),
+        (65536, "fssim_cuda=algo=float+int+psnr", False, "fssim_cuda needs 66560"),
+        (49152, "fssim_cuda=algo=float+int", False, "fssim_cuda needs 58112"),
+        (49152, "fssim_cuda=algo=float", True, None),
         (32768, "fssim_cuda=algo=msssim", False, "algo=msssim needs"),
         (16384, "fssim3d=depth=3", False, "fssim3d needs"),
     ]

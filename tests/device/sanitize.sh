@@ -4,7 +4,8 @@
 # exit), initcheck (reads of uninitialised device memory), synccheck (barrier
 # misuse) and racecheck (shared-memory hazards).  A few frames per run (the
 # tools are slow): hwupload of small testsrc2 clips in 8, 10 and 16 bits,
-# odd sizes in 4:4:4, tiny planes, algo=float+int+block, windows 7 and 11,
+# odd sizes in 4:4:4, tiny planes, algo=float+int+block and the default
+# float+int alone (whose reduction reuses the tiles), windows 7 and 11,
 # padding=valid and same; fssim3d at depth 3 and 5; a ladder of three
 # renditions (one upscaled, one downscaled: the resampler, the reference's
 # kept sums, the side streams and the one reduction); and NVDEC-decoded
@@ -109,6 +110,8 @@ nv12_same_w7            $cuda_f $A:padding=same:window=7:sigma=1     up nv12 320
 p010_same_w11           $cuda_f $A:padding=same                      up p010le 130x96
 yuv444p16_odd_w7        $cuda_f $A:window=7:sigma=1                  up yuv444p16le 99x71
 ladder_nv12_up_down     $cuda_f inputs=4:$A+psnr                     ladder nv12 160x96
+u8_420_default          $cuda_f algo=float+int                       up yuv420p 333x201
+p010_default            $cuda_f algo=float+int                       up p010le 130x96
 EOF
     [ "$1" = racecheck ] && { echo "3d_p010_d3_w7           fssim3d depth=3:window=7:sigma=1 up p010le 99x70"
                              [ -n "$nv8" ] && echo "nvdec8_all              $cuda_f $A nvdec $nv8"
