@@ -377,7 +377,8 @@ static int shared_bytes(const FSSIMEngine *e, int halo)
     const int algos = e->algos, rf = e->window / 2;
     const int hf = algos & FSSIM_BIT(FSSIM_ALGO_FLOAT) ? 4 * (TILE_H + 2 * rf) * TILE_W : 0;
     const int hi = algos & FSSIM_BIT(FSSIM_ALGO_INT) ?
-                   (e->fmt.depth > 12 ? 8 : 5) * (TILE_H + 2 * FSSIM_INT_RADIUS) * TILE_W : 0;
+                   (e->fmt.depth > 12 ? 8 : e->fmt.depth > 8 ? 5 : 4) *
+                   (TILE_H + 2 * FSSIM_INT_RADIUS) * TILE_W : 0;
     const int hr = (algos & FSSIM_BIT(FSSIM_ALGO_PSNR) ? 10 : 6) *
                    (s->subgroup_size ? WG_SIZE / 4 : WG_SIZE);        /* HBUF_R */
     const int blk = algos & FSSIM_BIT(FSSIM_ALGO_BLOCK) ? (TILE_W / 4 + 1) * (TILE_H / 4 + 1) * 6 : 1;

@@ -109,7 +109,9 @@ const int  SH = TH + 2 * HALO;
  * multiprocessor. */
 const int  HPLANE = (TH + 2 * RF) * TW;     /* one moment of the float horizontal pass */
 const int  HBUF_F = DO_FLOAT ? 4 * HPLANE : 0;
-const int  HBUF_I = DO_INT ? (WIDE ? 8 : 5) * IPLANE : 0;
+/* int: mux, muy, x2, xy, y2 (their 64-bit halves apart when WIDE); at 8
+ * bits x2 + y2 as one (int_pass) */
+const int  HBUF_I = DO_INT ? (WIDE ? 8 : DEEP ? 5 : 4) * IPLANE : 0;
 /* The reductions' staging area: one slot per subgroup (SG: subgroups of at
  * least 4 invocations, which the host requires) or per invocation; a slot
  * is a float pair (2 words, in [0, 2 NSLOT)), a double pair (4 words, in
@@ -341,7 +343,10 @@ float float_pass(ivec2 org, ivec2 lp, int tid)
 #if FSSIM_FP64
 /* ---- int (doc/algorithms.md#int) --------------------------------------- */
 
-/* The per-pixel term in the association of doc/algorithms.md#int, no contraction. */
+/* The per-pixel term in the association of doc/algorithms.md#int, no
+ * contraction.  At 8 bits x2 holds x2 + y2 and y2 is unused: x2 W + y2 W
+ * and mx2, my2 are integers below 2^53 whose partial sums are all exact, so
+ * (x2 + y2) W - mx2 - my2 is the same double as x2 W - mx2 + y2 W - my2. */
 double int_term(uint mux, uint muy, uint64_t x2, uint64_t xy, uint64_t y2, uint w)
 {
     precise double W   = double(w);
@@ -352,8 +357,9 @@ double int_term(uint mux, uint muy, uint64_t x2, uint64_t xy, uint64_t y2, uint 
     precise double mxy = mx * my;
     precise double my2 = my * my;
     precise double num = W * (2.0 * mxy + c1) * (c2 + 2.0 * (double(xy) * W - mxy));
-    precise double den = (mx2 + my2 + c1) *
-                         (double(x2) * W - mx2 + double(y2) * W - my2 + c2);
+    precise double var = DEEP ? double(x2) * W - mx2 + double(y2) * W - my2 :
+                                double(x2) * W - mx2 - my2;
+    precise double den = (mx2 + my2 + c1) * (var + c2);
     precise double t = num / den;
     return t;
 }
@@ -371,6 +377,26 @@ uint tap_weight(int x, int n)
     return w;
 }
 
+/* 8-bit horizontal sums: mux and muy in one sum of the packed samples
+ * (s | d << 16: each sum stays below 2^16, so neither carries into the
+ * other), and x2 + y2 as one sum (below 2^25), for int_term. */
+void int_hsums8(int sy, int sx, int i)
+{
+    uint m = 0, xy = 0, q = 0;
+    [[unroll]] for (int j = 0; j < 9; j++) {
+        const uint v = smp[sy * SW + sx + j - KR];
+        const uint s = v & 0xFFFFu, d = v >> 16;
+        const uint ks = K[j] * s;
+        m  += K[j] * v;
+        xy += ks * d;
+        q  += ks * s + K[j] * d * d;
+    }
+    hbuf[0 * IPLANE + i] = m & 0xFFFFu;
+    hbuf[1 * IPLANE + i] = m >> 16;
+    hbuf[2 * IPLANE + i] = q;
+    hbuf[3 * IPLANE + i] = xy;
+}
+
 double int_pass(ivec2 org, ivec2 lp, int tid)
 {
     const int hrows = TH + 2 * KR;
@@ -379,6 +405,10 @@ double int_pass(ivec2 org, ivec2 lp, int tid)
     /* horizontal sums; samples outside the plane are 0 and add nothing */
     for (int i = tid; i < hrows * TW; i += NT) {
         const int sy = row0 + i / TW, sx = HALO + i % TW;
+        if (!DEEP) {
+            int_hsums8(sy, sx, i);
+            continue;
+        }
         uint mx = 0, my = 0;
         uint x2 = 0, xy = 0, y2 = 0;
         uint64_t x2w = 0, xyw = 0, y2w = 0;
@@ -418,7 +448,7 @@ double int_pass(ivec2 org, ivec2 lp, int tid)
         return 0.0;
 
     uint mux = 0, muy = 0;
-    uint x2 = 0, xy = 0, y2 = 0;
+    uint xy = 0;
     uint64_t x2w = 0, xyw = 0, y2w = 0;
     [[unroll]] for (int j = 0; j < 9; j++) {
         const int h = (lp.y + j) * TW + lp.x;
@@ -433,17 +463,13 @@ double int_pass(ivec2 org, ivec2 lp, int tid)
             xyw += uint64_t(K[j]) * hbuf[3 * IPLANE + h];
             y2w += uint64_t(K[j]) * hbuf[4 * IPLANE + h];
         } else {
-            /* 8-bit: 65536 * 255^2 still fits in 32 bits */
-            x2 += K[j] * hbuf[2 * IPLANE + h];
-            xy += K[j] * hbuf[3 * IPLANE + h];
-            y2 += K[j] * hbuf[4 * IPLANE + h];
+            /* 8-bit: x2 + y2 reaches 2^33; xy, 65536 * 255^2, fits in 32 bits */
+            x2w += uint64_t(K[j]) * hbuf[2 * IPLANE + h];
+            xy  += K[j] * hbuf[3 * IPLANE + h];
         }
     }
-    if (!DEEP) {
-        x2w = x2;
+    if (!DEEP)
         xyw = xy;
-        y2w = y2;
-    }
     const uint w = tap_weight(p.x, size.x) * tap_weight(p.y, size.y);
     return int_term(mux, muy, x2w, xyw, y2w, w);
 }
