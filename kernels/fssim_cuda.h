@@ -195,11 +195,12 @@ FSSIM_HD int fssim_cuda_kind(int depth)
  *  (the reference's own moments and sums stay there for every rendition:
  *  int's muy and y2, float's mb, block's s2 and sb2)
  *  red:    the reductions: FSSIM_NB_FUSED_PARTS values per thread, then per
- *          warp; over s and d where nothing reads them any more */
+ *          warp; over sums that nothing reads any more (see below) */
 typedef struct FSSIMSmemLayout {
     int region;                 /* side of the loaded square */
     int stride, lead;           /* s and d: floats per row, first column's place */
     int s, d, hi, hf, bs, red, total;
+    int red_barrier;            /* red overlaps sums that the vertical passes read */
 } FSSIMSmemLayout;
 
 FSSIM_HD int fssim_align8(int x) { return (x + 7) & ~7; }
@@ -239,13 +240,28 @@ FSSIM_HD FSSIMSmemLayout fssim_smem_layout(int radius, int algos, int kind, int 
     if (algos & FSSIM_BIT(FSSIM_ALGO_BLOCK))
         off += 5 * 81 * wide;
     off = fssim_align8(off);
-    /* A lone pair scoring only int and float reads its tiles in the
-     * horizontal passes alone, so the reduction can take their place (at
-     * least 12800 bytes, from a window of 3): 8-bit and 10-bit float+int
-     * then fit Turing's 64 KiB.  psnr and block read the tiles up to the
-     * reduction, and a ladder keeps the reference's for its renditions. */
+    /*
+     * The reduction (8448 bytes) takes the place of sums nothing reads any
+     * more, so that float+int up to 12 bits fits Turing's 64 KiB, with psnr,
+     * block or in a ladder too:
+     *  - a lone pair scoring only int and float reads its tiles in the
+     *    horizontal passes alone: over the tiles (at least 12800 bytes);
+     *  - otherwise (psnr and block read the tiles up to the reduction, a
+     *    ladder keeps the reference's), over int's x2 and xy planes or
+     *    float's q and pr planes (at least 10240 bytes), which every
+     *    rendition computes anew and the vertical passes alone read:
+     *    red_barrier, one more barrier before the reduction.
+     * Every offset here is a multiple of 8, as the doubles need.
+     */
+    l.red_barrier = 0;
     if (!ladder && !(algos & ~(FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_FLOAT)))) {
         l.red = l.s;
+    } else if (algos & FSSIM_BIT(FSSIM_ALGO_INT)) {
+        l.red = l.hi + 2 * (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) * FSSIM_TILE * wide;
+        l.red_barrier = 1;
+    } else if (algos & FSSIM_BIT(FSSIM_ALGO_FLOAT)) {
+        l.red = l.hf + 2 * l.region * FSSIM_TILE * 4;
+        l.red_barrier = 1;
     } else {
         l.red = off;
         off  += 8 * FSSIM_NB_FUSED_PARTS * (FSSIM_THREADS + FSSIM_WARPS);

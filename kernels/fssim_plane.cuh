@@ -675,6 +675,8 @@ static __device__ __forceinline__ void score_tile(const FSSIMCudaParams &p, cons
     if (p.algos & FSSIM_BIT(FSSIM_ALGO_PSNR))
         part[FSSIM_PART_SSE] = sse_pass(p, l, smem, vc, vr0, x0 + vc, y0 + vr0, interior);
 
+    if (l.red_barrier)
+        __syncthreads();   /* every thread is done with the sums red overlaps */
     block_sums<FSSIM_NB_FUSED_PARTS>((double *)(smem + l.red), part, out, np);
     /* block_sums' barriers: every thread has read the horizontal sums */
     if (KEEP)

@@ -279,27 +279,29 @@ def run_images():
 
 def run_smem_limits():
     """A GPU with less shared memory per block than the options need (the
-    stand-in driver's FSSIM_FAKE_CUDA_SMEM_OPTIN; Turing offers 65536; an
-    8-bit lone pair's float+int takes 58112 bytes, 66560 with psnr, whose
-    reduction cannot reuse the tiles): the run fails by itself with a message
-    that names both numbers, no signal; the same GPU scores what fits."""
-    cases = [  # limit, filter graph, runs, what the message names; msssim's
-               # five scales need 161 samples
-        (65536, "fssim_cuda=algo=float+int", True, None),
-        (65536, "fssim_cuda=algo=float+int+psnr", False, "fssim_cuda needs 66560"),
-        (49152, "fssim_cuda=algo=float+int", False, "fssim_cuda needs 58112"),
-        (49152, "fssim_cuda=algo=float", True, None),
-        (32768, "fssim_cuda=algo=msssim", False, "algo=msssim needs"),
-        (16384, "fssim3d=depth=3", False, "fssim3d needs"),
+    stand-in driver's FSSIM_FAKE_CUDA_SMEM_OPTIN; Turing offers 65536, which
+    an 8-bit pair's float+int (58112 bytes) and float+int+psnr+block (59736)
+    fit, not 16-bit float+int (88832)): the run fails by itself with a
+    message that names both numbers, no signal; the same GPU scores what
+    fits."""
+    cases = [  # limit, filter graph, runs, what the message names, format;
+               # msssim's five scales need 161 samples
+        (65536, "fssim_cuda=algo=float+int", True, None, "yuv444p"),
+        (65536, "fssim_cuda=algo=float+int+psnr+block", True, None, "yuv444p"),
+        (65536, "fssim_cuda=algo=float+int", False, "fssim_cuda needs 88832", "yuv444p16le"),
+        (49152, "fssim_cuda=algo=float+int+psnr", False, "fssim_cuda needs 58112", "yuv444p"),
+        (49152, "fssim_cuda=algo=float", True, None, "yuv444p"),
+        (32768, "fssim_cuda=algo=msssim", False, "algo=msssim needs", "yuv444p"),
+        (16384, "fssim3d=depth=3", False, "fssim3d needs", "yuv444p"),
     ]
-    for limit, graph, runs, names in cases:
+    for limit, graph, runs, names, fmt in cases:
         size = (161, 165) if "msssim" in graph else (66, 38)
-        what = "%s with %d bytes of shared memory per block: %s" % (
-            graph, limit, "scores" if runs else "fails naming both sizes")
+        what = "%s (%s) with %d bytes of shared memory per block: %s" % (
+            graph, fmt, limit, "scores" if runs else "fails naming both sizes")
         if SKIP:
             t.skip(what, SKIP)
             continue
-        main, ref = clips("smem %dx%d" % size, "yuv444p", size[0], size[1], "natural", NB)
+        main, ref = clips("smem %dx%d %s" % (size + (fmt,)), fmt, size[0], size[1], "natural", NB)
         p = ft.ffmpeg(*fc.HW, *main.input_args(), *ref.input_args(), "-lavfi",
                       "[0:v]hwupload[a];[1:v]hwupload[b];[a][b]%s" % graph, "-f", "null", "-",
                       check=False, env=fc.env(FSSIM_FAKE_CUDA_SMEM_OPTIN=limit))
