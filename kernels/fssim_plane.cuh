@@ -644,9 +644,10 @@ static __device__ __forceinline__ void keep_sums(const FSSIMCudaParams &p, const
  * horizontal passes (PARTS: with the reference's own sums, for the first
  * rendition), the vertical passes and per-pixel terms, and the reduction to
  * the block's partial sums.  KEEP: keep the reference's vertical sums for
- * the renditions to come (a ladder's first).  QSUM: see hpass_int.
+ * the renditions to come (a ladder's first).  QSUM: see hpass_int.  LADDER:
+ * the kernel's (fssim_plane).
  */
-template <typename TI, typename TB, int KIND, int RF, int PARTS, bool KEEP, bool QSUM>
+template <typename TI, typename TB, int KIND, int RF, int PARTS, bool KEEP, bool QSUM, bool LADDER>
 static __device__ __forceinline__ void score_tile(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
                                                   char *smem, int m, int x0, int y0,
                                                   bool interior, float cs, float cd)
@@ -675,7 +676,7 @@ static __device__ __forceinline__ void score_tile(const FSSIMCudaParams &p, cons
     if (p.algos & FSSIM_BIT(FSSIM_ALGO_PSNR))
         part[FSSIM_PART_SSE] = sse_pass(p, l, smem, vc, vr0, x0 + vc, y0 + vr0, interior);
 
-    if (l.red_barrier)
+    if (fssim_red_barrier(p.algos, LADDER))
         __syncthreads();   /* every thread is done with the sums red overlaps */
     block_sums<FSSIM_NB_FUSED_PARTS>((double *)(smem + l.red), part, out, np);
     /* block_sums' barriers: every thread has read the horizontal sums */
@@ -722,8 +723,9 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
                                     p.ref_pitch, x0, y0, interior);
     __syncthreads();
     cd = D[centre];
-    score_tile<TI, TB, KIND, RF, PART_REF | PART_DIST, LADDER, QSUM>(p, l, smem, 0, x0, y0,
-                                                                     interior, S[centre], cd);
+    score_tile<TI, TB, KIND, RF, PART_REF | PART_DIST, LADDER, QSUM, LADDER>(p, l, smem, 0, x0, y0,
+                                                                             interior, S[centre],
+                                                                             cd);
 
     for (int m = 1; LADDER && m < p.nb_main; m++) {
         /* the previous rendition's passes are done with S */
@@ -731,8 +733,8 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
         load_tile<T, false, RF, false>(p, l, S, p.main_ptr[m], p.main_pitch[m], NULL, 0, 0,
                                        x0, y0, interior);
         __syncthreads();
-        score_tile<TI, TB, KIND, RF, PART_DIST, false, false>(p, l, smem, m, x0, y0, interior,
-                                                              S[centre], cd);
+        score_tile<TI, TB, KIND, RF, PART_DIST, false, false, LADDER>(p, l, smem, m, x0, y0,
+                                                                      interior, S[centre], cd);
     }
 }
 

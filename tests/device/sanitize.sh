@@ -110,7 +110,7 @@ nv12_same_w7            $cuda_f $A:padding=same:window=7:sigma=1     up nv12 320
 p010_same_w11           $cuda_f $A:padding=same                      up p010le 130x96
 yuv444p16_odd_w7        $cuda_f $A:window=7:sigma=1                  up yuv444p16le 99x71
 ladder_nv12_up_down     $cuda_f inputs=4:$A+psnr                     ladder nv12 160x96
-u8_420_default          $cuda_f algo=float+int                       up yuv420p 333x201
+u8_420_default          $cuda_f algo=float+int                       up yuv420p 333x202
 p010_default            $cuda_f algo=float+int                       up p010le 130x96
 EOF
     [ "$1" = racecheck ] && { echo "3d_p010_d3_w7           fssim3d depth=3:window=7:sigma=1 up p010le 99x70"
