@@ -443,7 +443,7 @@ static __device__ __forceinline__ double vpass_int(const FSSIMCudaParams &p, con
                     acc += (TV)int_taps[j] * (TV)m[o + j];
             }
             v[o][k] = acc;
-            if (k == 2)
+            if (QSUM && k == 2)
                 vq[o] = wide;
         }
     }
@@ -606,7 +606,7 @@ static __device__ __forceinline__ void hpasses(const FSSIMCudaParams &p, const F
     for (int i = tid; i < n_int + n_flt; i += FSSIM_THREADS) {
         if (i < n_int) {
             hpass_int<TI, KIND, PARTS, QSUM>(l, smem, R - FSSIM_INT_RADIUS + i / HGROUPS,
-                                       i % HGROUPS * HCOLS);
+                                             i % HGROUPS * HCOLS);
         } else {
             const int j = i - n_int;
             hpass_float<RF, PARTS>(p, l, smem, R - rf + j / HGROUPS, j % HGROUPS * HCOLS,
@@ -644,10 +644,10 @@ static __device__ __forceinline__ void keep_sums(const FSSIMCudaParams &p, const
  * horizontal passes (PARTS: with the reference's own sums, for the first
  * rendition), the vertical passes and per-pixel terms, and the reduction to
  * the block's partial sums.  KEEP: keep the reference's vertical sums for
- * the renditions to come (a ladder's first).  QSUM: see hpass_int.  LADDER:
- * the kernel's (fssim_plane).
+ * the renditions to come (a ladder's first).  LADDER: the kernel's
+ * (fssim_plane).
  */
-template <typename TI, typename TB, int KIND, int RF, int PARTS, bool KEEP, bool QSUM, bool LADDER>
+template <typename TI, typename TB, int KIND, int RF, int PARTS, bool KEEP, bool LADDER>
 static __device__ __forceinline__ void score_tile(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
                                                   char *smem, int m, int x0, int y0,
                                                   bool interior, float cs, float cd)
@@ -661,13 +661,15 @@ static __device__ __forceinline__ void score_tile(const FSSIMCudaParams &p, cons
     KeptSums<KIND> kept;
     double *out = (double *)p.partials +
                   ((size_t)m * p.part_stride + p.part_offset + block) * FSSIM_NB_FUSED_PARTS;
+    /* x2 + y2 as one moment (hpass_int): fssim_int_moments(KIND, LADDER) == 4 */
+    enum { QSUM = KIND == FSSIM_KIND_8 && !LADDER };
 
     hpasses<TI, KIND, RF, PARTS, QSUM>(p, l, smem, x0, y0, interior, cs, cd);
     __syncthreads();
 
     if (p.algos & FSSIM_BIT(FSSIM_ALGO_INT))
-        part[FSSIM_PART_INT] = vpass_int<KIND, PARTS, QSUM>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0,
-                                                      interior, kept);
+        part[FSSIM_PART_INT] = vpass_int<KIND, PARTS, QSUM>(p, l, smem, vc, vr0, x0 + vc,
+                                                            y0 + vr0, interior, kept);
     if (p.algos & FSSIM_BIT(FSSIM_ALGO_FLOAT))
         part[FSSIM_PART_FLOAT] = vpass_float<RF, PARTS>(p, l, smem, vc, vr0, x0 + vc, y0 + vr0,
                                                         interior, cs, cd, kept);
@@ -715,17 +717,14 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
      * sample makes flat tiles exact */
     const int centre = (R + FSSIM_TILE / 2) * l.stride + R + FSSIM_TILE / 2;
     float cd;
-    /* fssim_int_moments(KIND, LADDER) == 4 */
-    enum { QSUM = KIND == FSSIM_KIND_8 && !LADDER };
 
     /* the reference and the first rendition at once */
     load_tile<T, true, RF, !LADDER>(p, l, S, p.main_ptr[0], p.main_pitch[0], D, p.ref_ptr,
                                     p.ref_pitch, x0, y0, interior);
     __syncthreads();
     cd = D[centre];
-    score_tile<TI, TB, KIND, RF, PART_REF | PART_DIST, LADDER, QSUM, LADDER>(p, l, smem, 0, x0, y0,
-                                                                             interior, S[centre],
-                                                                             cd);
+    score_tile<TI, TB, KIND, RF, PART_REF | PART_DIST, LADDER, LADDER>(p, l, smem, 0, x0, y0,
+                                                                       interior, S[centre], cd);
 
     for (int m = 1; LADDER && m < p.nb_main; m++) {
         /* the previous rendition's passes are done with S */
@@ -733,8 +732,8 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
         load_tile<T, false, RF, false>(p, l, S, p.main_ptr[m], p.main_pitch[m], NULL, 0, 0,
                                        x0, y0, interior);
         __syncthreads();
-        score_tile<TI, TB, KIND, RF, PART_DIST, false, false, LADDER>(p, l, smem, m, x0, y0,
-                                                                      interior, S[centre], cd);
+        score_tile<TI, TB, KIND, RF, PART_DIST, false, LADDER>(p, l, smem, m, x0, y0, interior,
+                                                               S[centre], cd);
     }
 }
 
