@@ -383,39 +383,12 @@ uint tap_weight(int x, int n)
  * 2160p pair, two columns 277.) */
 #define IHC 4
 
-/* 8 bits, the IHC columns from sx, stored from hbuf index i: mux and muy in
- * one sum of the packed samples (s | d << 16: each sum stays below 2^16,
- * so neither carries into the other), and x2 + y2 as one sum (below 2^25),
+/* The sums of the IHC columns from sx, stored from hbuf index i, each below
+ * 2^32.  9 to 12 bits: mux, muy, x2, xy, y2.  8 bits: mux and muy from one
+ * sum of the packed samples (s | d << 16: each sum stays below 2^16, so
+ * neither carries into the other), and x2 + y2 as one sum (below 2^25),
  * for int_term. */
-void int_hsums8(int sy, int sx, int i)
-{
-    uint m[IHC], xy[IHC], q[IHC];
-
-    [[unroll]] for (int o = 0; o < IHC; o++)
-        m[o] = xy[o] = q[o] = 0;
-    [[unroll]] for (int j = 0; j < IHC + 8; j++) {
-        const uint v = smp[sy * SW + sx + j - KR];
-        const uint s = v & 0xFFFFu, d = v >> 16;
-        const uint sq = s * s + d * d, sd = s * d;
-        [[unroll]] for (int o = 0; o < IHC; o++) {
-            const int k = j - o;
-            if (k >= 0 && k < 9) {
-                m[o]  += K[k] * v;
-                xy[o] += K[k] * sd;
-                q[o]  += K[k] * sq;
-            }
-        }
-    }
-    [[unroll]] for (int o = 0; o < IHC; o++) {
-        hbuf[0 * IPLANE + i + o] = m[o] & 0xFFFFu;
-        hbuf[1 * IPLANE + i + o] = m[o] >> 16;
-        hbuf[2 * IPLANE + i + o] = q[o];
-        hbuf[3 * IPLANE + i + o] = xy[o];
-    }
-}
-
-/* 9 to 12 bits: the five sums, each below 2^32. */
-void int_hsums12(int sy, int sx, int i)
+void int_hsums(int sy, int sx, int i)
 {
     uint mx[IHC], my[IHC], x2[IHC], xy[IHC], y2[IHC];
 
@@ -424,24 +397,27 @@ void int_hsums12(int sy, int sx, int i)
     [[unroll]] for (int j = 0; j < IHC + 8; j++) {
         const uint v = smp[sy * SW + sx + j - KR];
         const uint s = v & 0xFFFFu, d = v >> 16;
-        const uint ss = s * s, sd = s * d, dd = d * d;
+        const uint ss = DEEP ? s * s : s * s + d * d, sd = s * d, dd = d * d;
         [[unroll]] for (int o = 0; o < IHC; o++) {
             const int k = j - o;
             if (k >= 0 && k < 9) {
-                mx[o] += K[k] * s;
-                my[o] += K[k] * d;
+                mx[o] += K[k] * (DEEP ? s : v);
                 x2[o] += K[k] * ss;
                 xy[o] += K[k] * sd;
-                y2[o] += K[k] * dd;
+                if (DEEP) {
+                    my[o] += K[k] * d;
+                    y2[o] += K[k] * dd;
+                }
             }
         }
     }
     [[unroll]] for (int o = 0; o < IHC; o++) {
-        hbuf[0 * IPLANE + i + o] = mx[o];
-        hbuf[1 * IPLANE + i + o] = my[o];
+        hbuf[0 * IPLANE + i + o] = DEEP ? mx[o] : mx[o] & 0xFFFFu;
+        hbuf[1 * IPLANE + i + o] = DEEP ? my[o] : mx[o] >> 16;
         hbuf[2 * IPLANE + i + o] = x2[o];
         hbuf[3 * IPLANE + i + o] = xy[o];
-        hbuf[4 * IPLANE + i + o] = y2[o];
+        if (DEEP)
+            hbuf[4 * IPLANE + i + o] = y2[o];
     }
 }
 
@@ -453,10 +429,7 @@ double int_pass(ivec2 org, ivec2 lp, int tid)
     /* horizontal sums; samples outside the plane are 0 and add nothing */
     for (int i = tid; !WIDE && i < hrows * (TW / IHC); i += NT) {
         const int r = i / (TW / IHC), c = i % (TW / IHC) * IHC;
-        if (DEEP)
-            int_hsums12(row0 + r, HALO + c, r * TW + c);
-        else
-            int_hsums8(row0 + r, HALO + c, r * TW + c);
+        int_hsums(row0 + r, HALO + c, r * TW + c);
     }
     /* 13 to 16 bits: the squares' sums in 64 bits, kept as two words */
     for (int i = tid; WIDE && i < hrows * TW; i += NT) {
