@@ -199,7 +199,7 @@ void load_taps(int tid)
  * that their latencies overlap. */
 #define LOADS 4
 
-void load_tile(ivec2 org, int tid)
+void load_region(ivec2 org, int tid, bool inside, int pl)
 {
     for (int i0 = tid; i0 < SW * SH; i0 += NT * LOADS) {
         uint a[LOADS], b[LOADS];
@@ -207,9 +207,10 @@ void load_tile(ivec2 org, int tid)
             const int i = i0 + k * NT;
             const ivec2 p = org - HALO + ivec2(i % SW, i / SW);
             a[k] = b[k] = 0;
-            if (i < SW * SH && all(greaterThanEqual(p, ivec2(0))) && all(lessThan(p, size))) {
-                a[k] = texel(false, p);
-                b[k] = texel(true, p);
+            if (i < SW * SH && (inside || (all(greaterThanEqual(p, ivec2(0))) &&
+                                           all(lessThan(p, size))))) {
+                a[k] = texel_of(false, p, pl);
+                b[k] = texel_of(true, p, pl);
             }
         }
         for (int k = 0; k < LOADS; k++) {
@@ -217,6 +218,24 @@ void load_tile(ivec2 org, int tid)
             if (i < SW * SH)
                 smp[i] = (a[k] >> shift) | ((b[k] >> shift) << 16);
         }
+    }
+}
+
+/* The tile at org and its halo, through one of eight copies of
+ * load_region() (the arguments are constants of each): the image a constant
+ * of the copy, not a branch per sample, and no bounds checked where the
+ * halo lies inside the plane (most tiles).  Both branches per sample had
+ * cost more than the arithmetic they fed (doc/performance.md). */
+void load_tile(ivec2 org, int tid)
+{
+    const bool inner = all(greaterThanEqual(org, ivec2(HALO))) &&
+                       all(lessThanEqual(org + ivec2(TW + HALO, TH + HALO), size));
+
+    switch (plane) {
+    case 0:  if (inner) load_region(org, tid, true, 0); else load_region(org, tid, false, 0); break;
+    case 1:  if (inner) load_region(org, tid, true, 1); else load_region(org, tid, false, 1); break;
+    case 2:  if (inner) load_region(org, tid, true, 2); else load_region(org, tid, false, 2); break;
+    default: if (inner) load_region(org, tid, true, 3); else load_region(org, tid, false, 3); break;
     }
 }
 
@@ -271,6 +290,43 @@ float ssim_float(float ma, float mb, float q, float pr, float G, float h, float 
     return num == den ? 1.0 : num / den;
 }
 
+/* The sums of FHC output columns from c0 of tile row sy, centred on c.
+ * Samples outside the plane must weigh nothing: 0 after centring, not -cs.
+ * inside (a constant of each call): the tile's windows lie inside the
+ * plane, as for most tiles, whose code then checks nothing; row_in: row sy
+ * does. */
+void float_hsums(ivec2 org, int sy, int c0, vec2 c, bool inside, bool row_in)
+{
+    const int row0 = HALO - RF;
+    precise float acc[4 * FHC];
+
+    [[unroll]] for (int o = 0; o < 4 * FHC; o++)
+        acc[o] = 0.0;
+    [[unroll]] for (int j = 0; j < FHC + 2 * RF; j++) {
+        const int sx = HALO - RF + c0 + j, gx = org.x - HALO + sx;
+        float a = 0.0, b = 0.0;
+        if (inside || (row_in && gx >= 0 && gx < size.x)) {
+            const uint v = smp[sy * SW + sx];
+            a = float(v & 0xFFFFu) - c.x;
+            b = float(v >> 16) - c.y;
+        }
+        precise float sq = a * a + b * b, ab = a * b;
+        [[unroll]] for (int o = 0; o < FHC; o++) {
+            const int k = j - o;
+            if (k >= 0 && k <= 2 * RF) {
+                const float g = gauss(k);
+                acc[4 * o + 0] = fma(g, a, acc[4 * o + 0]);
+                acc[4 * o + 1] = fma(g, b, acc[4 * o + 1]);
+                acc[4 * o + 2] = fma(g, sq, acc[4 * o + 2]);
+                acc[4 * o + 3] = fma(g, ab, acc[4 * o + 3]);
+            }
+        }
+    }
+    [[unroll]] for (int o = 0; o < FHC; o++)
+        [[unroll]] for (int m = 0; m < 4; m++)
+            hbuf[m * HPLANE + (sy - row0) * TW + c0 + o] = floatBitsToUint(acc[4 * o + m]);
+}
+
 float float_pass(ivec2 org, ivec2 lp, int tid)
 {
     const int hrows = TH + 2 * RF;
@@ -289,33 +345,10 @@ float float_pass(ivec2 org, ivec2 lp, int tid)
     for (int i = tid; i < hrows * (TW / FHC); i += NT) {
         const int sy = row0 + i / (TW / FHC), c0 = i % (TW / FHC) * FHC;
         const int gy = org.y - HALO + sy;
-        const bool row_in = gy >= 0 && gy < size.y;
-        precise float acc[4 * FHC];
-
-        [[unroll]] for (int o = 0; o < 4 * FHC; o++)
-            acc[o] = 0.0;
-        [[unroll]] for (int j = 0; j < FHC + 2 * RF; j++) {
-            const int sx = HALO - RF + c0 + j, gx = org.x - HALO + sx;
-            float a = 0.0, b = 0.0;
-            if (inside || (row_in && gx >= 0 && gx < size.x)) {
-                a = smp_s(sx, sy) - cs;
-                b = smp_d(sx, sy) - cd;
-            }
-            precise float sq = a * a + b * b, ab = a * b;
-            [[unroll]] for (int o = 0; o < FHC; o++) {
-                const int k = j - o;
-                if (k >= 0 && k <= 2 * RF) {
-                    const float g = gauss(k);
-                    acc[4 * o + 0] = fma(g, a, acc[4 * o + 0]);
-                    acc[4 * o + 1] = fma(g, b, acc[4 * o + 1]);
-                    acc[4 * o + 2] = fma(g, sq, acc[4 * o + 2]);
-                    acc[4 * o + 3] = fma(g, ab, acc[4 * o + 3]);
-                }
-            }
-        }
-        [[unroll]] for (int o = 0; o < FHC; o++)
-            [[unroll]] for (int m = 0; m < 4; m++)
-                hbuf[m * HPLANE + (sy - row0) * TW + c0 + o] = floatBitsToUint(acc[4 * o + m]);
+        if (inside)
+            float_hsums(org, sy, c0, vec2(cs, cd), true, true);
+        else
+            float_hsums(org, sy, c0, vec2(cs, cd), false, gy >= 0 && gy < size.y);
     }
     barrier();
 
@@ -482,8 +515,12 @@ double int_pass(ivec2 org, ivec2 lp, int tid)
     }
     if (!DEEP)
         xyw = xy;
-    const uint w = tap_weight(p.x, size.x) * tap_weight(p.y, size.y);
-    return int_term(mux, muy, x2w, xyw, y2w, w);
+    /* the tile's windows lie inside the plane: every weight the whole sum,
+     * and the term's constants, c1 W^2 and c2 W^2, constants of the code */
+    if (all(greaterThanEqual(org, ivec2(KR))) &&
+        all(lessThanEqual(org + ivec2(TW + KR, TH + KR), size)))
+        return int_term(mux, muy, x2w, xyw, y2w, FSSIM_INT_TAP_SUM * FSSIM_INT_TAP_SUM);
+    return int_term(mux, muy, x2w, xyw, y2w, tap_weight(p.x, size.x) * tap_weight(p.y, size.y));
 }
 
 /* ---- block (doc/algorithms.md#block, vf_ssim.c) ------------------------ */

@@ -41,15 +41,15 @@ layout (set = 0, binding = 6) uniform utexture2D ref2;
 layout (set = 0, binding = 7) uniform utexture2D ref3;
 
 /* The sample at p of one frame's component, as its container holds it
- * (not yet shifted). */
-uint texel(bool ref, ivec2 p)
+ * (not yet shifted), from image pl. */
+uint texel_of(bool ref, ivec2 p, int pl)
 {
     uvec4 v;
 #ifdef FSSIM_FRAMES_MAIN_BUF
     if (MAIN_BUF && !ref)
         return rsb[buf_off + uint(p.y) * buf_pitch + uint(p.x)];
 #endif
-    switch (plane) {
+    switch (pl) {
     case 0:  v = ref ? texelFetch(ref0, p, 0) : texelFetch(main0, p, 0); break;
     case 1:  v = ref ? texelFetch(ref1, p, 0) : texelFetch(main1, p, 0); break;
     case 2:  v = ref ? texelFetch(ref2, p, 0) : texelFetch(main2, p, 0); break;
@@ -57,6 +57,12 @@ uint texel(bool ref, ivec2 p)
     }
     /* no dynamic vector index: that too can go through local memory */
     return chan == 0 ? v.x : v.y;
+}
+
+/* The same from the image of the push constant plane. */
+uint texel(bool ref, ivec2 p)
+{
+    return texel_of(ref, p, plane);
 }
 
 /* The scores' fixed-order float sums (fssim_core.glsl, fssim_msssim.comp.glsl)
