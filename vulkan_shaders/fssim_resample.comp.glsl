@@ -73,10 +73,11 @@ shared int band[FSSIM_RESAMPLE_SPAN * TW];
 shared int rowq[4 * FSSIM_VK_RESAMPLE_ROWS];
 shared int rowb[FSSIM_VK_RESAMPLE_ROWS];
 
-uint sample_at(ivec2 p)
+/* The sample at p of image pl. */
+uint sample_at(ivec2 p, int pl)
 {
     uvec4 v;
-    switch (plane) {
+    switch (pl) {
     case 0:  v = texelFetch(src0, p, 0); break;
     case 1:  v = texelFetch(src1, p, 0); break;
     case 2:  v = texelFetch(src2, p, 0); break;
@@ -86,28 +87,28 @@ uint sample_at(ivec2 p)
 }
 
 /* The horizontal pass of source row j (clamped to the plane) at output
- * column x. */
-int hpass(int x, int j)
+ * column x, from image pl. */
+int hpass(int x, int j, int pl)
 {
     const int y = clamp(j, 0, in_size.y - 1);
     int h = 0;
 
     for (int k = 0; k < xtaps; k++) {
         const int i = clamp(tab[xstart + x] + k, 0, in_size.x - 1);
-        h += tab[xcoef + x * xtaps + k] * int(sample_at(ivec2(i, y)));
+        h += tab[xcoef + x * xtaps + k] * int(sample_at(ivec2(i, y), pl));
     }
     return h;
 }
 
 /* Rows r = ly, ly + TH, ... of the band (source rows from j0) at output
- * column x.  Bicubic upscaling (4 taps), the common case, takes its
- * column's clamped tap positions and coefficients once for all its rows and
- * an unrolled tap loop. */
-void band_hpass(int x, int lx, int ly, int j0, int n)
+ * column x, from image pl.  Bicubic upscaling (4 taps), the common case,
+ * takes its column's clamped tap positions and coefficients once for all
+ * its rows and an unrolled tap loop. */
+void band_hpass(int x, int lx, int ly, int j0, int n, int pl)
 {
     if (xtaps != 4) {
         for (int r = ly; r < n; r += TH)
-            band[r * TW + lx] = hpass(x, j0 + r);
+            band[r * TW + lx] = hpass(x, j0 + r, pl);
         return;
     }
     int i[4], q[4];
@@ -119,7 +120,7 @@ void band_hpass(int x, int lx, int ly, int j0, int n)
         const int y = clamp(j0 + r, 0, in_size.y - 1);
         int h = 0;
         [[unroll]] for (int k = 0; k < 4; k++)
-            h += q[k] * int(sample_at(ivec2(i[k], y)));
+            h += q[k] * int(sample_at(ivec2(i[k], y), pl));
         band[r * TW + lx] = h;
     }
 }
@@ -180,7 +181,7 @@ void main()
         if (x < out_size.x && y < out_size.y) {
             int64_t v = 0;
             for (int k = 0; k < ytaps; k++)
-                v += mul_wide(tab[ycoef + y * ytaps + k], hpass(x, tab[ystart + y] + k));
+                v += mul_wide(tab[ycoef + y * ytaps + k], hpass(x, tab[ystart + y] + k, plane));
             store(ivec2(x, y), v);
         }
     } else {
@@ -189,8 +190,16 @@ void main()
 
         if (ytaps == 4)
             load_rows(ty * rows, j0, ly * TW + lx);
-        if (x < out_size.x)
-            band_hpass(x, lx, ly, j0, n);
+        /* one copy of the pass per image: the image a constant of the
+         * copy, not a branch per sample (as fssim_core.glsl's load_tile) */
+        if (x < out_size.x) {
+            switch (plane) {
+            case 0:  band_hpass(x, lx, ly, j0, n, 0); break;
+            case 1:  band_hpass(x, lx, ly, j0, n, 1); break;
+            case 2:  band_hpass(x, lx, ly, j0, n, 2); break;
+            default: band_hpass(x, lx, ly, j0, n, 3); break;
+            }
+        }
         barrier();
         if (x < out_size.x)
             for (int y = ty * rows + ly; y < min(ty * rows + rows, out_size.y); y += TH)
