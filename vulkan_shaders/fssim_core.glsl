@@ -199,6 +199,13 @@ void load_taps(int tid)
  * that their latencies overlap. */
 #define LOADS 4
 
+/* The tile at org and r samples around it lie inside the plane. */
+bool tile_inside(ivec2 org, int r)
+{
+    return all(greaterThanEqual(org, ivec2(r))) &&
+           all(lessThanEqual(org + ivec2(TW + r, TH + r), size));
+}
+
 void load_region(ivec2 org, int tid, bool inside, int pl)
 {
     for (int i0 = tid; i0 < SW * SH; i0 += NT * LOADS) {
@@ -228,8 +235,7 @@ void load_region(ivec2 org, int tid, bool inside, int pl)
  * cost more than the arithmetic they fed (doc/performance.md). */
 void load_tile(ivec2 org, int tid)
 {
-    const bool inner = all(greaterThanEqual(org, ivec2(HALO))) &&
-                       all(lessThanEqual(org + ivec2(TW + HALO, TH + HALO), size));
+    const bool inner = tile_inside(org, HALO);
 
     switch (plane) {
     case 0:  if (inner) load_region(org, tid, true, 0); else load_region(org, tid, false, 0); break;
@@ -336,8 +342,7 @@ float float_pass(ivec2 org, ivec2 lp, int tid)
     const ivec2 c = HALO + min(ivec2(TW, TH) / 2, size - 1 - org);
     const float cs = smp_s(c.x, c.y), cd = smp_d(c.x, c.y);
     /* the tile's windows lie inside the plane: no tap to drop */
-    const bool inside = all(greaterThanEqual(org, ivec2(RF))) &&
-                        all(lessThanEqual(org + ivec2(TW + RF, TH + RF), size));
+    const bool inside = tile_inside(org, RF);
 
     /* FHC output columns per work item: each sample's terms are computed
      * once for all the columns its taps reach (in tap order, as one column
@@ -517,8 +522,7 @@ double int_pass(ivec2 org, ivec2 lp, int tid)
         xyw = xy;
     /* the tile's windows lie inside the plane: every weight the whole sum,
      * and the term's constants, c1 W^2 and c2 W^2, constants of the code */
-    if (all(greaterThanEqual(org, ivec2(KR))) &&
-        all(lessThanEqual(org + ivec2(TW + KR, TH + KR), size)))
+    if (tile_inside(org, KR))
         return int_term(mux, muy, x2w, xyw, y2w, FSSIM_INT_TAP_SUM * FSSIM_INT_TAP_SUM);
     return int_term(mux, muy, x2w, xyw, y2w, tap_weight(p.x, size.x) * tap_weight(p.y, size.y));
 }
