@@ -144,27 +144,45 @@ void load_taps(int tid)
  */
 #define LOADS 4
 
-vec2 tile_sample(ivec2 p)
+/* The samples at p, from image pl of the frames at scale 0. */
+vec2 tile_sample(ivec2 p, bool inside, int pl)
 {
-    if (any(lessThan(p, ivec2(0))) || any(greaterThanEqual(p, size)))
+    if (!inside && (any(lessThan(p, ivec2(0))) || any(greaterThanEqual(p, size))))
         return vec2(0.0);
     if (level == 0)
-        return vec2(float(texel(false, p) >> shift), float(texel(true, p) >> shift));
+        return vec2(float(texel_of(false, p, pl) >> shift), float(texel_of(true, p, pl) >> shift));
     const uint i = uint(p.y) * uint(size.x) + uint(p.x);
     return vec2(lvl[in_off + i], lvl[in_ref_off + i]);
 }
 
-void load_tile(ivec2 org, int tid)
+void load_region(ivec2 org, int tid, bool inside, int pl)
 {
     for (int i0 = tid; i0 < SW * SH; i0 += NT * LOADS) {
         vec2 v[LOADS];
         for (int k = 0; k < LOADS; k++) {
             const int i = i0 + k * NT;
-            v[k] = i < SW * SH ? tile_sample(org - RF + ivec2(i % SW, i / SW)) : vec2(0.0);
+            v[k] = i < SW * SH ? tile_sample(org - RF + ivec2(i % SW, i / SW), inside, pl) :
+                                 vec2(0.0);
         }
         for (int k = 0; k < LOADS; k++)
             if (i0 + k * NT < SW * SH)
                 suw[i0 + k * NT] = vec2(v[k].x + v[k].y, v[k].x - v[k].y);
+    }
+}
+
+/* The tile at org and its halo, through a copy of load_region() for the
+ * case at hand (as fssim_core.glsl's load_tile): no bounds checked where
+ * the halo lies inside the plane, and the image a constant. */
+void load_tile(ivec2 org, int tid)
+{
+    const bool inner = all(greaterThanEqual(org, ivec2(RF))) &&
+                       all(lessThanEqual(org + ivec2(TW + RF, TH + RF), size));
+
+    switch (plane) {
+    case 0:  if (inner) load_region(org, tid, true, 0); else load_region(org, tid, false, 0); break;
+    case 1:  if (inner) load_region(org, tid, true, 1); else load_region(org, tid, false, 1); break;
+    case 2:  if (inner) load_region(org, tid, true, 2); else load_region(org, tid, false, 2); break;
+    default: if (inner) load_region(org, tid, true, 3); else load_region(org, tid, false, 3); break;
     }
 }
 
