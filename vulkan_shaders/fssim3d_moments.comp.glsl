@@ -110,20 +110,13 @@ void load_region(ivec2 org, int tid, bool inside, int pl)
     }
 }
 
-/* Through a copy of load_region() for the case at hand (as fssim_core.glsl's
- * load_tile): no bounds checked where the region lies inside the plane, and
- * the image a constant. */
+/* The tile and its halo from org (FSSIM_LOAD_COPIES). */
 void load_tile(ivec2 org, int tid)
 {
     const bool inner = all(greaterThanEqual(org, ivec2(0))) &&
                        all(lessThanEqual(org + ivec2(SW, SH), size));
 
-    switch (plane) {
-    case 0:  if (inner) load_region(org, tid, true, 0); else load_region(org, tid, false, 0); break;
-    case 1:  if (inner) load_region(org, tid, true, 1); else load_region(org, tid, false, 1); break;
-    case 2:  if (inner) load_region(org, tid, true, 2); else load_region(org, tid, false, 2); break;
-    default: if (inner) load_region(org, tid, true, 3); else load_region(org, tid, false, 3); break;
-    }
+    FSSIM_LOAD_COPIES(load_region, org, tid, inner);
 }
 
 void main()

@@ -228,21 +228,13 @@ void load_region(ivec2 org, int tid, bool inside, int pl)
     }
 }
 
-/* The tile at org and its halo, through one of eight copies of
- * load_region() (the arguments are constants of each): the image a constant
- * of the copy, not a branch per sample, and no bounds checked where the
- * halo lies inside the plane (most tiles).  Both branches per sample had
- * cost more than the arithmetic they fed (doc/performance.md). */
+/* The tile at org and its halo (FSSIM_LOAD_COPIES: most tiles' halos lie
+ * inside the plane, and their copy checks no bounds). */
 void load_tile(ivec2 org, int tid)
 {
     const bool inner = tile_inside(org, HALO);
 
-    switch (plane) {
-    case 0:  if (inner) load_region(org, tid, true, 0); else load_region(org, tid, false, 0); break;
-    case 1:  if (inner) load_region(org, tid, true, 1); else load_region(org, tid, false, 1); break;
-    case 2:  if (inner) load_region(org, tid, true, 2); else load_region(org, tid, false, 2); break;
-    default: if (inner) load_region(org, tid, true, 3); else load_region(org, tid, false, 3); break;
-    }
+    FSSIM_LOAD_COPIES(load_region, org, tid, inner);
 }
 
 float smp_s(int sx, int sy) { return float(smp[sy * SW + sx] & 0xFFFFu); }

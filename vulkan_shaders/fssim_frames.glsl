@@ -65,6 +65,22 @@ uint texel(bool ref, ivec2 p)
     return texel_of(ref, p, plane);
 }
 
+/*
+ * A tile loader's call load(org, tid, inside, pl) in one of eight copies:
+ * one per image pl, a constant of the copy rather than a choice of binding
+ * per sample, each with and without the bounds checks that only the tiles
+ * near the plane's edges need (inside: the region lies inside the plane).
+ * Both choices made per sample had cost more than the loads themselves
+ * (doc/performance.md, session 28).
+ */
+#define FSSIM_LOAD_COPIES(load, org, tid, inside)                                       \
+    switch (plane) {                                                                  \
+    case 0:  if (inside) load(org, tid, true, 0); else load(org, tid, false, 0); break; \
+    case 1:  if (inside) load(org, tid, true, 1); else load(org, tid, false, 1); break; \
+    case 2:  if (inside) load(org, tid, true, 2); else load(org, tid, false, 2); break; \
+    default: if (inside) load(org, tid, true, 3); else load(org, tid, false, 3); break; \
+    }
+
 /* The scores' fixed-order float sums (fssim_core.glsl, fssim_msssim.comp.glsl)
  * carry their rounding error: (hi, lo) + (hi2, lo2), with the exact rounding
  * error of hi + hi2 kept. */

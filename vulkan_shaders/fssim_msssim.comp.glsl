@@ -170,20 +170,13 @@ void load_region(ivec2 org, int tid, bool inside, int pl)
     }
 }
 
-/* The tile at org and its halo, through a copy of load_region() for the
- * case at hand (as fssim_core.glsl's load_tile): no bounds checked where
- * the halo lies inside the plane, and the image a constant. */
+/* The tile at org and its halo (FSSIM_LOAD_COPIES). */
 void load_tile(ivec2 org, int tid)
 {
     const bool inner = all(greaterThanEqual(org, ivec2(RF))) &&
                        all(lessThanEqual(org + ivec2(TW + RF, TH + RF), size));
 
-    switch (plane) {
-    case 0:  if (inner) load_region(org, tid, true, 0); else load_region(org, tid, false, 0); break;
-    case 1:  if (inner) load_region(org, tid, true, 1); else load_region(org, tid, false, 1); break;
-    case 2:  if (inner) load_region(org, tid, true, 2); else load_region(org, tid, false, 2); break;
-    default: if (inner) load_region(org, tid, true, 3); else load_region(org, tid, false, 3); break;
-    }
+    FSSIM_LOAD_COPIES(load_region, org, tid, inner);
 }
 
 /* a and b from u and w, exactly (see load_tile()) */
