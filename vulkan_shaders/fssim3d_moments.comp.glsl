@@ -110,13 +110,10 @@ void load_region(ivec2 org, int tid, bool inside, int pl)
     }
 }
 
-/* The tile and its halo from org (FSSIM_LOAD_COPIES). */
+/* The tile and its halo from org, the halo's top left (FSSIM_LOAD_COPIES). */
 void load_tile(ivec2 org, int tid)
 {
-    const bool inner = all(greaterThanEqual(org, ivec2(0))) &&
-                       all(lessThanEqual(org + ivec2(SW, SH), size));
-
-    FSSIM_LOAD_COPIES(load_region, org, tid, inner);
+    FSSIM_LOAD_COPIES(load_region, org, tid, tile_inside(org + RF, RF));
 }
 
 void main()

@@ -199,13 +199,6 @@ void load_taps(int tid)
  * that their latencies overlap. */
 #define LOADS 4
 
-/* The tile at org and r samples around it lie inside the plane. */
-bool tile_inside(ivec2 org, int r)
-{
-    return all(greaterThanEqual(org, ivec2(r))) &&
-           all(lessThanEqual(org + ivec2(TW + r, TH + r), size));
-}
-
 void load_region(ivec2 org, int tid, bool inside, int pl)
 {
     for (int i0 = tid; i0 < SW * SH; i0 += NT * LOADS) {
@@ -232,9 +225,7 @@ void load_region(ivec2 org, int tid, bool inside, int pl)
  * inside the plane, and their copy checks no bounds). */
 void load_tile(ivec2 org, int tid)
 {
-    const bool inner = tile_inside(org, HALO);
-
-    FSSIM_LOAD_COPIES(load_region, org, tid, inner);
+    FSSIM_LOAD_COPIES(load_region, org, tid, tile_inside(org, HALO));
 }
 
 float smp_s(int sx, int sy) { return float(smp[sy * SW + sx] & 0xFFFFu); }

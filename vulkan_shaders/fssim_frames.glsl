@@ -25,11 +25,12 @@
  * rather than an array: lavapipe 22.3 mishandles arrays of (push)
  * descriptors.  The host binds every one, unused ones to a valid plane.
  *
- * Declared by the includer first: the push constants plane (the image
- * holding the component) and chan (its channel); with
- * FSSIM_FRAMES_MAIN_BUF, also the specialization constant MAIN_BUF, the
- * buffer rsb[] and the push constants buf_off and buf_pitch, where the main
- * samples of a ladder's resampled rendition are read instead.
+ * Declared by the includer first: the tile's size TW x TH, the push
+ * constants size (the plane's), plane (the image holding the component)
+ * and chan (its channel); with FSSIM_FRAMES_MAIN_BUF, also the
+ * specialization constant MAIN_BUF, the buffer rsb[] and the push
+ * constants buf_off and buf_pitch, where the main samples of a ladder's
+ * resampled rendition are read instead.
  */
 layout (set = 0, binding = 0) uniform utexture2D main0;
 layout (set = 0, binding = 1) uniform utexture2D main1;
@@ -63,6 +64,13 @@ uint texel_of(bool ref, ivec2 p, int pl)
 uint texel(bool ref, ivec2 p)
 {
     return texel_of(ref, p, plane);
+}
+
+/* The tile at org and r samples around it lie inside the plane. */
+bool tile_inside(ivec2 org, int r)
+{
+    return all(greaterThanEqual(org, ivec2(r))) &&
+           all(lessThanEqual(org + ivec2(TW + r, TH + r), size));
 }
 
 /*

@@ -173,10 +173,7 @@ void load_region(ivec2 org, int tid, bool inside, int pl)
 /* The tile at org and its halo (FSSIM_LOAD_COPIES). */
 void load_tile(ivec2 org, int tid)
 {
-    const bool inner = all(greaterThanEqual(org, ivec2(RF))) &&
-                       all(lessThanEqual(org + ivec2(TW + RF, TH + RF), size));
-
-    FSSIM_LOAD_COPIES(load_region, org, tid, inner);
+    FSSIM_LOAD_COPIES(load_region, org, tid, tile_inside(org, RF));
 }
 
 /* a and b from u and w, exactly (see load_tile()) */
