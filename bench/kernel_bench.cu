@@ -239,6 +239,8 @@ static void run(const Module &m, int w, int h, int depth, int iters, bool check)
                 const double ri = fssim_ref_int(&a, &b, depth);
                 const double rf = fssim_ref_float(&a, &b, depth, &fp);
                 const double rb = fssim_ref_block(&a, &b, depth);
+                /* the scores in full, to compare builds bit for bit */
+                printf("  plane %d check: int %.17g float %.9g block %.9g\n", i, gi, gf, gb);
                 printf("  plane %d check: int %.3g (%s) float %.3g (%s) block %.3g (%s)\n", i,
                        fabs(gi - ri), fabs(gi - ri) <= 1e-12 ? "ok" : "FAIL",
                        fabs(gf - rf), fabs(gf - rf) <= 1e-5 ? "ok" : "FAIL",
