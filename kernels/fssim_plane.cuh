@@ -53,12 +53,14 @@
 static __device__ const int int_taps[9]     = { FSSIM_INT_TAPS };
 static __device__ const int int_tap_sums[10] = { FSSIM_INT_TAP_SUMS };
 
-/* Sum of the int taps that fall inside [0, size) around position x. */
+/* Sum of the int taps that fall inside [0, size) around position x; 0 for
+ * an x whose window misses the plane, as a thread of an edge tile computes
+ * for its column beyond the plane before it leaves the column unscored. */
 static __device__ __forceinline__ int int_weight(int x, int size)
 {
     const int lo = FSSIM_INT_RADIUS - x > 0 ? FSSIM_INT_RADIUS - x : 0;
     const int hi = size - x + FSSIM_INT_RADIUS < 9 ? size - x + FSSIM_INT_RADIUS : 9;
-    return int_tap_sums[hi] - int_tap_sums[lo];
+    return hi > lo ? int_tap_sums[hi] - int_tap_sums[lo] : 0;
 }
 
 /* Same for the Gaussian taps; exactly 1 when the whole window is inside.

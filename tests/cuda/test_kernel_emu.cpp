@@ -348,7 +348,9 @@ static void run_ms_case(const MsCase &mc)
     for (int i = 0; i < mc.nb; i++) {
         Case c = { mc.w[i], mc.h[i], mc.depth, mc.bytes, 1, 0, 0, mc.window, mc.sigma, 0,
                    mc.content == SAME ? NOISE : mc.content };
-        pitch[i] = c.w * c.bytes + 7;
+        /* rows apart by more than their samples, by an odd number of
+         * samples, at an even address for 16-bit ones as in any frame */
+        pitch[i] = c.w * c.bytes + 7 * c.bytes;
         a[i] = make_plane(c, pitch[i], false, NULL);
         b[i] = mc.content == SAME ? a[i] : make_plane(c, pitch[i], true, NULL);
         /* scales 1-4 of both planes, float, rows packed */
