@@ -23,4 +23,4 @@
  */
 #include "fssim_plane.cuh"
 
-FSSIM_MODULE(unsigned char, float, int, FSSIM_KIND_8, FSSIM_BLOCKS_DEF, FSSIM_DEFAULT_RADIUS, false)
+FSSIM_MODULE(unsigned char, float, int, FSSIM_KIND_8, FSSIM_BLOCKS_PAIR8, FSSIM_DEFAULT_RADIUS, false)

@@ -189,7 +189,7 @@ FSSIM_HD int fssim_cuda_kind(int depth)
  *          -lead .. stride - lead - 1 are 16-byte groups that the loader
  *          stores whole (load_quads)
  *  hi:     int algorithm, horizontal sums, 4 or 5 moments (fssim_int_moments)
- *          x (TILE+8) rows x TILE
+ *          x (TILE+8) rows x TILE, moment k's plane at fssim_int_plane()
  *  hf:     float algorithm, horizontal sums, 4 moments x region rows x TILE
  *  bs:     block algorithm, 5 sums of 9x9 4x4-blocks
  *  (the reference's own moments and sums stay there for every rendition:
@@ -214,6 +214,21 @@ FSSIM_HD int fssim_int_moments(int kind, int ladder)
     return kind == FSSIM_KIND_8 && !ladder ? 4 : 5;
 }
 
+/* Bytes from hi to the int algorithm's moment k (k == the number of
+ * moments: the planes' end).  QSUM, the four moments of a lone 8-bit pair:
+ * mux and muy, whose horizontal sums are below 2^16, as 16-bit integers,
+ * which takes 5 KiB off a block and so lets four blocks share an SM
+ * (FSSIM_BLOCKS_PAIR8); a ladder keeps its reference's vertical muy, below
+ * 2^24, in the plane of muy, so keeps 32-bit planes. */
+FSSIM_HD int fssim_int_plane(int kind, int qsum, int k)
+{
+    const int plane = (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) * FSSIM_TILE;
+
+    if (qsum)
+        return k < 2 ? 2 * k * plane : 4 * plane + 4 * (k - 2) * plane;
+    return (kind == FSSIM_KIND_16 ? 8 : 4) * k * plane;
+}
+
 /* Whether the reduction's area overlaps sums that the vertical passes read,
  * so that it must wait for every thread to be done with them (see
  * fssim_smem_layout).  A function of what the kernel knows at compile time
@@ -230,6 +245,7 @@ FSSIM_HD FSSIMSmemLayout fssim_smem_layout(int radius, int algos, int kind, int 
     FSSIMSmemLayout l;
     const int r = radius > FSSIM_INT_RADIUS ? radius : FSSIM_INT_RADIUS;
     const int wide = kind == FSSIM_KIND_16 ? 8 : 4;
+    const int qsum = fssim_int_moments(kind, ladder) == 4;
     int off = 0;
 
     l.region = FSSIM_TILE + 2 * r;
@@ -241,8 +257,7 @@ FSSIM_HD FSSIMSmemLayout fssim_smem_layout(int radius, int algos, int kind, int 
     l.d   = off; off += 4 * l.region * l.stride;
     l.hi  = off;
     if (algos & FSSIM_BIT(FSSIM_ALGO_INT))
-        off += fssim_int_moments(kind, ladder) * (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) *
-               FSSIM_TILE * wide;
+        off += fssim_int_plane(kind, qsum, fssim_int_moments(kind, ladder));
     l.hf  = off;
     if (algos & FSSIM_BIT(FSSIM_ALGO_FLOAT))
         off += 4 * l.region * FSSIM_TILE * 4;
@@ -264,8 +279,7 @@ FSSIM_HD FSSIMSmemLayout fssim_smem_layout(int radius, int algos, int kind, int 
      * Every offset here is a multiple of 8, as the doubles need.
      */
     if (fssim_red_barrier(algos, ladder)) {
-        l.red = algos & FSSIM_BIT(FSSIM_ALGO_INT) ?
-                l.hi + 2 * (FSSIM_TILE + 2 * FSSIM_INT_RADIUS) * FSSIM_TILE * wide :
+        l.red = algos & FSSIM_BIT(FSSIM_ALGO_INT) ? l.hi + fssim_int_plane(kind, qsum, 2) :
                 l.hf + 2 * l.region * FSSIM_TILE * 4;
     } else if (algos & (FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_FLOAT))) {
         l.red = l.s;
