@@ -48,6 +48,13 @@ FSSIM_PTX_HEADERS = fssim_plane.cuh fssim_resample.cuh fssim_msssim.cuh fssim_cu
                     fssim_cuda_device.cuh fssim_consts.h
 $(addprefix $(SUBDIR)fssim/,$(FSSIM_PTX:%=%.ptx) $(FSSIM_PTX:%=%_ladder.ptx)): \
   $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,$(FSSIM_PTX_HEADERS))
+# FFmpeg's clang flags (sm_30) make clang emit PTX ISA 3.2, which has no
+# shfl.sync (kernels/fssim_cuda_device.cuh, warp_xor); ISA 6.0 has, and
+# every driver since CUDA 9 reads it.
+ifdef CONFIG_CUDA_LLVM
+$(addprefix $(SUBDIR)fssim/,$(FSSIM_PTX:%=%.ptx) $(FSSIM_PTX:%=%_ladder.ptx)): \
+  NVCCFLAGS += -Xclang -target-feature -Xclang +ptx60
+endif
 FSSIM3D_PTX_HEADERS = fssim3d.cuh fssim3d_cuda.h fssim_cuda.h fssim_cuda_device.cuh fssim_consts.h
 $(SUBDIR)fssim/fssim3d.ptx $(SUBDIR)fssim/fssim3d_any.ptx: \
   $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,$(FSSIM3D_PTX_HEADERS))

@@ -85,6 +85,31 @@ FSSIM_PTX_OP(rn_div_f32, float,  "div.rn.f32", "f")
 #undef FSSIM_PTX_OP
 #endif
 
+/*
+ * v of lane (lane ^ m) of the calling warp, whose 32 threads all call it
+ * with the same m.  shfl.sync needs PTX ISA 6.0: nvcc emits that or later,
+ * clang only when told (filters/ffmpeg.mak), since FFmpeg's sm_30 makes it
+ * emit 3.2; the shfl of older PTX is undefined on Volta and later GPUs
+ * unless the warp happens to be converged.
+ */
+#ifdef FSSIM_CUDA_EMULATION
+static __device__ __forceinline__ double warp_xor(double v, int m)
+{
+    return fssim_emu_shfl_xor(v, m);
+}
+#else
+static __device__ __forceinline__ double warp_xor(double v, int m)
+{
+    double r;
+    asm volatile("{ .reg .b32 lo, hi;\n\t"
+                 "mov.b64 {lo, hi}, %1;\n\t"
+                 "shfl.sync.bfly.b32 lo, lo, %2, 0x1f, 0xffffffff;\n\t"
+                 "shfl.sync.bfly.b32 hi, hi, %2, 0x1f, 0xffffffff;\n\t"
+                 "mov.b64 %0, {lo, hi}; }" : "=d"(r) : "d"(v), "r"(m));
+    return r;
+}
+#endif
+
 /* A sample of a frame, read as global memory (ld.global), which the frames
  * are, rather than through a generic pointer. */
 #ifdef FSSIM_CUDA_EMULATION
@@ -365,6 +390,44 @@ static __device__ __forceinline__ void block_sums(double *red, const double *v, 
         double sum = 0.0;
         for (int i = 0; i < FSSIM_WARPS && tid < np; i++)
             sum += warp[tid * FSSIM_WARPS + i];
+        out[tid] = sum;
+    }
+}
+
+/*
+ * Sum each of four values v[k] over the thread block into out[k], in a
+ * fixed order (the same bits every run): over each warp by a butterfly of
+ * shuffles, which halves the values a lane holds at its first two steps and
+ * leaves value k's sum in lanes 8k to 8k + 7, then over the warps in order,
+ * through red (4 * FSSIM_WARPS doubles of shared memory), after one barrier.
+ * block_sums' two barriers and 32-long chains of additions, paid per tile,
+ * cost a 2160p pair's kernels 8% of their time with clang's PTX and 5% with
+ * nvcc's (H200, doc/performance.md, session 30).  The first four
+ * threads write out.  Every thread of the block calls it; blockDim.x is 32,
+ * so threadIdx.x is the lane and threadIdx.y the warp.
+ */
+static __device__ __forceinline__ void tile_sums(double *red, const double (&v)[4], double *out)
+{
+    const int lane = threadIdx.x, tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
+    const bool h16 = lane & 16, h8 = lane & 8;
+    /* lanes 0-15 keep values 0 and 1, lanes 16-31 values 2 and 3 */
+    double a = h16 ? v[2] : v[0], b = h16 ? v[3] : v[1], s;
+
+    a = a + warp_xor(h16 ? v[0] : v[2], 16);
+    b = b + warp_xor(h16 ? v[1] : v[3], 16);
+    /* lanes with bit 3 clear keep a, the others b */
+    s = h8 ? b : a;
+    s = s + warp_xor(h8 ? a : b, 8);
+    s = s + warp_xor(s, 4);
+    s = s + warp_xor(s, 2);
+    s = s + warp_xor(s, 1);
+    if (!(lane & 7))
+        red[lane / 8 * FSSIM_WARPS + threadIdx.y] = s;
+    __syncthreads();
+    if (tid < 4) {
+        double sum = 0.0;
+        for (int i = 0; i < FSSIM_WARPS; i++)
+            sum += red[tid * FSSIM_WARPS + i];
         out[tid] = sum;
     }
 }

@@ -672,8 +672,6 @@ static __device__ __forceinline__ void score_tile(const FSSIMCudaParams &p, cons
     const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
     const int vc  = tid % FSSIM_TILE, vr0 = tid / FSSIM_TILE * VROWS;
     const int block = blockIdx.y * gridDim.x + blockIdx.x;
-    /* psnr's part is the last: without psnr, a quarter of the reduction saved */
-    const int np = p.algos & FSSIM_BIT(FSSIM_ALGO_PSNR) ? FSSIM_NB_FUSED_PARTS : FSSIM_PART_SSE;
     double part[FSSIM_NB_FUSED_PARTS] = { 0.0, 0.0, 0.0, 0.0 };
     KeptSums<KIND> kept;
     double *out = (double *)p.partials +
@@ -697,8 +695,8 @@ static __device__ __forceinline__ void score_tile(const FSSIMCudaParams &p, cons
 
     if (fssim_red_barrier(p.algos, LADDER))
         __syncthreads();   /* every thread is done with the sums red overlaps */
-    block_sums<FSSIM_NB_FUSED_PARTS>((double *)(smem + l.red), part, out, np);
-    /* block_sums' barriers: every thread has read the horizontal sums */
+    tile_sums((double *)(smem + l.red), part, out);
+    /* tile_sums' barrier: every thread has read the horizontal sums */
     if (KEEP)
         keep_sums<KIND>(p, l, smem, vc, vr0, kept);
 }

@@ -62,6 +62,22 @@ static inline void __syncthreads(void)
     pthread_barrier_wait(&emu_barrier);
 }
 
+/* A warp's shuffle (shfl.sync.bfly): the value of v in thread t ^ m, for
+ * kernels whose every thread of the block calls it together. */
+static double emu_shfl[1024];
+
+static inline double fssim_emu_shfl_xor(double v, int m)
+{
+    const unsigned t = threadIdx.y * blockDim.x + threadIdx.x;
+    double r;
+
+    emu_shfl[t] = v;
+    __syncthreads();
+    r = emu_shfl[t ^ m];
+    __syncthreads();
+    return r;
+}
+
 /* Run kernel(args...) on a grid of gx x gy blocks of bx x by threads. */
 template <typename... Args>
 static void emu_launch(void (*kernel)(Args...), unsigned gx, unsigned gy,
