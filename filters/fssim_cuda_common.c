@@ -38,6 +38,7 @@
 /* driver API values that compat/cuda/dynlink_loader.h does not name */
 #define CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES_ 8
 #define CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN_ 97
+#define FSSIM_CU_MEMHOSTALLOC_DEVICEMAP 0x02
 
 int ff_fssim_cuda_checked(AVFilterContext *ctx, FSSIMCuda *c, int ret)
 {
@@ -121,14 +122,16 @@ static int load_extra(AVFilterContext *ctx, FSSIMCudaExtra *e)
     if (e->lib) {
         e->cuFuncSetAttribute = load_symbol(e->lib, "cuFuncSetAttribute");
         e->cuMemAllocHost     = load_symbol(e->lib, "cuMemAllocHost_v2");
+        e->cuMemHostAlloc     = load_symbol(e->lib, "cuMemHostAlloc");
+        e->cuMemHostGetDevicePointer = load_symbol(e->lib, "cuMemHostGetDevicePointer_v2");
         e->cuMemFreeHost      = load_symbol(e->lib, "cuMemFreeHost");
         e->cuEventElapsedTime = load_symbol(e->lib, "cuEventElapsedTime");
     }
-    if (!e->cuFuncSetAttribute || !e->cuMemAllocHost || !e->cuMemFreeHost ||
-        !e->cuEventElapsedTime) {
+    if (!e->cuFuncSetAttribute || !e->cuMemAllocHost || !e->cuMemHostAlloc ||
+        !e->cuMemHostGetDevicePointer || !e->cuMemFreeHost || !e->cuEventElapsedTime) {
         av_log(ctx, AV_LOG_ERROR, "The CUDA driver library lacks cuFuncSetAttribute, "
-               "cuMemAllocHost, cuMemFreeHost or cuEventElapsedTime: update the NVIDIA "
-               "driver.\n");
+               "cuMemAllocHost, cuMemHostAlloc, cuMemHostGetDevicePointer, cuMemFreeHost or "
+               "cuEventElapsedTime: update the NVIDIA driver.\n");
         return AVERROR(ENOSYS);
     }
     return 0;
@@ -257,10 +260,10 @@ int ff_fssim_cuda_slots_init(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaSlots 
     ret = FSSIM_CHECK_CU(c, ctx, cu->cuCtxPushCurrent(c->cu_ctx));
     if (ret < 0)
         return ret;
-    ret = FSSIM_CHECK_CU(c, ctx, cu->cuMemAlloc(&q->dev, nb_slots * slot_bytes));
+    ret = FSSIM_CHECK_CU(c, ctx, c->ext.cuMemHostAlloc((void **)&q->host, nb_slots * slot_bytes,
+                                                       FSSIM_CU_MEMHOSTALLOC_DEVICEMAP));
     if (ret >= 0)
-        ret = FSSIM_CHECK_CU(c, ctx, c->ext.cuMemAllocHost((void **)&q->host,
-                                                           nb_slots * slot_bytes));
+        ret = FSSIM_CHECK_CU(c, ctx, c->ext.cuMemHostGetDevicePointer(&q->dev, q->host, 0));
     for (int i = 0; i < nb_slots && ret >= 0; i++) {
         ret = FSSIM_CHECK_CU(c, ctx, cu->cuEventCreate(&q->ready[i], CU_EVENT_DISABLE_TIMING));
         if (ret >= 0)
@@ -296,8 +299,6 @@ void ff_fssim_cuda_slots_uninit(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaSlo
             if (q->done && q->done[i])
                 FSSIM_FREE_CU(c, ctx, cu->cuEventDestroy(q->done[i]));
         }
-        if (q->dev)
-            FSSIM_FREE_CU(c, ctx, cu->cuMemFree(q->dev));
         if (q->host)
             FSSIM_FREE_CU(c, ctx, c->ext.cuMemFreeHost(q->host));
         FSSIM_FREE_CU(c, ctx, cu->cuCtxPopCurrent(&dummy));
@@ -333,12 +334,7 @@ int ff_fssim_cuda_slot_begin(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaSlots 
 
 int ff_fssim_cuda_slot_end(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaSlots *q, int slot)
 {
-    int ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuMemcpyDtoHAsync(q->host + slot * q->slot_bytes,
-                                                              q->dev + slot * q->slot_bytes,
-                                                              q->slot_bytes, c->stream));
-    if (ret >= 0)
-        ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuEventRecord(q->done[slot], c->stream));
-    return ret;
+    return FSSIM_CHECK_CU(c, ctx, c->cu->cuEventRecord(q->done[slot], c->stream));
 }
 
 int ff_fssim_cuda_slot_collect(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaSlots *q,

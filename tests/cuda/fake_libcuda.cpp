@@ -403,6 +403,19 @@ CUresult cuMemAllocHost_v2(void **p, size_t n)
     pinned[*p] = n;
     return OK;
 }
+CUresult cuMemHostAlloc(void **p, size_t n, unsigned flags)
+{
+    return cuMemAllocHost_v2(p, n);
+}
+/* the emulated device shares the host's addresses */
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned flags)
+{
+    std::lock_guard<std::mutex> g(lock);
+    if (!pinned.count(p) || flags)
+        return INVALID;
+    *d = (CUdeviceptr)(uintptr_t)p;
+    return OK;
+}
 CUresult cuMemFreeHost(void *p)
 {
     {

@@ -45,6 +45,8 @@ FILTERS = {
                    {"int": 1e-12, "float": 1e-5, "block": 1e-6}, 3),
     "fssim3d": ("fssim3d=depth=3", "fssim3d=depth=3", {"fssim3d": 1e-6}, 1),
 }
+# the tests of each filter: a clean run, then its fault cases
+NB_CASES = {"fssim_cuda": 10, "fssim3d": 12}
 ERRORS = {"launch_failed": "CUDA_ERROR_LAUNCH_FAILED",
           "illegal_address": "CUDA_ERROR_ILLEGAL_ADDRESS"}
 
@@ -85,8 +87,11 @@ def cases(name, c, lazy_c):
     yield "a wait fails mid-run with an illegal address", \
         "sync:%d:illegal_address" % mid_s, 0
     yield "one wait fails mid-run (not sticky)", "sync:%d:once" % mid_s, 0
-    yield "the first result copy fails", "memcpy:1", 0
-    yield "one result copy fails mid-run (not sticky)", "memcpy:%d:once" % mid_m, 0
+    # fssim_cuda's kernels write their results to mapped host memory: its
+    # runs copy nothing; fssim3d copies each frame's window to the device
+    if c["memcpy"]:
+        yield "the first copy fails", "memcpy:1", 0
+        yield "one copy fails mid-run (not sticky)", "memcpy:%d:once" % mid_m, 0
     if name == "fssim_cuda":
         yield "a wait fails while frames wait in the pipeline", \
             "sync:%d" % (lazy_c["sync"] // 2), 1
@@ -104,7 +109,7 @@ def cases(name, c, lazy_c):
 def test(name):
     _, _, tols, nb_summary = FILTERS[name]
     if SKIP:
-        for i in range(12):
+        for i in range(NB_CASES[name]):
             t.skip("%s: fault case %d" % (name, i + 1), SKIP)
         return
     _, _, cpu, why, _ = run(name, "cpu", gpu=False)
