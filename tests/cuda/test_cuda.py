@@ -13,6 +13,7 @@ memcheck finds nothing.
 Without a CUDA device every check reports SKIP with the reason.
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -250,20 +251,37 @@ def error_cases():
          p.stderr[-1500:])
 
 
+# memcheck: out-of-bounds and misaligned accesses; racecheck: shared-memory
+# hazards between the kernels' passes; synccheck: barriers and warp shuffles
+# (tile_sums) not reached by every thread they need
+SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck")
+
+
 def sanitizer_case():
     tool = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
     if not os.path.exists(tool):
-        t.skip("compute-sanitizer memcheck", "compute-sanitizer not installed")
+        for name in SANITIZER_TOOLS:
+            for what in ("a pair", "a ladder"):
+                t.skip("compute-sanitizer %s, %s" % (name, what),
+                       "compute-sanitizer not installed")
         return
     a = natural_clip(99, 70, 2, "p010", directory=WORK, name="san_a", seed=3)
     b = natural_clip(99, 70, 2, "p010", directory=WORK, name="san_b", seed=4)
-    p = run([tool, "--tool", "memcheck", "--error-exitcode", "3", FFMPEG, "-hide_banner",
-             "-nostdin", "-y", *HW, *a.input_args(), *b.input_args(), "-lavfi",
-             "[0:v]hwupload[m];[1:v]hwupload[r];"
-             "[m][r]fssim_cuda=algo=float+int+block:padding=same",
-             "-f", "null", "-"], check=False, timeout=600)
-    t.ok(p.returncode == 0 and "ERROR SUMMARY: 0 errors" in p.stdout + p.stderr,
-         "compute-sanitizer memcheck: 0 errors", (p.stdout + p.stderr)[-2000:])
+    graphs = {
+        "a pair": "[0:v]hwupload[m];[1:v]hwupload[r];"
+                  "[m][r]fssim_cuda=algo=float+int+block+psnr:padding=same",
+        # a ladder's kernels, and its resampler (a smaller rendition)
+        "a ladder": "[0:v]split[a][b];[a]hwupload[m1];[b]scale=80:60,format=p010le,hwupload[m2];"
+                    "[1:v]hwupload[r];[m1][m2][r]fssim_cuda=inputs=3:algo=float+int+block+psnr",
+    }
+    for name in SANITIZER_TOOLS:
+        for what, graph in graphs.items():
+            p = run([tool, "--tool", name, "--error-exitcode", "3", FFMPEG, "-hide_banner",
+                     "-nostdin", "-y", *HW, *a.input_args(), *b.input_args(), "-lavfi", graph,
+                     "-f", "null", "-"], check=False, timeout=600)
+            out = p.stdout + p.stderr
+            t.ok(p.returncode == 0 and re.search(r"SUMMARY: 0 (errors|hazards)", out),
+                 "compute-sanitizer %s, %s: 0 errors" % (name, what), out[-2000:])
 
 
 def main():
