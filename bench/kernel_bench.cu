@@ -31,7 +31,9 @@
  * usage: kernel_bench ITERATIONS PTX8 PTX12 PTX16 [--check]
  *   e.g. the fssim_8.ptx, fssim_12.ptx, fssim_16.ptx of an FFmpeg build tree
  * KB_ALGOS=3,8: only these sets of algorithm bits (FSSIM_BIT()s), in order;
- * KB_PROFILE=1: only the 8-bit 2160p run (for Nsight Compute's -c 1).
+ * KB_PROFILE=1: only the 8-bit 2160p run (for Nsight Compute's -c 1);
+ * KB_TAIL=1: also copy the sums to the host after the reduction, as the
+ * filter does, and time the two apart.
  */
 #include <cuda.h>
 #include <math.h>
@@ -156,6 +158,10 @@ static void run(const Module &m, int w, int h, int depth, int iters, bool check)
                                 FSSIM_BIT(FSSIM_ALGO_PSNR),
                                 FSSIM_BIT(FSSIM_ALGO_FLOAT) | FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_BLOCK) };
     CUdeviceptr partials, out;
+    /* KB_TAIL=1: the reduction and a copy of the sums to pinned host memory,
+     * as the filter's frame ends, timed apart too */
+    const bool tail = getenv("KB_TAIL") != NULL;
+    void *pinned = NULL;
     /* KB_ALGOS="3,8": these sets of algorithm bits instead (one, for ncu) */
     if (const char *env = getenv("KB_ALGOS")) {
         combos.clear();
@@ -171,6 +177,7 @@ static void run(const Module &m, int w, int h, int depth, int iters, bool check)
     }
     CK(cuMemAlloc(&partials, (size_t)total * FSSIM_NB_FUSED_PARTS * sizeof(double)));
     CK(cuMemAlloc(&out, sizeof(host_out)));
+    CK(cuMemAllocHost(&pinned, sizeof(host_out)));
 
     for (int algos : combos) {
         FSSIMCudaParams kp[3];
@@ -197,10 +204,11 @@ static void run(const Module &m, int w, int h, int depth, int iters, bool check)
         rp.stride = total;
         rp.nb_comps = 3;
 
-        CUevent e0, e1;
+        CUevent e0, e1, em;
         CK(cuEventCreate(&e0, CU_EVENT_DEFAULT));
         CK(cuEventCreate(&e1, CU_EVENT_DEFAULT));
-        std::vector<float> ms;
+        CK(cuEventCreate(&em, CU_EVENT_DEFAULT));
+        std::vector<float> ms, ms_tail;
         for (int it = 0; it < iters + 5; it++) {
             CK(cuEventRecord(e0, 0));
             for (int i = 0; i < 3; i++) {
@@ -208,17 +216,29 @@ static void run(const Module &m, int w, int h, int depth, int iters, bool check)
                 CK(cuLaunchKernel(m.plane, grid[i][0], grid[i][1], 1, FSSIM_TILE,
                                   FSSIM_THREADS / FSSIM_TILE, 1, l.total, 0, args, NULL));
             }
+            if (tail)
+                CK(cuEventRecord(em, 0));
             void *args[] = { &rp };
             CK(cuLaunchKernel(m.reduce, 3, 1, 1, FSSIM_TILE, FSSIM_THREADS / FSSIM_TILE, 1,
                               0, 0, args, NULL));
+            if (tail)
+                CK(cuMemcpyDtoHAsync(pinned, out, sizeof(host_out), 0));
             CK(cuEventRecord(e1, 0));
             CK(cuEventSynchronize(e1));
             float t;
             CK(cuEventElapsedTime(&t, e0, e1));
             if (it >= 5)
                 ms.push_back(t);
+            if (tail && it >= 5) {
+                CK(cuEventElapsedTime(&t, em, e1));
+                ms_tail.push_back(t);
+            }
         }
         std::sort(ms.begin(), ms.end());
+        std::sort(ms_tail.begin(), ms_tail.end());
+        if (tail)
+            printf("  tail (fssim_reduce and the copy of the sums to the host): median %.1f us\n",
+                   1000.0 * ms_tail[ms_tail.size() / 2]);
         CK(cuMemcpyDtoH(host_out, out, sizeof(host_out)));
         printf("%dx%d %2d-bit %-17s smem %6d B  %d blocks/SM  median %8.1f us  min %8.1f us\n",
                w, h, depth, algo_name(algos), l.total, per_sm, 1000.0 * ms[ms.size() / 2],
@@ -249,12 +269,14 @@ static void run(const Module &m, int w, int h, int depth, int iters, bool check)
         }
         CK(cuEventDestroy(e0));
         CK(cuEventDestroy(e1));
+        CK(cuEventDestroy(em));
     }
     for (int i = 0; i < 3; i++)
         for (int k = 0; k < 2; k++)
             CK(cuMemFree(pl[i].dev[k]));
     CK(cuMemFree(partials));
     CK(cuMemFree(out));
+    CK(cuMemFreeHost(pinned));
 }
 
 int main(int argc, char **argv)
