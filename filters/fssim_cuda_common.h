@@ -19,8 +19,8 @@
  */
 
 /*
- * fssim: the CUDA plumbing of the CUDA backend (fssim_be_cuda.c,
- * fssim_be_cuda3d.c) -- the device and module, the driver entry points
+ * fssim: the CUDA plumbing of the CUDA backend (fssim_be_cuda.c, for
+ * fssim_cuda and fssim3d) -- the device and module, the driver entry points
  * FFmpeg's loader does not provide, error tracking, and the per-slot
  * readback of results.
  */
