@@ -163,7 +163,7 @@ static __device__ float block_end_deep(long long s1, long long s2, long long ss,
                 rn_mul_f32((float)(s1 * s1 + s2 * s2 + c1), (float)(vars + c2)));
 }
 
-/* psnr's part is the last: the reductions sum it only when psnr is asked for */
+/* psnr's part is the last: fssim_reduce adds the others as doubles, it as an integer */
 FSSIM_STATIC_ASSERT(FSSIM_PART_SSE == FSSIM_NB_FUSED_PARTS - 1, "psnr's part is the last");
 
 /*

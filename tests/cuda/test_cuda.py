@@ -8,7 +8,7 @@ exactly (doc/algorithms.md#accuracy).  Ladders (inputs=N: renditions of
 other sizes resampled on the GPU, uploaded and NVDEC-decoded) against
 fssim's ladder, rendition by rendition.  Also: two GPU runs are bitwise
 identical, frame counts match, errors are clear, and compute-sanitizer's
-memcheck finds nothing.
+memcheck, racecheck and synccheck find nothing on a pair and on a ladder.
 
 Without a CUDA device every check reports SKIP with the reason.
 """
