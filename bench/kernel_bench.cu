@@ -168,22 +168,26 @@ static void run(const Module &m, int w, int h, int depth, int iters, bool check)
         for (const char *c = env; *c; c += strcspn(c, ","), c += *c == ',')
             combos.push_back(atoi(c));
     }
-    double host_out[3 * FSSIM_NB_FUSED_PARTS];
-    int total = 0, grid[3][2];
+    FSSIMCudaReduceParams lay = {};
+    int total = 0, grid[3][2], count[3];
 
     for (int i = 0; i < 3; i++) {
         fill(pl[i], depth, 17 + i);
-        total += fssim_cuda_nb_blocks(pl[i].w, pl[i].h, &grid[i][0], &grid[i][1]);
+        count[i] = fssim_cuda_nb_blocks(pl[i].w, pl[i].h, &grid[i][0], &grid[i][1]);
+        total += count[i];
     }
+    /* fssim_reduce's chunks, as the filter lays them out */
+    const int chunks = fssim_cuda_reduce_layout(&lay, count, 3);
+    std::vector<double> host_out((size_t)chunks * FSSIM_NB_FUSED_PARTS);
+    const size_t out_bytes = host_out.size() * sizeof(double);
     CK(cuMemAlloc(&partials, (size_t)total * FSSIM_NB_FUSED_PARTS * sizeof(double)));
-    CK(cuMemAlloc(&out, sizeof(host_out)));
-    CK(cuMemAllocHost(&pinned, sizeof(host_out)));
+    CK(cuMemAlloc(&out, out_bytes));
+    CK(cuMemAllocHost(&pinned, out_bytes));
 
     for (int algos : combos) {
         FSSIMCudaParams kp[3];
-        FSSIMCudaReduceParams rp = {};
+        FSSIMCudaReduceParams rp = lay;
         const FSSIMSmemLayout l = fssim_smem_layout(5, algos, fssim_cuda_kind(depth), 0);
-        int off = 0;
         int per_sm = 0;
         CK(cuFuncSetAttribute(m.plane, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, l.total));
         CK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, m.plane, FSSIM_THREADS, l.total));
@@ -194,15 +198,11 @@ static void run(const Module &m, int w, int h, int depth, int iters, bool check)
             kp[i].main_pitch[0] = kp[i].ref_pitch = (int)pl[i].pitch;
             kp[i].nb_main     = 1;
             kp[i].partials = partials;
-            kp[i].part_offset = off;
-            rp.offset[i] = off;
-            rp.count[i]  = grid[i][0] * grid[i][1];
-            off += rp.count[i];
+            kp[i].part_offset = lay.offset[i];
+            kp[i].part_stride = total;
         }
         rp.partials = partials;
         rp.out = out;
-        rp.stride = total;
-        rp.nb_comps = 3;
 
         CUevent e0, e1, em;
         CK(cuEventCreate(&e0, CU_EVENT_DEFAULT));
@@ -219,10 +219,10 @@ static void run(const Module &m, int w, int h, int depth, int iters, bool check)
             if (tail)
                 CK(cuEventRecord(em, 0));
             void *args[] = { &rp };
-            CK(cuLaunchKernel(m.reduce, 3, 1, 1, FSSIM_TILE, FSSIM_THREADS / FSSIM_TILE, 1,
+            CK(cuLaunchKernel(m.reduce, chunks, 1, 1, FSSIM_TILE, FSSIM_THREADS / FSSIM_TILE, 1,
                               0, 0, args, NULL));
             if (tail)
-                CK(cuMemcpyDtoHAsync(pinned, out, sizeof(host_out), 0));
+                CK(cuMemcpyDtoHAsync(pinned, out, out_bytes, 0));
             CK(cuEventRecord(e1, 0));
             CK(cuEventSynchronize(e1));
             float t;
@@ -239,7 +239,7 @@ static void run(const Module &m, int w, int h, int depth, int iters, bool check)
         if (tail)
             printf("  tail (fssim_reduce and the copy of the sums to the host): median %.1f us\n",
                    1000.0 * ms_tail[ms_tail.size() / 2]);
-        CK(cuMemcpyDtoH(host_out, out, sizeof(host_out)));
+        CK(cuMemcpyDtoH(host_out.data(), out, out_bytes));
         printf("%dx%d %2d-bit %-17s smem %6d B  %d blocks/SM  median %8.1f us  min %8.1f us\n",
                w, h, depth, algo_name(algos), l.total, per_sm, 1000.0 * ms[ms.size() / 2],
                1000.0 * ms[0]);
@@ -252,7 +252,8 @@ static void run(const Module &m, int w, int h, int depth, int iters, bool check)
                 int ow, oh, nx, ny;
                 fssim_ref_float_out_size(pl[i].w, pl[i].h, &fp, &ow, &oh);
                 fssim_ref_block_windows(pl[i].w, pl[i].h, &nx, &ny);
-                const double *v = host_out + i * FSSIM_NB_FUSED_PARTS;
+                double v[FSSIM_NB_FUSED_PARTS];
+                fssim_cuda_chunk_sums(host_out.data(), &rp, 0, i, v);
                 const double gi = v[FSSIM_PART_INT] / (double)fssim_cuda_int_weight_sum(pl[i].w, pl[i].h);
                 const double gf = v[FSSIM_PART_FLOAT] / ((double)ow * oh);
                 const double gb = v[FSSIM_PART_BLOCK] / ((double)nx * ny);

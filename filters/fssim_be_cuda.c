@@ -98,10 +98,11 @@ typedef struct CUDABackend {
     CUstream side[3];
     CUevent  fork, join[3];
     FSSIMCudaReduceParams reduce;
+    int nb_chunks;                      /* fssim_reduce's sums of a rendition */
     CUfunction resample_func;
     CUDAResampled rs[FSSIM_MAX_DIST];
     CUdeviceptr tables;                 /* every axis's coefficients and bands */
-    size_t fused_bytes;                 /* a slot's sums of fssim_plane; msssim's follow */
+    size_t fused_bytes;                 /* a slot's chunk sums of fssim_reduce; msssim's follow */
 
     /* msssim */
     CUfunction ms_scale_func, ms_reduce_func;
@@ -506,7 +507,7 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
     const int ladder = e->nb_dist > 1;
     const FSSIMSmemLayout l = fssim_smem_layout(e->window / 2, e->algos, kind, ladder);
     const size_t part_bytes = FSSIM_NB_FUSED_PARTS * sizeof(double);
-    int ret;
+    int count[4], ret;
 
     /* only the module needed: the driver compiles PTX slowly */
     ret = ff_fssim_cuda_init(ctx, c, &images[ladder][any][kind]);
@@ -520,16 +521,12 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
                                p->shift, e->algos, e->window, e->sigma,
                                e->padding == FSSIM_REF_PAD_SAME);
         kp->part_offset = b->nb_tiles;
-        kp->part_stride = 0;
-        b->reduce.offset[i] = b->nb_tiles;
-        b->reduce.count[i]  = fssim_cuda_nb_blocks(p->width, p->height,
-                                                   &b->grid[i][0], &b->grid[i][1]);
-        b->nb_tiles += b->reduce.count[i];
+        count[i] = fssim_cuda_nb_blocks(p->width, p->height, &b->grid[i][0], &b->grid[i][1]);
+        b->nb_tiles += count[i];
     }
     for (int i = 0; i < e->fmt.nb_comps; i++)
         b->params[i].part_stride = b->nb_tiles;
-    b->reduce.stride   = b->nb_tiles;
-    b->reduce.nb_comps = e->fmt.nb_comps;
+    b->nb_chunks  = fssim_cuda_reduce_layout(&b->reduce, count, e->fmt.nb_comps);
     b->smem_bytes = l.total;
 
     ret = push(e, c);
@@ -563,7 +560,7 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
            (size_t)e->nb_dist * b->nb_tiles * part_bytes);
     /* only the planes the reductions write: a copy of unwritten device
      * memory is an uninitialised read to compute-sanitizer's initcheck */
-    b->fused_bytes = fused_algos(e) ? (size_t)e->nb_dist * e->fmt.nb_comps * part_bytes : 0;
+    b->fused_bytes = fused_algos(e) ? (size_t)e->nb_dist * b->nb_chunks * part_bytes : 0;
     return ff_fssim_cuda_slots_init(ctx, c, &b->slots, e->nb_slots, b->fused_bytes +
                                     (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM) ?
                                      (size_t)e->nb_dist * e->fmt.nb_comps * 2 *
@@ -614,7 +611,7 @@ static int launch_2d(FSSIMEngine *e, CUDABackend *b, const AVFrame *ref, AVFrame
     for (int i = 0; i < n; i++)
         b->reduce.dist[i] = ks[i];
     args[0] = &b->reduce;
-    return FSSIM_CHECK_CU(c, e->ctx, cu->cuLaunchKernel(b->reduce_func, e->fmt.nb_comps, n, 1,
+    return FSSIM_CHECK_CU(c, e->ctx, cu->cuLaunchKernel(b->reduce_func, b->nb_chunks, n, 1,
                                                         FSSIM_TILE, FSSIM_THREADS / FSSIM_TILE,
                                                         1, 0, c->stream, args, NULL));
 }
@@ -679,10 +676,12 @@ static int cuda_collect(FSSIMEngine *e, int slot, int wait, FSSIMSums *sums)
                 v[FSSIM_PART_FLOAT].d = r[c];
                 continue;
             }
-            /* the bits as they are: the sse part is an integer */
-            if (b->fused_bytes)
-                memcpy(v, &r[(k * e->fmt.nb_comps + c) * FSSIM_NB_FUSED_PARTS],
-                       FSSIM_NB_FUSED_PARTS * sizeof(*v));
+            if (b->fused_bytes) {
+                double parts[FSSIM_NB_FUSED_PARTS];
+                fssim_cuda_chunk_sums(r, &b->reduce, k, c, parts);
+                /* the bits as they are: the sse part is an integer */
+                memcpy(v, parts, sizeof(parts));
+            }
             if (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM))
                 read_msssim(e, b, r, k, c, v);
         }

@@ -65,16 +65,22 @@ typedef struct FSSIMCudaParams {
     int part_stride;                        /* blocks of one rendition, all planes */
 } FSSIMCudaParams;
 
-/* fssim_reduce: block (c, i) adds component c's partials of the launch's
- * i-th rendition. */
+/* fssim_reduce: block (x, i) adds chunk x of the launch's i-th rendition's
+ * partials: at most FSSIM_REDUCE_CHUNK blocks' of one component.  The host
+ * adds each component's chunks (fssim_cuda_chunk_sums). */
 typedef struct FSSIMCudaReduceParams {
     unsigned long long partials;   /* double [FSSIM_NB_FUSED_PARTS] per block */
-    unsigned long long out;        /* double [FSSIM_NB_FUSED_PARTS] per component */
+    unsigned long long out;        /* double [FSSIM_NB_FUSED_PARTS] per chunk */
     int offset[4], count[4];       /* each component's blocks in a rendition's partials */
+    int chunk[5];                  /* each component's first chunk; from the last
+                                      component's end on, a rendition's chunks */
     int stride;                    /* blocks of a rendition in partials, all components */
-    int nb_comps;                  /* components of a rendition in out */
     int dist[FSSIM_MAX_DIST];      /* the i-th rendition's place in out */
 } FSSIMCudaReduceParams;
+
+/* Partials a thread of fssim_reduce loads at once, and a block's chunk. */
+#define FSSIM_REDUCE_LOADS 8
+#define FSSIM_REDUCE_CHUNK (FSSIM_REDUCE_LOADS * FSSIM_THREADS)
 
 /* The ladder's resampler (fssim_resample.cuh): one component of a rendition.
  * Its blocks cover the output in tiles of FSSIM_TILE columns by rows rows;
@@ -151,7 +157,7 @@ typedef struct FSSIMCudaMsReduceParams {
                         #type " is laid out as the kernels expect")
 
 FSSIM_CHECK_LAYOUT(FSSIMCudaParams, 360, part_stride, 356);
-FSSIM_CHECK_LAYOUT(FSSIMCudaReduceParams, 120, dist, 56);
+FSSIM_CHECK_LAYOUT(FSSIMCudaReduceParams, 136, dist, 72);
 FSSIM_CHECK_LAYOUT(FSSIMCudaResampleComp, 112, max, 108);
 FSSIM_CHECK_LAYOUT(FSSIMCudaResampleParams, 456, pad, 452);
 FSSIM_CHECK_LAYOUT(FSSIMCudaMsPlane, 72, pad, 68);
@@ -327,6 +333,52 @@ void fssim_cuda_fill_params(FSSIMCudaParams *p, int depth, int width, int height
 /** Sum over a width x height component of the int algorithm's per-pixel
  *  weights w (doc/algorithms.md#int): the denominator of the int score. */
 unsigned long long fssim_cuda_int_weight_sum(int width, int height);
+
+/**
+ * Lay fssim_reduce out for components of count[c] partials each: their
+ * offsets, counts and chunks in p.  Returns the chunks of a rendition, the
+ * launch's width and the slots of out a rendition takes.
+ */
+static inline int fssim_cuda_reduce_layout(FSSIMCudaReduceParams *p, const int *count,
+                                           int nb_comps)
+{
+    int blocks = 0, chunks = 0;
+
+    for (int c = 0; c < 4; c++) {
+        const int n = c < nb_comps ? count[c] : 0;
+        p->offset[c] = blocks;
+        p->count[c]  = n;
+        p->chunk[c]  = chunks;
+        blocks += n;
+        chunks += (n + FSSIM_REDUCE_CHUNK - 1) / FSSIM_REDUCE_CHUNK;
+    }
+    p->chunk[4] = chunks;
+    p->stride   = blocks;
+    return chunks;
+}
+
+/**
+ * Component c's sums of the k-th rendition of out (fssim_reduce's, laid out
+ * by p): its chunks added in order, psnr's sum of squared differences as
+ * the 64-bit integer it is, in the bits of its double.
+ */
+static inline void fssim_cuda_chunk_sums(const double *out, const FSSIMCudaReduceParams *p,
+                                         int k, int c, double *sums)
+{
+    union { double d; unsigned long long u; } sse = { 0.0 }, chunk;
+
+    for (int j = 0; j < FSSIM_NB_FUSED_PARTS; j++)
+        sums[j] = 0.0;
+    for (int x = p->chunk[c]; x < p->chunk[c + 1]; x++) {
+        const double *v = out + ((size_t)k * p->chunk[4] + x) * FSSIM_NB_FUSED_PARTS;
+        for (int j = 0; j < FSSIM_NB_FUSED_PARTS; j++)
+            if (j != FSSIM_PART_SSE)
+                sums[j] += v[j];
+        chunk.d = v[FSSIM_PART_SSE];
+        sse.u  += chunk.u;
+    }
+    sums[FSSIM_PART_SSE] = sse.d;
+}
 
 /** Thread blocks that fssim_plane_* runs for a width x height component. */
 static inline int fssim_cuda_nb_blocks(int width, int height, int *gx, int *gy)

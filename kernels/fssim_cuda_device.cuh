@@ -395,34 +395,50 @@ static __device__ __forceinline__ void block_sums(double *red, const double *v, 
 }
 
 /*
- * Sum each of four values v[k] over the thread block into out[k], in a
- * fixed order (the same bits every run): over each warp by a butterfly of
- * shuffles, which halves the values a lane holds at its first two steps and
- * leaves value k's sum in lanes 8k to 8k + 7, then over the warps in order,
- * through red (4 * FSSIM_WARPS doubles of shared memory), after one barrier.
- * block_sums' two barriers and 32-long chains of additions, paid per tile,
- * cost a 2160p pair's kernels 8% of their time with clang's PTX and 5% with
- * nvcc's (H200, doc/performance.md, session 30).  The first four
- * threads write out.  Every thread of the block calls it; blockDim.x is 32,
- * so threadIdx.x is the lane and threadIdx.y the warp.
+ * The sums over the calling warp of each of its lanes' four values v[k], in
+ * a fixed order: a butterfly of shuffles whose first two steps halve the
+ * values a lane carries (lanes 0-15 keep values 0 and 1, lanes 16-31 values
+ * 2 and 3; then the lanes with bit 3 clear keep the first of their two), so
+ * that after five steps lanes 8k to 8k + 7 hold value k's sum, returned.
+ * Every thread of the warp calls it; blockDim.x is 32, so threadIdx.x is
+ * the lane.
  */
-static __device__ __forceinline__ void tile_sums(double *red, const double (&v)[4], double *out)
+static __device__ __forceinline__ double warp_sums4(const double (&v)[4])
 {
-    const int lane = threadIdx.x, tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
-    const bool h16 = lane & 16, h8 = lane & 8;
-    /* lanes 0-15 keep values 0 and 1, lanes 16-31 values 2 and 3 */
+    const bool h16 = threadIdx.x & 16, h8 = threadIdx.x & 8;
     double a = h16 ? v[2] : v[0], b = h16 ? v[3] : v[1], s;
 
     a = a + warp_xor(h16 ? v[0] : v[2], 16);
     b = b + warp_xor(h16 ? v[1] : v[3], 16);
-    /* lanes with bit 3 clear keep a, the others b */
     s = h8 ? b : a;
     s = s + warp_xor(h8 ? a : b, 8);
     s = s + warp_xor(s, 4);
     s = s + warp_xor(s, 2);
-    s = s + warp_xor(s, 1);
-    if (!(lane & 7))
-        red[lane / 8 * FSSIM_WARPS + threadIdx.y] = s;
+    return s + warp_xor(s, 1);
+}
+
+/* Keep warp_sums4's sums in red (4 * FSSIM_WARPS doubles of shared
+ * memory): value k's of warp w at red[k * FSSIM_WARPS + w]. */
+static __device__ __forceinline__ void keep_warp_sums(double *red, double s)
+{
+    if (!(threadIdx.x & 7))
+        red[threadIdx.x / 8 * FSSIM_WARPS + threadIdx.y] = s;
+}
+
+/*
+ * Sum each of four values v[k] over the thread block into out[k], in a
+ * fixed order (the same bits every run): over each warp (warp_sums4), then
+ * over the warps in order, after one barrier.  block_sums' two barriers and
+ * 32-long chains of additions, paid per tile, cost a 2160p pair's kernels
+ * 8% of their time with clang's PTX and 5% with nvcc's (H200,
+ * doc/performance.md, session 30).  Every thread of the block calls it;
+ * the first four write out.
+ */
+static __device__ __forceinline__ void tile_sums(double *red, const double (&v)[4], double *out)
+{
+    const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
+
+    keep_warp_sums(red, warp_sums4(v));
     __syncthreads();
     if (tid < 4) {
         double sum = 0.0;

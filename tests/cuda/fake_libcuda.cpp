@@ -777,9 +777,14 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
     } else {
         FSSIMCudaReduceParams p;
         memcpy(&p, params[0], sizeof(p));
-        if (gy < 1 || gy > FSSIM_MAX_DIST || gx > 4 || (int)gx != p.nb_comps ||
-            bx != FSSIM_TILE)
+        if (gy < 1 || gy > FSSIM_MAX_DIST || (int)gx != p.chunk[4] || bx != FSSIM_TILE)
             return bad_launch("grid", f);
+        /* each component's chunks cover its partials, one after another */
+        for (int c = 0; c < 4; c++)
+            if (p.chunk[c + 1] - p.chunk[c] !=
+                (p.count[c] + FSSIM_REDUCE_CHUNK - 1) / FSSIM_REDUCE_CHUNK ||
+                (c && p.offset[c] != p.offset[c - 1] + p.count[c - 1]))
+                return bad_launch("chunks", f);
         for (unsigned i = 0; i < gy; i++)
             if (p.dist[i] < 0 || p.dist[i] >= FSSIM_MAX_DIST || (i && p.dist[i] <= p.dist[i - 1]))
                 return bad_launch("renditions", f);

@@ -109,6 +109,20 @@ static std::vector<uint8_t> make_plane(const Case &c, int pitch, bool second,
     return buf;
 }
 
+/* fssim_reduce over one component's n tile partials, its chunks then added
+ * as the filter adds them (fssim_cuda_chunk_sums) into sums. */
+static void reduce_component(const double *partials, int n, double *sums)
+{
+    FSSIMCudaReduceParams rp = {};
+    const int chunks = fssim_cuda_reduce_layout(&rp, &n, 1);
+    std::vector<double> out((size_t)chunks * FSSIM_NB_FUSED_PARTS, NAN);
+
+    rp.partials = (unsigned long long)(uintptr_t)partials;
+    rp.out      = (unsigned long long)(uintptr_t)out.data();
+    emu_launch(reduce, chunks, 1, FSSIM_TILE, FSSIM_THREADS / FSSIM_TILE, rp);
+    fssim_cuda_chunk_sums(out.data(), &rp, 0, 0, sums);
+}
+
 static void run_case(const Case &c)
 {
     const int pitch = case_pitch(c);
@@ -148,7 +162,6 @@ static void run_case(const Case &c)
     p.part_offset = 0;
 
     for (int run = 0; run < 3; run++) {
-        FSSIMCudaReduceParams rp = {};
         void (*const kernels[2][3])(FSSIMCudaParams) = {
             { plane_8<0>, plane_12<0>, plane_16<0> },
             { plane_8<FSSIM_DEFAULT_RADIUS>, plane_12<FSSIM_DEFAULT_RADIUS>,
@@ -164,11 +177,7 @@ static void run_case(const Case &c)
         }
         emu_launch(kernels[def][fssim_cuda_kind(c.depth)], gx, gy, FSSIM_TILE,
                    FSSIM_THREADS / FSSIM_TILE, p);
-        rp.partials = p.partials;
-        rp.out      = (unsigned long long)(uintptr_t)out[run];
-        rp.offset[0] = 0;
-        rp.count[0]  = nblocks;
-        emu_launch(reduce, 1, 1, FSSIM_TILE, FSSIM_THREADS / FSSIM_TILE, rp);
+        reduce_component(partials.data(), nblocks, out[run]);
     }
 
     char name[160];
@@ -223,21 +232,18 @@ static void test_sse_reduction(void)
     const double tile = 4398046511103.0;     /* 2^42 - 1, a tile's largest */
     std::vector<double> partials((size_t)n * FSSIM_NB_FUSED_PARTS, 0.0);
     double out[FSSIM_NB_FUSED_PARTS];
-    FSSIMCudaReduceParams rp = {};
     uint64_t got;
 
     for (int i = 0; i < n; i++)
         partials[(size_t)i * FSSIM_NB_FUSED_PARTS + FSSIM_PART_SSE] = tile - (i & 7);
-    rp.partials = (unsigned long long)(uintptr_t)partials.data();
-    rp.out      = (unsigned long long)(uintptr_t)out;
-    rp.count[0] = n;
-    emu_launch(reduce, 1, 1, FSSIM_TILE, FSSIM_THREADS / FSSIM_TILE, rp);
+    reduce_component(partials.data(), n, out);
     memcpy(&got, &out[FSSIM_PART_SSE], sizeof(got));
     uint64_t want = 0;
     for (int i = 0; i < n; i++)
         want += (uint64_t)tile - (i & 7);
     tap_ok(got == want && want > (1ULL << 53),
-           "psnr: tile sums added as integers beyond 2^53 (%llu)", (unsigned long long)got);
+           "psnr: tile sums added as integers beyond 2^53 (%llu), over %d chunks", (unsigned long long)got,
+           (n + FSSIM_REDUCE_CHUNK - 1) / FSSIM_REDUCE_CHUNK);
 }
 
 /* A ladder's launch (one reference, three renditions, the reference's own
