@@ -19,7 +19,11 @@ other_compiler() {
             "$top_srcdir/kernels/$1.cu" -o "$2/$1.nvcc.ptx" > "$2/$1.log" 2>&1
         ok $? "$1.cu compiles to PTX with nvcc too"
     elif [ "$FSSIM_CUDA" = nvcc ] && [ -n "$clang" ]; then
-        "$clang" --cuda-gpu-arch=sm_30 -O2 -std=c++11 -m64 -S -nocudalib -nocudainc \
+        # the 2-D modules' warp shuffles need PTX ISA 6.0, which
+        # filters/ffmpeg.mak asks clang for
+        isa=
+        case $1 in fssim3d*) ;; *) isa="-Xclang -target-feature -Xclang +ptx60" ;; esac
+        "$clang" --cuda-gpu-arch=sm_30 $isa -O2 -std=c++11 -m64 -S -nocudalib -nocudainc \
             --cuda-device-only -Wno-c++11-narrowing -I"$top_srcdir/ref" \
             -include "$FFMPEG_TREE/compat/cuda/cuda_runtime.h" \
             "$top_srcdir/kernels/$1.cu" -o "$2/$1.clang.ptx" > "$2/$1.log" 2>&1
