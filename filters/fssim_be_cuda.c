@@ -97,8 +97,7 @@ typedef struct CUDABackend {
      * fill the SMs that the first component's last blocks leave idle. */
     CUstream side[3];
     CUevent  fork, join[3];
-    FSSIMCudaReduceParams reduce;
-    int nb_chunks;                      /* fssim_reduce's sums of a rendition */
+    FSSIMCudaReduceParams reduce;       /* chunk[4]: a rendition's chunk sums */
     CUfunction resample_func;
     CUDAResampled rs[FSSIM_MAX_DIST];
     CUdeviceptr tables;                 /* every axis's coefficients and bands */
@@ -526,7 +525,7 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
     }
     for (int i = 0; i < e->fmt.nb_comps; i++)
         b->params[i].part_stride = b->nb_tiles;
-    b->nb_chunks  = fssim_cuda_reduce_layout(&b->reduce, count, e->fmt.nb_comps);
+    fssim_cuda_reduce_layout(&b->reduce, count, e->fmt.nb_comps);
     b->smem_bytes = l.total;
 
     ret = push(e, c);
@@ -558,9 +557,8 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
     av_log(ctx, AV_LOG_VERBOSE, "%d tiles of %dx%d, %d bytes of shared memory each, "
            "%zu bytes of tile sums\n", b->nb_tiles, FSSIM_TILE, FSSIM_TILE, b->smem_bytes,
            (size_t)e->nb_dist * b->nb_tiles * part_bytes);
-    /* only the planes the reductions write: a copy of unwritten device
-     * memory is an uninitialised read to compute-sanitizer's initcheck */
-    b->fused_bytes = fused_algos(e) ? (size_t)e->nb_dist * b->nb_chunks * part_bytes : 0;
+    /* a slot holds only what the reductions write */
+    b->fused_bytes = fused_algos(e) ? (size_t)e->nb_dist * b->reduce.chunk[4] * part_bytes : 0;
     return ff_fssim_cuda_slots_init(ctx, c, &b->slots, e->nb_slots, b->fused_bytes +
                                     (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM) ?
                                      (size_t)e->nb_dist * e->fmt.nb_comps * 2 *
@@ -611,7 +609,7 @@ static int launch_2d(FSSIMEngine *e, CUDABackend *b, const AVFrame *ref, AVFrame
     for (int i = 0; i < n; i++)
         b->reduce.dist[i] = ks[i];
     args[0] = &b->reduce;
-    return FSSIM_CHECK_CU(c, e->ctx, cu->cuLaunchKernel(b->reduce_func, b->nb_chunks, n, 1,
+    return FSSIM_CHECK_CU(c, e->ctx, cu->cuLaunchKernel(b->reduce_func, b->reduce.chunk[4], n, 1,
                                                         FSSIM_TILE, FSSIM_THREADS / FSSIM_TILE,
                                                         1, 0, c->stream, args, NULL));
 }

@@ -163,7 +163,6 @@ static __device__ float block_end_deep(long long s1, long long s2, long long ss,
                 rn_mul_f32((float)(s1 * s1 + s2 * s2 + c1), (float)(vars + c2)));
 }
 
-
 /*
  * Load the tile and its halo of one plane, or of two (PAIR: the first
  * rendition and the reference, at once).  Offsets are computed in 32 bits
@@ -755,8 +754,9 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
  * FSSIM_REDUCE_CHUNK blocks' of one component, added in a fixed order; the
  * host adds a component's chunks.  Each thread loads its
  * FSSIM_REDUCE_LOADS partials before it adds them: each load is a round
- * trip to L2, and one block per component waiting on 32 of them in turn
- * made the reduction 14 us of a 2160p pair's GPU time (H200).  psnr's sums
+ * trip to L2, and with one block per component, waiting on 32 of them in
+ * turn, the reduction cost a 2160p pair 14 us of GPU time, 6 to 9 more than
+ * now (H200, doc/performance.md, session 30).  psnr's sums
  * of squared differences are integers: a tile's below 2^42, a thread's
  * (eight tiles) and a warp's below 2^53, so exact as doubles; a chunk's
  * may be beyond, so the warps' are added, and written, as a 64-bit integer.
