@@ -200,8 +200,8 @@ FSSIM_HD int fssim_cuda_kind(int depth)
  *  bs:     block algorithm, 5 sums of 9x9 4x4-blocks
  *  (the reference's own moments and sums stay there for every rendition:
  *  int's muy and y2, float's mb, block's s2 and sb2)
- *  red:    the reductions: FSSIM_NB_FUSED_PARTS values per thread, then per
- *          warp; over sums that nothing reads any more (see below) */
+ *  red:    the reduction: FSSIM_NB_FUSED_PARTS values per warp (tile_sums);
+ *          over sums that nothing reads any more (see below) */
 typedef struct FSSIMSmemLayout {
     int region;                 /* side of the loaded square */
     int stride, lead;           /* s and d: floats per row, first column's place */
@@ -272,9 +272,9 @@ FSSIM_HD FSSIMSmemLayout fssim_smem_layout(int radius, int algos, int kind, int 
         off += 5 * 81 * wide;
     off = fssim_align8(off);
     /*
-     * The reduction (8448 bytes) takes the place of sums nothing reads any
-     * more, so that float+int up to 12 bits fits Turing's 64 KiB, with psnr,
-     * block or in a ladder too:
+     * The reduction takes the place of sums nothing reads any more, so
+     * that float+int up to 12 bits fits Turing's 64 KiB, with psnr, block
+     * or in a ladder too (8448 bytes before tile_sums, 256 since):
      *  - a lone pair scoring only int and float reads its tiles in the
      *    horizontal passes alone: over the tiles (at least 12800 bytes);
      *  - otherwise (psnr and block read the tiles up to the reduction, a
@@ -291,7 +291,7 @@ FSSIM_HD FSSIMSmemLayout fssim_smem_layout(int radius, int algos, int kind, int 
         l.red = l.s;
     } else {
         l.red = off;
-        off  += 8 * FSSIM_NB_FUSED_PARTS * (FSSIM_THREADS + FSSIM_WARPS);
+        off  += 8 * FSSIM_NB_FUSED_PARTS * FSSIM_WARPS;
     }
     l.total = off;
     return l;

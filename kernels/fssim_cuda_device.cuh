@@ -361,24 +361,22 @@ static __device__ __forceinline__ void vgauss4(const float *H, int plane, const 
 }
 
 /*
- * Sum the first np of N values over the thread block in a fixed order (each
- * warp's 32 values in lane order, then the warps in order), so the result
- * does not depend on scheduling.  red: N * (FSSIM_THREADS + FSSIM_WARPS)
- * doubles of shared memory.  The first N threads write the N sums to out,
- * 0 for those not summed.
+ * Sum each of N values over the thread block in a fixed order (each warp's
+ * 32 values in lane order, then the warps in order), so the result does not
+ * depend on scheduling.  red: N * (FSSIM_THREADS + FSSIM_WARPS) doubles of
+ * shared memory.  The first N threads write the N sums to out.
  */
 template <int N>
-static __device__ __forceinline__ void block_sums(double *red, const double *v, double *out, int np)
+static __device__ __forceinline__ void block_sums(double *red, const double *v, double *out)
 {
     const int tid = threadIdx.y * FSSIM_TILE + threadIdx.x;
     double *warp = red + N * FSSIM_THREADS;
 
 #pragma unroll
     for (int k = 0; k < N; k++)
-        if (k < np)
-            red[k * FSSIM_THREADS + tid] = v[k];
+        red[k * FSSIM_THREADS + tid] = v[k];
     __syncthreads();
-    if (tid < np * FSSIM_WARPS) {
+    if (tid < N * FSSIM_WARPS) {
         const double *in = red + tid / FSSIM_WARPS * FSSIM_THREADS + tid % FSSIM_WARPS * 32;
         double sum = 0.0;
         for (int i = 0; i < 32; i++)
@@ -388,7 +386,7 @@ static __device__ __forceinline__ void block_sums(double *red, const double *v, 
     __syncthreads();
     if (tid < N) {
         double sum = 0.0;
-        for (int i = 0; i < FSSIM_WARPS && tid < np; i++)
+        for (int i = 0; i < FSSIM_WARPS; i++)
             sum += warp[tid * FSSIM_WARPS + i];
         out[tid] = sum;
     }

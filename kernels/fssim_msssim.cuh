@@ -259,7 +259,7 @@ static __device__ __forceinline__ void fssim_ms_scale_impl(const FSSIMCudaMsPara
     }
     {
         const double v[2] = { s, csum };
-        block_sums<2>((double *)(smem + l.red), v, (double *)p.partials + 2 * blockIdx.x, 2);
+        block_sums<2>((double *)(smem + l.red), v, (double *)p.partials + 2 * blockIdx.x);
     }
 }
 
@@ -278,7 +278,7 @@ static __device__ __forceinline__ void fssim_ms_reduce_impl(const FSSIMCudaMsRed
     }
     {
         const double v[2] = { s, cs };
-        block_sums<2>(red, v, (double *)p.out + 2 * seg, 2);
+        block_sums<2>(red, v, (double *)p.out + 2 * seg);
     }
 }
 
