@@ -21,10 +21,10 @@
 /*
  * A small CUDA emulator: runs fssim's kernels as host C++ so that their
  * tiling, borders, shared-memory passes and fixed-order reductions are
- * tested where no GPU exists.  Each thread block runs its FSSIM_THREADS
- * threads as OS threads meeting at a barrier for __syncthreads(); blocks run
- * one after another, so function-static "__shared__" arrays and one global
- * dynamic shared-memory buffer behave as shared memory does.
+ * tested where no GPU exists.  A launch runs a block's threads as OS
+ * threads meeting at a barrier for __syncthreads(), and these threads run
+ * the blocks one after another, so function-static "__shared__" arrays and
+ * one global dynamic shared-memory buffer behave as shared memory does.
  *
  * It proves the kernels' logic, not the device: floating-point contraction,
  * warp scheduling and the real compilers are exercised only on the GPU.
@@ -50,8 +50,8 @@
 struct uint3 { unsigned x, y, z; };
 typedef uint3 dim3;
 
-static thread_local uint3 threadIdx;
-static uint3 blockIdx, blockDim, gridDim;
+static thread_local uint3 threadIdx, blockIdx;
+static uint3 blockDim, gridDim;
 static pthread_barrier_t emu_barrier;
 
 alignas(16) static char emu_smem[256 * 1024];
@@ -78,30 +78,35 @@ static inline double fssim_emu_shfl_xor(double v, int m)
     return r;
 }
 
-/* Run kernel(args...) on a grid of gx x gy blocks of bx x by threads. */
+/* Run kernel(args...) on a grid of gx x gy blocks of bx x by threads: the
+ * same threads for every block: starting bx x by threads per block made
+ * test_kernel_emu take 95 s instead of 37 (2 cores). */
 template <typename... Args>
 static void emu_launch(void (*kernel)(Args...), unsigned gx, unsigned gy,
                        unsigned bx, unsigned by, Args... args)
 {
-    const unsigned n = bx * by;
+    const unsigned n = bx * by, nb = gx * gy;
+    std::vector<std::thread> threads;
+
     gridDim  = { gx, gy, 1 };
     blockDim = { bx, by, 1 };
     pthread_barrier_init(&emu_barrier, NULL, n);
-    for (unsigned y = 0; y < gy; y++) {
-        for (unsigned x = 0; x < gx; x++) {
-            std::vector<std::thread> threads;
-            blockIdx = { x, y, 0 };
-            /* poison shared memory: every value read must have been written */
-            memset(emu_smem, 0xff, sizeof(emu_smem));
-            for (unsigned t = 0; t < n; t++)
-                threads.emplace_back([=] {
-                    threadIdx = { t % bx, t / bx, 0 };
-                    kernel(args...);
-                });
-            for (auto &th : threads)
-                th.join();
-        }
-    }
+    for (unsigned t = 0; t < n; t++)
+        threads.emplace_back([=] {
+            threadIdx = { t % bx, t / bx, 0 };
+            for (unsigned b = 0; b < nb; b++) {
+                blockIdx = { b % gx, b / gx, 0 };
+                /* poison shared memory: every value read must have been written */
+                if (t == 0)
+                    memset(emu_smem, 0xff, sizeof(emu_smem));
+                pthread_barrier_wait(&emu_barrier);
+                kernel(args...);
+                /* the block's threads are done with shared memory */
+                pthread_barrier_wait(&emu_barrier);
+            }
+        });
+    for (auto &th : threads)
+        th.join();
     pthread_barrier_destroy(&emu_barrier);
 }
 
