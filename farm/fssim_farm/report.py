@@ -177,7 +177,8 @@ def plot_timeline(ss, metric, stretches, path):
     ax0.set_ylabel(ylab, fontsize=11)
     ax0.set_ylim(*ylim)
     ax0.grid(alpha=0.3)
-    ax0.legend(loc="lower left", fontsize=9, ncol=min(4, len(ss)), framealpha=0.9)
+    ax0.legend(loc="upper left", bbox_to_anchor=(0.0, -0.1), fontsize=9, ncol=min(5, len(ss)),
+               frameon=False)
     ax0.tick_params(labelsize=10)
     for i, s in enumerate(ss):
         ax = fig.add_subplot(gs[i + 1], sharex=ax0)
@@ -188,8 +189,8 @@ def plot_timeline(ss, metric, stretches, path):
             ax.axhline(mean, color="k", lw=0.8, ls="--", alpha=0.6)
         for j, (a, b, m) in enumerate(stretches[i]):
             ax.axvspan(s.n[a], s.n[b], color="#d62728", alpha=0.22 if j else 0.35, lw=0)
-            ax.text(s.n[a], ylim[0] + (ylim[1] - ylim[0]) * 0.06, " worst #%d" % (j + 1),
-                    fontsize=8.5, color="#a00000")
+            ax.text(s.n[a], ylim[1] - (ylim[1] - ylim[0]) * 0.04, "#%d" % (j + 1),
+                    fontsize=8.5, color="#a00000", va="top")
         ax.set_ylim(*ylim)
         ax.set_ylabel(s.label.split(" ", 1)[-1] if len(s.label) < 26 else "k=%s" % s.k,
                       fontsize=9, rotation=0, ha="right", va="center")
@@ -199,7 +200,8 @@ def plot_timeline(ss, metric, stretches, path):
             plt.setp(ax.get_xticklabels(), visible=False)
         else:
             ax.set_xlabel("frame (title frame number n)", fontsize=11)
-    fig.subplots_adjust(left=0.14, right=0.985, top=0.95, bottom=0.06)
+    fig.subplots_adjust(left=0.14, right=0.985, top=0.95,
+                        bottom=0.55 / (2.9 + 1.55 * len(ss)) + 0.03)
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
 
@@ -254,6 +256,10 @@ def plot_rate_quality(points, metric, path):
         ax.plot([rate, rate], [p5, mean], "-", color=c, lw=1.2, alpha=0.7)
         ax.annotate(label, (rate, mean), textcoords="offset points", xytext=(6, 6), fontsize=9)
     ax.set_xscale("log")
+    from matplotlib.ticker import FuncFormatter
+    plain = FuncFormatter(lambda x, _: "%g" % x)
+    ax.xaxis.set_major_formatter(plain)
+    ax.xaxis.set_minor_formatter(plain)
     ax.set_xlabel("bitrate (kbit/s, log scale)", fontsize=11)
     ax.set_ylabel("mean %s (All); bar down to p5" % LABELS.get(metric, metric), fontsize=10)
     ax.set_title("Rate-quality points of the ladder", fontsize=12, loc="left")
@@ -299,7 +305,10 @@ def write_report(log_path, html_path, bitrates=None, metric=None, probe_bitrates
     pools, counts = pool_frames(log)
     ss = series(log, metric)
     fps = _fps(ss)
-    window = max(5, int(round(2 * fps))) if fps else max(5, len(log.frames) // 100)
+    # about 2 s, but never more than a twentieth of the title: short clips
+    # still show where they are worst
+    window = int(round(2 * fps)) if fps else len(log.frames) // 100
+    window = max(3, min(window, len(log.frames) // 20))
     stretches = [worst_stretches(s, window) for s in ss]
 
     out_dir = os.path.dirname(os.path.abspath(html_path))
@@ -347,7 +356,7 @@ def write_report(log_path, html_path, bitrates=None, metric=None, probe_bitrates
                  "worst stretches of %d frames%s of each rendition.</p>" % (
                      e(ss[worst_all].label), _fmt(pools[(ss[worst_all].k, metric, nc)]["p5"],
                                                  metric), window,
-                     " (about 2 s)" if fps else ""))
+                     " (%.1f s)" % (window / fps) if fps else ""))
     parts.append("<h2>Scores over time</h2>" + img("timeline", "per-frame scores over time"))
     parts.append("<h2>Pooled values</h2>")
     parts.append(_pooled_table(log, ss, pools, counts, metric, bitrates))

@@ -142,9 +142,10 @@ def local_cluster(gpus=None, workers=None, slots=DEFAULT_SLOTS, processes=True):
     envs = [{GPU_ENV: str(g)} for g in gpus] if gpus else [{GPU_ENV: ""} for _ in names]
     spec = {}
     for name, env in zip(names, envs):
-        opts = {"nthreads": slots, "resources": {RESOURCE: slots}, "name": name}
+        opts = {"nthreads": slots, "resources": {RESOURCE: slots}, "name": name,
+                "dashboard": False}
         if processes:
-            opts["env"] = env
+            opts["env"] = dict(env, DASK_LOGGING__DISTRIBUTED="error")
         spec[name] = {"cls": Nanny if processes else Worker, "options": opts}
     sched = {"cls": Scheduler, "options": {"dashboard_address": None}}
     return SpecCluster(workers=spec, scheduler=sched, silence_logs=40)

@@ -7,14 +7,17 @@ decodes every input from `base` (the keyframe at or before the first frame
 the filter needs: `start`, or for fssim3d `start - depth/2`, its temporal
 context) with
 
-    ffmpeg -copyts -start_at_zero -ss T -i DIST ... -copyts ... -ss T -i REF
+    ffmpeg -copyts -start_at_zero -ss T-0.5 -i DIST ... -ss T -i REF
            -lavfi "...fssim=...:seg_base=base:seg_start=start:seg_end=end" -f null -
 
 where T is halfway between the timestamps of frames base-1 and base: the
-accurate seek keeps frame base and drops base-1 on every input whose frames
-carry the reference's timestamps, and -copyts -start_at_zero keeps the
-whole run's timestamps, so the filter logs each frame with the title's n
-and pts and the very values of a whole run.
+accurate seek keeps the reference's frame base and drops base-1, and
+-copyts -start_at_zero keeps the whole run's timestamps, so the filter
+logs each frame with the title's n and pts and the very values of a whole
+run.  The renditions start half a second earlier (DIST_LEAD), so that
+framesync finds for the first reference frame the rendition frame a whole
+run pairs with it, even where that frame's timestamp lies a little before
+(coarser time bases) or far before (lower frame rates).
 """
 import hashlib
 import json
@@ -29,6 +32,11 @@ FILTERS = ("fssim", "fssim_cuda", "fssim_vulkan", "fssim3d")
 # the kind of frames each filter takes; fssim3d scores on whatever it gets
 HWACCEL = {"fssim": "none", "fssim_cuda": "cuda", "fssim_vulkan": "vulkan", "fssim3d": "none"}
 FSSIM3D_DEFAULT_DEPTH = 11
+# renditions start this much (seconds, exact) before the reference: the
+# rendition frame a whole run pairs with the segment's first reference frame
+# may lie before it (a rendition in a container of coarser timestamps, or of
+# a lower frame rate), and framesync pairs it only if it is there
+DIST_LEAD = Fraction(1, 2)
 
 
 class Probe:
@@ -220,12 +228,15 @@ def command(ffmpeg, filter_name, reference, dists, options, log_path, log_fmt="j
     if progress:
         cmd += ["-nostats", "-progress", "pipe:1", "-stats_period", "0.5"]
     cmd += dev
-    seek = []
+    seek_ref = seek_dist = []
     if seg is not None and seg.base > 0:
+        t = probe_.seek_time(seg.base)
         cmd += ["-copyts", "-start_at_zero"]
-        seek = ["-ss", _decimal(probe_.seek_time(seg.base))]
+        seek_ref = ["-ss", _decimal(t)]
+        if t > DIST_LEAD:
+            seek_dist = ["-ss", _decimal(t - DIST_LEAD)]
     for i, path in enumerate(inputs):
-        cmd += per[i] + seek + ["-i", path]
+        cmd += per[i] + (seek_ref if i == len(dists) else seek_dist) + ["-i", path]
     cmd += ["-lavfi", filter_graph(filter_name, len(dists), options, log_path, log_fmt,
                                    title, seg), "-f", "null", "-"]
     return cmd

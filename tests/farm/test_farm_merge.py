@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""fssim-farm merge against whole runs, and what it refuses.
+
+A title (encodes with GOPs and B-frames: libx264 8-bit, libx265 10-bit with
+open GOPs, a half-size rendition resampled by the filter) is cut at the
+reference's keyframes; each segment is scored by its own ffmpeg run with
+the segment options (segments.command, as the farm's workers run it), the
+logs are merged by `fssim-farm merge`, and the merged log must be the
+whole run's: the same JSON and the same bytes (the segments field aside),
+for pairs, ladders, every algorithm, CSV logs and fssim3d.
+
+Then the refusals, each naming the segment: a gap, an overlap, other
+options, another title (inputs), another filter version, an unknown schema
+version, a log that is not complete.
+"""
+import json
+import os
+import shutil
+
+import fssimtest as ft
+import farmtest as fm
+
+ALL = "algo=float+int+block+psnr+msssim:window=3"
+
+
+def segment_runs(d, tag, filter_name, ref, dists, options, fmt="json", frames=20):
+    from fssim_farm import segments
+    pr = segments.probe(ref, ft.FFPROBE)
+    ctx = segments.context_frames(filter_name, options)
+    segs = segments.plan(pr, frames, ctx)
+    title = segments.input_identity(dists + [ref])
+    paths = []
+    for s in segs:
+        p = os.path.join(d, "%s_%s" % (tag, s.name(fmt)))
+        ft.run(segments.command(ft.FFMPEG, filter_name, ref, dists, options, p, fmt, title, s,
+                                pr, progress=False))
+        paths.append(p)
+    return segs, paths, title
+
+
+def check_title(tap, d, tag, filter_name, ref, dists, options, fmt="json", frames=20):
+    segs, paths, title = segment_runs(d, tag, filter_name, ref, dists, options, fmt, frames)
+    whole = os.path.join(d, "%s.%s" % (tag, fmt))
+    fm.whole_run(filter_name, ref, dists, options, whole, title)
+    os.rename(whole, whole + ".whole")
+    p = fm.fssim_farm("merge", *paths, "-o", whole)
+    if not tap.ok(p.returncode == 0, "%s: %d segments (%s) merged" % (
+            tag, len(segs), ", ".join("%d-%d" % (s.start, s.end - 1) for s in segs)), p.stderr):
+        return paths
+    fm.same_log(tap, tag, whole, whole + ".whole")
+    p = fm.fssim_farm("merge", *reversed(paths), "-o", whole + ".cmp", "--no-segments-field",
+                      "--log-path", whole)
+    tap.ok(p.returncode == 0 and open(whole + ".cmp").read() == open(whole + ".whole").read(),
+           "%s: --no-segments-field, segments given in any order: cmp equal" % tag, p.stderr)
+    return paths
+
+
+def refused(tap, desc, paths, expect, out):
+    p = fm.fssim_farm("merge", *paths, "-o", out)
+    tap.ok(p.returncode == 1 and all(e in p.stderr for e in expect) and not os.path.exists(out),
+           "refused: %s" % desc, "exit %d: %s" % (p.returncode, p.stderr))
+
+
+def edited(path, new, old_text, new_text):
+    with open(path) as f:
+        text = f.read()
+    assert old_text in text, old_text
+    with open(new, "w") as f:
+        f.write(text.replace(old_text, new_text, 1))
+    return new
+
+
+def main():
+    tap = ft.Tap()
+    if not fm.has_seg_options():
+        tap.skip("merge", "the built fssim has no segment options")
+        tap.done()
+    if not ft.encoder_has("libx264") or not ft.encoder_has("libx265"):
+        tap.skip("merge", "ENCODER_FFMPEG lacks libx264/libx265")
+        tap.done()
+    d = ft.workdir("farm_merge")
+    ref8, dists8 = fm.make_title(d, pix_fmt="yuv420p", codec="libx264", gop=12)
+    ref10, dists10 = fm.make_title(d, pix_fmt="yuv420p10le", codec="libx265", gop=12,
+                                   seed="astronaut")
+
+    pair = check_title(tap, d, "pair8", "fssim", ref8, dists8[:1], ALL)
+    check_title(tap, d, "ladder8", "fssim", ref8, dists8, ALL)
+    check_title(tap, d, "ladder10_hevc", "fssim", ref10, dists10, ALL)
+    check_title(tap, d, "ladder8_csv", "fssim", ref8, dists8, ALL, fmt="csv")
+    check_title(tap, d, "pair10_csv", "fssim", ref10, dists10[:1], "algo=psnr+int", fmt="csv")
+    check_title(tap, d, "fssim3d", "fssim3d", ref8, dists8[:1], "depth=5")
+    check_title(tap, d, "fssim3d_valid10", "fssim3d", ref10, dists10[:1],
+                "depth=7:tpadding=valid", frames=16)
+
+    # refusals, on the pair's three segments
+    out = os.path.join(d, "refused.json")
+    a, b, c = pair
+    refused(tap, "a gap (middle segment missing)", [a, c], ["gap", a, c], out)
+    _, over, _ = segment_runs(d, "over", "fssim", ref8, dists8[:1], ALL, frames=36)
+    refused(tap, "an overlap", [a, b, c, over[1]], ["overlap"], out)
+    segs2, other, _ = segment_runs(d, "other", "fssim", ref8, dists8[:1],
+                                   ALL.replace("window=3", "window=5"))
+    refused(tap, "other options", [a, other[1], c], ["different options", "window"], out)
+    _, inputs2, _ = segment_runs(d, "inputs2", "fssim", ref8, dists8[1:2], ALL)
+    refused(tap, "another title (other inputs)", [a, inputs2[1], c],
+            ["different inputs", inputs2[1]], out)
+    log = json.load(open(b))
+    v = edited(b, os.path.join(d, "ver.json"), '"version": "%s"' % log["version"],
+               '"version": "0.0.1"')
+    refused(tap, "another filter version", [a, v, c], ["0.0.1", v], out)
+    s = edited(b, os.path.join(d, "schema.json"), '"schema_version": 1', '"schema_version": 99')
+    refused(tap, "an unknown schema version", [a, s, c], ["unknown schema_version 99", s], out)
+    k = edited(b, os.path.join(d, "killed.json"), '"complete": true', '"complete": false')
+    refused(tap, "a log marked incomplete", [a, k, c], ["not complete", k], out)
+    # a real run cut short: the same segment stopped by -frames:v
+    from fssim_farm import segments
+    pr = segments.probe(ref8, ft.FFPROBE)
+    seg = segments.plan(pr, 20)[1]
+    short = os.path.join(d, "short.json")
+    cmd = segments.command(ft.FFMPEG, "fssim", ref8, dists8[:1], ALL, short, "json",
+                           json.load(open(a))["options"]["title"], seg, pr, progress=False)
+    ft.run(cmd[:-3] + ["-frames:v", "5"] + cmd[-3:])
+    refused(tap, "a run cut short (-frames:v 5)", [a, short, c], ["not complete", short], out)
+    csvs = [p for p in os.listdir(d) if p.startswith("ladder8_csv_seg")]
+    refused(tap, "JSON and CSV segments together",
+            [a, os.path.join(d, sorted(csvs)[1]), c], ["CSV"], out)
+    shutil.rmtree(os.path.join(d, "nothing"), ignore_errors=True)
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()
