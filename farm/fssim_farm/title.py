@@ -13,7 +13,7 @@ import os
 import time
 
 from . import logs, merge, segments
-from .errors import FarmError, ScoreError
+from .errors import FarmError
 
 
 class Title:

@@ -29,7 +29,6 @@ def main():
     tap = ft.Tap()
     try:
         import matplotlib.image as mpimg
-        import numpy as np
     except ImportError:
         tap.skip("report", "matplotlib is not installed")
         tap.done()
