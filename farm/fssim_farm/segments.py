@@ -11,13 +11,15 @@ context) with
            -lavfi "...fssim=...:seg_base=base:seg_start=start:seg_end=end" -f null -
 
 where T is halfway between the timestamps of frames base-1 and base: the
-accurate seek keeps the reference's frame base and drops base-1, and
--copyts -start_at_zero keeps the whole run's timestamps, so the filter
-logs each frame with the title's n and pts and the very values of a whole
-run.  The renditions start half a second earlier (DIST_LEAD), so that
-framesync finds for the first reference frame the rendition frame a whole
-run pairs with it, even where that frame's timestamp lies a little before
-(coarser time bases) or far before (lower frame rates).
+accurate seek keeps frame base of the input that leads framesync (a
+ladder's reference; the main input of a pair and of fssim3d, whose
+frames carry the reference's timestamps) and drops base-1, and -copyts
+-start_at_zero keeps the whole run's timestamps, so the filter logs each
+frame with the title's n and pts and the very values of a whole run.  The
+other inputs start half a second earlier (OTHER_LEAD), so that framesync
+finds for the first leading frame the frame a whole run pairs with it,
+even where that frame's timestamp lies a little before (coarser time
+bases) or far before (lower frame rates).
 """
 import hashlib
 import json
@@ -32,11 +34,12 @@ FILTERS = ("fssim", "fssim_cuda", "fssim_vulkan", "fssim3d")
 # the kind of frames each filter takes; fssim3d scores on whatever it gets
 HWACCEL = {"fssim": "none", "fssim_cuda": "cuda", "fssim_vulkan": "vulkan", "fssim3d": "none"}
 FSSIM3D_DEFAULT_DEPTH = 11
-# renditions start this much (seconds, exact) before the reference: the
-# rendition frame a whole run pairs with the segment's first reference frame
-# may lie before it (a rendition in a container of coarser timestamps, or of
-# a lower frame rate), and framesync pairs it only if it is there
-DIST_LEAD = Fraction(1, 2)
+# the inputs that do not lead framesync start this much (seconds, exact)
+# before the leading one: the frame a whole run pairs with the segment's
+# first leading frame may lie before it (an input in a container of coarser
+# timestamps, or of a lower frame rate), and framesync pairs it only if it
+# is there
+OTHER_LEAD = Fraction(1, 2)
 
 
 class Probe:
@@ -199,6 +202,12 @@ def hw_args(hwaccel, gpu, nb_inputs, vulkan_from_cuda=False):
     return dev + ["-filter_hw_device", "g"], [list(per) for _ in range(nb_inputs)]
 
 
+def leading_input(filter_name, nb_dist):
+    """The input whose frames lead framesync (and that seg_base counts):
+    the main input of a pair and of fssim3d, the reference of a ladder."""
+    return 0 if nb_dist == 1 else nb_dist
+
+
 def filter_graph(filter_name, nb_dist, options, log_path, log_fmt, title, seg=None):
     """The -lavfi graph: renditions first, the reference last."""
     opts = []
@@ -228,15 +237,16 @@ def command(ffmpeg, filter_name, reference, dists, options, log_path, log_fmt="j
     if progress:
         cmd += ["-nostats", "-progress", "pipe:1", "-stats_period", "0.5"]
     cmd += dev
-    seek_ref = seek_dist = []
+    seek_lead = seek_other = []
     if seg is not None and seg.base > 0:
         t = probe_.seek_time(seg.base)
         cmd += ["-copyts", "-start_at_zero"]
-        seek_ref = ["-ss", _decimal(t)]
-        if t > DIST_LEAD:
-            seek_dist = ["-ss", _decimal(t - DIST_LEAD)]
+        seek_lead = ["-ss", _decimal(t)]
+        if t > OTHER_LEAD:
+            seek_other = ["-ss", _decimal(t - OTHER_LEAD)]
+    lead = leading_input(filter_name, len(dists))
     for i, path in enumerate(inputs):
-        cmd += per[i] + (seek_ref if i == len(dists) else seek_dist) + ["-i", path]
+        cmd += per[i] + (seek_lead if i == lead else seek_other) + ["-i", path]
     cmd += ["-lavfi", filter_graph(filter_name, len(dists), options, log_path, log_fmt,
                                    title, seg), "-f", "null", "-"]
     return cmd

@@ -133,9 +133,8 @@ def run_titles(titles, client, retries=2, progress=None):
     a task; a title is merged once its segments are all in.  Returns one
     summary dict per title (status "ok" or "failed", with the error)."""
     from distributed import as_completed
-    from .runner import RESOURCE, run_segment
+    from .runner import RESOURCE, is_finished, run_segment
 
-    t0 = time.time()
     futures, state = {}, {}
     for ti, t in enumerate(titles):
         state[ti] = {"pending": 0, "error": None, "run": 0, "skipped": 0, "t0": time.time()}
@@ -145,14 +144,11 @@ def run_titles(titles, client, retries=2, progress=None):
             state[ti]["error"] = str(e)
             continue
         for j in t.jobs():
+            if is_finished(j["log"], j["title"], j["segment"]):
+                state[ti]["skipped"] += 1       # finished by an earlier run
+                continue
             if progress:
                 progress.add(j["id"], j["segment"]["end"] - j["segment"]["start"])
-            from .runner import is_finished
-            if is_finished(j["log"], j["title"], j["segment"]):
-                state[ti]["skipped"] += 1
-                if progress:
-                    progress.done(j["id"])
-                continue
             fut = client.submit(run_segment, j, key="fssim-%s-%s" % (
                 t.digest(), j["segment"]["index"]), retries=retries, pure=False,
                 resources={RESOURCE: 1}, priority=-ti)
@@ -188,7 +184,6 @@ def run_titles(titles, client, retries=2, progress=None):
             out.append(results[ti])
         else:
             out.append(_finish(t, st))       # every segment was already finished
-    del t0
     return out
 
 
