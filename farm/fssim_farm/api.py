@@ -51,13 +51,13 @@ def _titles_run(titles, client_kw, retries, progress):
 def score(reference, dists, output, filter="fssim", options="", segment_frames=600,
           gpus=None, workers=None, slots=DEFAULT_SLOTS, scheduler=None, ffmpeg="ffmpeg",
           ffprobe=None, retries=DEFAULT_RETRIES, progress=True, hwaccel=None,
-          vulkan_from_cuda=False, name=None):
+          vulkan_from_cuda=False, name=None, upload=None):
     """Score one title in segments and merge them into `output` (.json or
     .csv).  Returns its summary (status, frames, pooled means, wall time,
     error); raises FarmError when it failed."""
     t = Title(reference, dists, output, filter, options, segment_frames, name=name,
               hwaccel=hwaccel, ffmpeg=ffmpeg, ffprobe=ffprobe,
-              vulkan_from_cuda=vulkan_from_cuda)
+              vulkan_from_cuda=vulkan_from_cuda, upload=upload)
     s = _titles_run([t], dict(scheduler=scheduler, gpus=gpus, workers=workers, slots=slots),
                     retries, progress)[0]
     if s["status"] != "ok":
@@ -67,7 +67,8 @@ def score(reference, dists, output, filter="fssim", options="", segment_frames=6
 
 def batch(manifest, summary_path=None, filter="fssim", segment_frames=600, gpus=None,
           workers=None, slots=DEFAULT_SLOTS, scheduler=None, ffmpeg="ffmpeg", ffprobe=None,
-          retries=DEFAULT_RETRIES, progress=True, hwaccel=None, vulkan_from_cuda=False):
+          retries=DEFAULT_RETRIES, progress=True, hwaccel=None, vulkan_from_cuda=False,
+          upload=None):
     """Score every title of a manifest (manifest.py) on one cluster.
     Resumable: titles whose output is complete and segments already
     finished are not scored again.  Writes and returns the summary
@@ -79,7 +80,7 @@ def batch(manifest, summary_path=None, filter="fssim", segment_frames=600, gpus=
         t = Title(r["reference"], r["renditions"], r["output"], r.get("filter", filter),
                   r["options"], r.get("segment_frames", segment_frames), name=r["title"],
                   hwaccel=hwaccel, ffmpeg=ffmpeg, ffprobe=ffprobe,
-                  vulkan_from_cuda=vulkan_from_cuda)
+                  vulkan_from_cuda=vulkan_from_cuda, upload=upload)
         titles.append(t)
     results = _titles_run(titles, dict(scheduler=scheduler, gpus=gpus, workers=workers,
                                        slots=slots), retries, progress) if titles else []

@@ -56,6 +56,9 @@ def _cluster_args(p):
     g.add_argument("--vulkan-from-cuda", action="store_true",
                    help="Vulkan devices derived from CUDA device --gpus N (same GPU by "
                         "UUID), so that both backends use CUDA's indices")
+    g.add_argument("--upload", metavar="PIX_FMT", default=None,
+                   help="decode in software and upload each input in this format to the "
+                        "device (hwupload): codecs the GPU does not decode")
     g.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
@@ -117,7 +120,7 @@ def _cluster_kw(a):
     return dict(gpus=a.gpus, workers=a.workers, slots=a.slots, scheduler=a.scheduler,
                 ffmpeg=a.ffmpeg, ffprobe=a.ffprobe, retries=a.retries,
                 progress=not a.no_progress, hwaccel=a.hwaccel,
-                vulkan_from_cuda=a.vulkan_from_cuda)
+                vulkan_from_cuda=a.vulkan_from_cuda, upload=a.upload)
 
 
 def main(argv=None):

@@ -185,8 +185,9 @@ def escape_value(s):
     return re.sub(r"([\\'\[\],;])", r"\\\1", s)
 
 
-def hw_args(hwaccel, gpu, nb_inputs, vulkan_from_cuda=False):
-    """The device of a segment's run and its decoders' arguments per input."""
+def hw_args(hwaccel, gpu, nb_inputs, vulkan_from_cuda=False, upload=False):
+    """The device of a segment's run and its decoders' arguments per input
+    (none with upload: software decoding, hwupload in the graph)."""
     if hwaccel == "none":
         return [], [[] for _ in range(nb_inputs)]
     if gpu is None:
@@ -198,7 +199,8 @@ def hw_args(hwaccel, gpu, nb_inputs, vulkan_from_cuda=False):
         dev = ["-init_hw_device", "cuda=c:%d" % gpu, "-init_hw_device", "vulkan=g@c"]
     else:
         dev = ["-init_hw_device", "vulkan=g:%d" % gpu]
-    per = ["-hwaccel", hwaccel, "-hwaccel_device", "g", "-hwaccel_output_format", hwaccel]
+    per = [] if upload else ["-hwaccel", hwaccel, "-hwaccel_device", "g",
+                             "-hwaccel_output_format", hwaccel]
     return dev + ["-filter_hw_device", "g"], [list(per) for _ in range(nb_inputs)]
 
 
@@ -208,8 +210,12 @@ def leading_input(filter_name, nb_dist):
     return 0 if nb_dist == 1 else nb_dist
 
 
-def filter_graph(filter_name, nb_dist, options, log_path, log_fmt, title, seg=None):
-    """The -lavfi graph: renditions first, the reference last."""
+def filter_graph(filter_name, nb_dist, options, log_path, log_fmt, title, seg=None,
+                 upload=None):
+    """The -lavfi graph: renditions first, the reference last; upload: a
+    software format to upload every input in (hwupload to the run's
+    device), for codecs the GPU does not decode or devices without video
+    decoding (lavapipe)."""
     opts = []
     if filter_name != "fssim3d" and nb_dist > 1:
         opts.append("inputs=%d" % (nb_dist + 1))
@@ -221,18 +227,24 @@ def filter_graph(filter_name, nb_dist, options, log_path, log_fmt, title, seg=No
         opts.append("title=" + escape_value(title))
     if seg is not None:
         opts.append("seg_base=%d:seg_start=%d:seg_end=%d" % (seg.base, seg.start, seg.end))
+    if upload:
+        chains = ";".join("[%d:v]format=%s,hwupload[u%d]" % (i, upload, i)
+                          for i in range(nb_dist + 1))
+        pads = "".join("[u%d]" % i for i in range(nb_dist + 1))
+        return "%s;%s%s=%s" % (chains, pads, filter_name, ":".join(opts))
     pads = "".join("[%d:v]" % i for i in range(nb_dist + 1))
     return "%s%s=%s" % (pads, filter_name, ":".join(opts))
 
 
 def command(ffmpeg, filter_name, reference, dists, options, log_path, log_fmt="json",
             title=None, seg=None, probe_=None, hwaccel=None, gpu=None, progress=True,
-            vulkan_from_cuda=False):
+            vulkan_from_cuda=False, upload=None):
     """The argument list of one run: a whole run with seg None, else the
-    run of segment seg (probe_ gives its seek time)."""
+    run of segment seg (probe_ gives its seek time).  upload: decode in
+    software and upload in this pixel format (filter_graph)."""
     hwaccel = hwaccel or HWACCEL[filter_name]
     inputs = list(dists) + [reference]
-    dev, per = hw_args(hwaccel, gpu, len(inputs), vulkan_from_cuda)
+    dev, per = hw_args(hwaccel, gpu, len(inputs), vulkan_from_cuda, bool(upload))
     cmd = [ffmpeg, "-hide_banner", "-nostdin", "-y", "-v", "error"]
     if progress:
         cmd += ["-nostats", "-progress", "pipe:1", "-stats_period", "0.5"]
@@ -248,7 +260,7 @@ def command(ffmpeg, filter_name, reference, dists, options, log_path, log_fmt="j
     for i, path in enumerate(inputs):
         cmd += per[i] + (seek_lead if i == lead else seek_other) + ["-i", path]
     cmd += ["-lavfi", filter_graph(filter_name, len(dists), options, log_path, log_fmt,
-                                   title, seg), "-f", "null", "-"]
+                                   title, seg, upload), "-f", "null", "-"]
     return cmd
 
 

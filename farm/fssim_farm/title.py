@@ -19,7 +19,7 @@ from .errors import FarmError
 class Title:
     def __init__(self, reference, dists, output, filter_name="fssim", options="",
                  segment_frames=600, name=None, hwaccel=None, ffmpeg="ffmpeg",
-                 ffprobe=None, workdir=None, vulkan_from_cuda=False):
+                 ffprobe=None, workdir=None, vulkan_from_cuda=False, upload=None):
         if filter_name not in segments.FILTERS:
             raise FarmError("unknown filter %r (one of %s)" % (filter_name,
                                                               ", ".join(segments.FILTERS)))
@@ -41,12 +41,13 @@ class Title:
         self.log_fmt = "csv" if output.endswith(".csv") else "json"
         self.workdir = workdir or output + ".segments"
         self.vulkan_from_cuda = vulkan_from_cuda
+        self.upload = upload
         self.identity = segments.input_identity(self.dists + [self.reference])
         self.probe = None
         self.segments = []
 
     def digest(self):
-        key = json.dumps([self.filter, self.options, self.log_fmt, self.hwaccel,
+        key = json.dumps([self.filter, self.options, self.log_fmt, self.hwaccel, self.upload,
                           self.identity, self.dists, self.reference])
         return hashlib.sha256(key.encode()).hexdigest()[:12]
 
@@ -81,7 +82,7 @@ class Title:
                 "ffmpeg": self.ffmpeg, "filter": self.filter, "options": self.options,
                 "reference": self.reference, "dists": self.dists, "log_fmt": self.log_fmt,
                 "title": self.identity, "hwaccel": self.hwaccel,
-                "vulkan_from_cuda": self.vulkan_from_cuda,
+                "vulkan_from_cuda": self.vulkan_from_cuda, "upload": self.upload,
                 "segment": {"index": s.index, "start": s.start, "end": s.end, "base": s.base},
                 "log": self.seg_log(s),
                 "probe": probe_json if s.base > 0 else None,

@@ -70,16 +70,52 @@ def make_title(d, w=160, h=96, frames=60, pix_fmt="yuv420p", codec="libx264", go
     return ref, dists
 
 
-def whole_run(filter_name, ref, dists, options, log_path, title=None):
+def whole_run(filter_name, ref, dists, options, log_path, title=None, **kw):
     """The whole run fssim-farm's segments must equal."""
     from fssim_farm import segments
     if os.path.exists(log_path):
         os.unlink(log_path)
     fmt = "csv" if log_path.endswith(".csv") else "json"
     cmd = segments.command(ft.FFMPEG, filter_name, ref, dists, options, log_path, fmt, title,
-                           progress=False)
+                           progress=False, **kw)
     ft.run(cmd)
     return log_path
+
+
+def segment_runs(d, tag, filter_name, ref, dists, options, fmt="json", frames=20, **kw):
+    """Each segment of the title scored by its own run, as a farm's worker
+    runs it; kw: hwaccel, upload, gpu of segments.command."""
+    from fssim_farm import segments
+    pr = segments.probe(ref, ft.FFPROBE)
+    ctx = segments.context_frames(filter_name, options)
+    segs = segments.plan(pr, frames, ctx)
+    title = segments.input_identity(dists + [ref])
+    paths = []
+    for s in segs:
+        p = os.path.join(d, "%s_%s" % (tag, s.name(fmt)))
+        ft.run(segments.command(ft.FFMPEG, filter_name, ref, dists, options, p, fmt, title, s,
+                                pr, progress=False, **kw))
+        paths.append(p)
+    return segs, paths, title
+
+
+def check_title(tap, d, tag, filter_name, ref, dists, options, fmt="json", frames=20, **kw):
+    """Segments merged by fssim-farm merge against the whole run: checks."""
+    segs, paths, title = segment_runs(d, tag, filter_name, ref, dists, options, fmt, frames,
+                                      **kw)
+    whole = os.path.join(d, "%s.%s" % (tag, fmt))
+    whole_run(filter_name, ref, dists, options, whole, title, **kw)
+    os.rename(whole, whole + ".whole")
+    p = fssim_farm("merge", *paths, "-o", whole)
+    if not tap.ok(p.returncode == 0, "%s: %d segments (%s) merged" % (
+            tag, len(segs), ", ".join("%d-%d" % (s.start, s.end - 1) for s in segs)), p.stderr):
+        return paths
+    same_log(tap, tag, whole, whole + ".whole")
+    p = fssim_farm("merge", *reversed(paths), "-o", whole + ".cmp", "--no-segments-field",
+                      "--log-path", whole)
+    tap.ok(p.returncode == 0 and open(whole + ".cmp").read() == open(whole + ".whole").read(),
+           "%s: --no-segments-field, segments given in any order: cmp equal" % tag, p.stderr)
+    return paths
 
 
 def strip_segments(text):

@@ -23,38 +23,6 @@ import farmtest as fm
 ALL = "algo=float+int+block+psnr+msssim:window=3"
 
 
-def segment_runs(d, tag, filter_name, ref, dists, options, fmt="json", frames=20):
-    from fssim_farm import segments
-    pr = segments.probe(ref, ft.FFPROBE)
-    ctx = segments.context_frames(filter_name, options)
-    segs = segments.plan(pr, frames, ctx)
-    title = segments.input_identity(dists + [ref])
-    paths = []
-    for s in segs:
-        p = os.path.join(d, "%s_%s" % (tag, s.name(fmt)))
-        ft.run(segments.command(ft.FFMPEG, filter_name, ref, dists, options, p, fmt, title, s,
-                                pr, progress=False))
-        paths.append(p)
-    return segs, paths, title
-
-
-def check_title(tap, d, tag, filter_name, ref, dists, options, fmt="json", frames=20):
-    segs, paths, title = segment_runs(d, tag, filter_name, ref, dists, options, fmt, frames)
-    whole = os.path.join(d, "%s.%s" % (tag, fmt))
-    fm.whole_run(filter_name, ref, dists, options, whole, title)
-    os.rename(whole, whole + ".whole")
-    p = fm.fssim_farm("merge", *paths, "-o", whole)
-    if not tap.ok(p.returncode == 0, "%s: %d segments (%s) merged" % (
-            tag, len(segs), ", ".join("%d-%d" % (s.start, s.end - 1) for s in segs)), p.stderr):
-        return paths
-    fm.same_log(tap, tag, whole, whole + ".whole")
-    p = fm.fssim_farm("merge", *reversed(paths), "-o", whole + ".cmp", "--no-segments-field",
-                      "--log-path", whole)
-    tap.ok(p.returncode == 0 and open(whole + ".cmp").read() == open(whole + ".whole").read(),
-           "%s: --no-segments-field, segments given in any order: cmp equal" % tag, p.stderr)
-    return paths
-
-
 def refused(tap, desc, paths, expect, out):
     p = fm.fssim_farm("merge", *paths, "-o", out)
     tap.ok(p.returncode == 1 and all(e in p.stderr for e in expect) and not os.path.exists(out),
@@ -83,25 +51,25 @@ def main():
     ref10, dists10 = fm.make_title(d, pix_fmt="yuv420p10le", codec="libx265", gop=12,
                                    seed="astronaut")
 
-    pair = check_title(tap, d, "pair8", "fssim", ref8, dists8[:1], ALL)
-    check_title(tap, d, "ladder8", "fssim", ref8, dists8, ALL)
-    check_title(tap, d, "ladder10_hevc", "fssim", ref10, dists10, ALL)
-    check_title(tap, d, "ladder8_csv", "fssim", ref8, dists8, ALL, fmt="csv")
-    check_title(tap, d, "pair10_csv", "fssim", ref10, dists10[:1], "algo=psnr+int", fmt="csv")
-    check_title(tap, d, "fssim3d", "fssim3d", ref8, dists8[:1], "depth=5")
-    check_title(tap, d, "fssim3d_valid10", "fssim3d", ref10, dists10[:1],
+    pair = fm.check_title(tap, d, "pair8", "fssim", ref8, dists8[:1], ALL)
+    fm.check_title(tap, d, "ladder8", "fssim", ref8, dists8, ALL)
+    fm.check_title(tap, d, "ladder10_hevc", "fssim", ref10, dists10, ALL)
+    fm.check_title(tap, d, "ladder8_csv", "fssim", ref8, dists8, ALL, fmt="csv")
+    fm.check_title(tap, d, "pair10_csv", "fssim", ref10, dists10[:1], "algo=psnr+int", fmt="csv")
+    fm.check_title(tap, d, "fssim3d", "fssim3d", ref8, dists8[:1], "depth=5")
+    fm.check_title(tap, d, "fssim3d_valid10", "fssim3d", ref10, dists10[:1],
                 "depth=7:tpadding=valid", frames=16)
 
     # refusals, on the pair's three segments
     out = os.path.join(d, "refused.json")
     a, b, c = pair
     refused(tap, "a gap (middle segment missing)", [a, c], ["gap", a, c], out)
-    _, over, _ = segment_runs(d, "over", "fssim", ref8, dists8[:1], ALL, frames=36)
+    _, over, _ = fm.segment_runs(d, "over", "fssim", ref8, dists8[:1], ALL, frames=36)
     refused(tap, "an overlap", [a, b, c, over[1]], ["overlap"], out)
-    segs2, other, _ = segment_runs(d, "other", "fssim", ref8, dists8[:1],
+    segs2, other, _ = fm.segment_runs(d, "other", "fssim", ref8, dists8[:1],
                                    ALL.replace("window=3", "window=5"))
     refused(tap, "other options", [a, other[1], c], ["different options", "window"], out)
-    _, inputs2, _ = segment_runs(d, "inputs2", "fssim", ref8, dists8[1:2], ALL)
+    _, inputs2, _ = fm.segment_runs(d, "inputs2", "fssim", ref8, dists8[1:2], ALL)
     refused(tap, "another title (other inputs)", [a, inputs2[1], c],
             ["different inputs", inputs2[1]], out)
     log = json.load(open(b))
