@@ -51,6 +51,10 @@ class Title:
                           self.identity, self.dists, self.reference])
         return hashlib.sha256(key.encode()).hexdigest()[:12]
 
+    def key(self):
+        """Unique per title and output: the Dask keys of its segments."""
+        return hashlib.sha256((self.output + "\n" + self.digest()).encode()).hexdigest()[:16]
+
     def prepare(self):
         """Probe the reference (once: kept in the work folder) and cut."""
         os.makedirs(self.workdir, exist_ok=True)
@@ -151,7 +155,7 @@ def run_titles(titles, client, retries=2, progress=None):
             if progress:
                 progress.add(j["id"], j["segment"]["end"] - j["segment"]["start"])
             fut = client.submit(run_segment, j, key="fssim-%s-%s" % (
-                t.digest(), j["segment"]["index"]), retries=retries, pure=False,
+                t.key(), j["segment"]["index"]), retries=retries, pure=False,
                 resources={RESOURCE: 1}, priority=-ti)
             futures[fut] = (ti, j)
             state[ti]["pending"] += 1
