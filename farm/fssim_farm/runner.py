@@ -133,11 +133,21 @@ def run_segment(job):
 # Clusters
 # ---------------------------------------------------------------------------
 
+def quiet_dask():
+    """Dask's INFO lines (workers starting and stopping) off stderr, where
+    the progress bar and the errors are: in this process, and through the
+    environment in the worker processes it starts."""
+    import logging
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+
+
 def local_cluster(gpus=None, workers=None, slots=DEFAULT_SLOTS, processes=True):
     """A cluster on this host: one worker per GPU (FSSIM_FARM_GPU set), or
     `workers` CPU workers when no GPUs are given; each runs `slots`
     segments at once.  Workers are processes with a nanny, so a worker
     that dies is restarted and its segments rescheduled."""
+    quiet_dask()
     from distributed import Nanny, Scheduler, SpecCluster, Worker
     names = ["gpu%d" % g for g in gpus] if gpus else ["cpu%d" % i for i in range(workers or 1)]
     envs = [{GPU_ENV: str(g)} for g in gpus] if gpus else [{GPU_ENV: ""} for _ in names]
@@ -146,7 +156,7 @@ def local_cluster(gpus=None, workers=None, slots=DEFAULT_SLOTS, processes=True):
         opts = {"nthreads": slots, "resources": {RESOURCE: slots}, "name": name,
                 "dashboard": False}
         if processes:
-            opts["env"] = dict(env, DASK_LOGGING__DISTRIBUTED="error")
+            opts["env"] = env
         spec[name] = {"cls": Nanny if processes else Worker, "options": opts}
     sched = {"cls": Scheduler, "options": {"dashboard_address": None}}
     return SpecCluster(workers=spec, scheduler=sched, silence_logs=40)

@@ -55,16 +55,16 @@ def make_title(d, w=160, h=96, frames=60, pix_fmt="yuv420p", codec="libx264", go
     """A reference (near-lossless, GOP `gop`) and renditions with GOPs of
     their own: same size at a high CRF, and (ladder) a half-size one.
     Returns (reference, [renditions])."""
-    clip = ft.natural_clip(w, h, frames, pix_fmt, d, "src_%s_%s" % (pix_fmt, seed),
-                           container="y4m", image=seed, noise=0.8, zoom=0.03, pan=(3.0, 1.5))
+    tag = "%s_%s_%s_%dx%d_%d_g%d" % (seed, codec, pix_fmt, w, h, frames, gop)
+    clip = ft.natural_clip(w, h, frames, pix_fmt, d, "src_" + tag, container="y4m", image=seed,
+                           noise=0.8, zoom=0.03, pan=(3.0, 1.5))
     src = ["-r", rate, "-i", clip.path]
     ext = "mkv" if codec == "libx264" else "mp4"
-    ref = encode(os.path.join(d, "ref_%s_%s.%s" % (codec, pix_fmt, ext)), src, codec, pix_fmt,
-                 gop, crf=8)
-    dists = [encode(os.path.join(d, "d1_%s_%s.%s" % (codec, pix_fmt, ext)), ["-i", ref],
-                    codec, pix_fmt, gop + 5, crf=34)]
+    ref = encode(os.path.join(d, "ref_%s.%s" % (tag, ext)), src, codec, pix_fmt, gop, crf=8)
+    dists = [encode(os.path.join(d, "d1_%s.%s" % (tag, ext)), ["-i", ref], codec, pix_fmt,
+                    gop + 5, crf=34)]
     if ladder:
-        dists.append(encode(os.path.join(d, "d2_%s_%s.mkv" % (codec, pix_fmt)), ["-i", ref],
+        dists.append(encode(os.path.join(d, "d2_%s.mkv" % tag), ["-i", ref],
                             "libx264", pix_fmt, 7, extra=["-vf", "scale=%d:%d" % (w // 2, h // 2)],
                             crf=28))
     return ref, dists
@@ -125,12 +125,18 @@ def strip_segments(text):
     return re.sub(r"# segments=[0-9,-]*\n$", "", text)
 
 
-def same_log(tap, desc, merged_path, whole_path):
-    """Two checks: the same JSON structure (segments aside), the same bytes."""
+def same_log(tap, desc, merged_path, whole_path, relocate=False):
+    """Two checks: the same JSON structure (segments aside), the same bytes.
+    relocate: the merged log was written to another path than the whole run's
+    log, and names it in log_path (as a whole run would): compare as if at
+    the whole run's path."""
     with open(merged_path) as f:
         m = f.read()
     with open(whole_path) as f:
         w = f.read()
+    if relocate:
+        m = m.replace(json.dumps(merged_path), json.dumps(whole_path)).replace(
+            "log_path=" + merged_path + " ", "log_path=" + whole_path + " ")
     if whole_path.endswith(".json"):
         jm, jw = json.loads(m), json.loads(w)
         seg = jm.pop("segments", None)

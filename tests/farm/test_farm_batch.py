@@ -10,6 +10,7 @@ exit 1 with the broken title listed as failed in the summary.
 import csv
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -52,11 +53,14 @@ def main():
         tap.done()
     from fssim_farm import segments
     d = ft.workdir("farm_batch")
-    for f in os.listdir(d):
+    for f in os.listdir(d):          # a fresh batch: media kept, outputs gone
         p = os.path.join(d, f)
+        if f == "media":
+            continue
         if os.path.isdir(p):
-            import shutil
             shutil.rmtree(p)
+        else:
+            os.unlink(p)
     media = os.path.join(d, "media")
     os.makedirs(media, exist_ok=True)
     ref_a, dists_a = fm.make_title(media, frames=72, gop=8)

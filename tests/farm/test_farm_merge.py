@@ -67,9 +67,9 @@ def main():
     _, over, _ = fm.segment_runs(d, "over", "fssim", ref8, dists8[:1], ALL, frames=36)
     refused(tap, "an overlap", [a, b, c, over[1]], ["overlap"], out)
     segs2, other, _ = fm.segment_runs(d, "other", "fssim", ref8, dists8[:1],
-                                   ALL.replace("window=3", "window=5"))
-    refused(tap, "other options", [a, other[1], c], ["different options", "window"], out)
-    _, inputs2, _ = fm.segment_runs(d, "inputs2", "fssim", ref8, dists8[1:2], ALL)
+                                   ALL + ":sigma=1.2")
+    refused(tap, "other options", [a, other[1], c], ["different options", "sigma"], out)
+    _, inputs2, _ = fm.segment_runs(d, "inputs2", "fssim", ref8, [ref8], ALL)
     refused(tap, "another title (other inputs)", [a, inputs2[1], c],
             ["different inputs", inputs2[1]], out)
     log = json.load(open(b))

@@ -22,6 +22,9 @@ def wrapper(d, name, delay, fail_first=None):
     kill); fail_first: a segment start whose first run fails."""
     path = os.path.join(d, name)
     runs = path + ".runs"
+    for f in (runs, path + ".failed"):
+        if os.path.exists(f):
+            os.unlink(f)
     extra = ""
     if fail_first is not None:
         extra = ('case "$*" in *seg_start=%d:*) [ -e "%s.failed" ] || '
@@ -58,7 +61,7 @@ def main():
                       "--segment-frames", "16", "--workers", "2", "--slots", "1",
                       "--ffmpeg", ft.FFMPEG, "--ffprobe", ft.FFPROBE)
     if tap.ok(p.returncode == 0, "fssim-farm score: exit 0", p.stderr[-3000:]):
-        fm.same_log(tap, "score, 2 workers", out, whole)
+        fm.same_log(tap, "score, 2 workers", out, whole, relocate=True)
     tap.ok("frames/s" in p.stderr, "a progress report on stderr with frames/s", p.stderr[-500:])
 
     # 2. a worker process killed mid-run
@@ -89,7 +92,7 @@ def main():
                "the killed worker's segments ran again (%d runs for %d segments)" % (
                    nruns, len(t.segments)))
     if s.get("status") == "ok":
-        fm.same_log(tap, "worker killed", out, whole)
+        fm.same_log(tap, "worker killed", out, whole, relocate=True)
     leftovers = [f for f in os.listdir(t.workdir) if f.endswith(".part")]
     tap.ok(not leftovers, "no partial segment log left behind", leftovers)
 
@@ -101,7 +104,7 @@ def main():
                       "--ffmpeg", flaky, "--ffprobe", ft.FFPROBE, "--no-progress")
     tap.ok(p.returncode == 0, "a segment whose first run fails is retried", p.stderr[-2000:])
     if p.returncode == 0:
-        fm.same_log(tap, "retried", out, whole)
+        fm.same_log(tap, "retried", out, whole, relocate=True)
     os.unlink(flaky + ".failed")
     out = os.path.join(d, "failed.json")
     p = fm.fssim_farm("score", "--reference", ref, *dists, "-o", out, "--options", OPTS,
