@@ -77,21 +77,24 @@ def loop_clips(ffmpeg, clips, frames, out):
     return paths[0], paths[1:]
 
 
-def decode_cmd(ffmpeg, gpu, inputs):
-    cmd = [ffmpeg, "-hide_banner", "-nostdin", "-v", "error", "-init_hw_device",
-           "cuda=g:%d" % gpu]
+def decode_cmd(ffmpeg, gpu, inputs, hw=True):
+    cmd = [ffmpeg, "-hide_banner", "-nostdin", "-v", "error"]
+    if hw:
+        cmd += ["-init_hw_device", "cuda=g:%d" % gpu]
     for p in inputs:
-        cmd += ["-hwaccel", "cuda", "-hwaccel_device", "g", "-hwaccel_output_format", "cuda",
-                "-i", p]
+        if hw:
+            cmd += ["-hwaccel", "cuda", "-hwaccel_device", "g", "-hwaccel_output_format",
+                    "cuda"]
+        cmd += ["-i", p]
     for i in range(len(inputs)):
         cmd += ["-map", "%d:v" % i, "-f", "null", "-"]
     return cmd
 
 
-def decode_layout(ffmpeg, gpus, per_gpu, inputs, frames):
+def decode_layout(ffmpeg, gpus, per_gpu, inputs, frames, hw=True):
     """Ladder frames/s of per_gpu processes on each of `gpus`, together."""
     t0 = time.time()
-    procs = [subprocess.Popen(decode_cmd(ffmpeg, g, inputs), stderr=subprocess.PIPE)
+    procs = [subprocess.Popen(decode_cmd(ffmpeg, g, inputs, hw), stderr=subprocess.PIPE)
              for g in range(gpus) for _ in range(per_gpu)]
     errs = [p.communicate()[1] for p in procs]
     wall = time.time() - t0
@@ -112,7 +115,7 @@ def farm_run(args, ref, dists, gpus, out_log, kill_after=None, slots=None):
         os.unlink(out_log)
     workdir = out_log + ".segments"
     subprocess.run(["rm", "-rf", workdir])
-    t = Title(ref, dists, out_log, "fssim_cuda", "algo=%s" % args.algo, args.segment_frames,
+    t = Title(ref, dists, out_log, args.filter, "algo=%s" % args.algo, args.segment_frames,
               ffmpeg=args.ffmpeg)
     t0 = time.time()
     with local_cluster(gpus=list(range(gpus)), slots=slots or args.slots) as cluster, \
@@ -168,6 +171,9 @@ def main():
     ap.add_argument("--segment-frames", type=int, default=150)
     ap.add_argument("--algo", default="float")
     ap.add_argument("--skip-decode", action="store_true")
+    ap.add_argument("--filter", default="fssim_cuda",
+                    help="fssim_cuda (NVDEC decoding); fssim: software decoding, a smoke "
+                         "test of this script on any machine")
     args = ap.parse_args()
     args.ffmpeg = os.path.abspath(args.ffmpeg)
     os.makedirs(args.out, exist_ok=True)
@@ -177,6 +183,7 @@ def main():
     ref, dists = loop_clips(args.ffmpeg, args.clips, args.frames, args.out)
     inputs = dists + [ref]
     res = {"ffmpeg": args.ffmpeg, "frames": args.frames, "algo": args.algo,
+           "filter": args.filter,
            "slots": args.slots, "segment_frames": args.segment_frames, "decode": [],
            "farm": [], "date": time.strftime("%Y-%m-%d")}
     try:
@@ -189,7 +196,8 @@ def main():
         best = None
         if not args.skip_decode:
             for p in (1, 2, 3, 4):
-                r = decode_layout(args.ffmpeg, g, p, inputs, args.frames)
+                r = decode_layout(args.ffmpeg, g, p, inputs, args.frames,
+                                  hw=args.filter == "fssim_cuda")
                 res["decode"].append(r)
                 print("decode %d GPU x %d proc: %7.1f ladder fps%s" % (
                     g, p, r["fps"], "  ERR " + r["errors"][0] if r["errors"] else ""),
@@ -217,9 +225,8 @@ def main():
     whole = os.path.join(args.out, "whole.json")
     merged = os.path.join(args.out, "farm_%dgpu.json" % top)
     t0 = time.time()
-    cmd = segments.command(args.ffmpeg, "fssim_cuda", ref, dists, "algo=%s" % args.algo,
+    cmd = segments.command(args.ffmpeg, args.filter, ref, dists, "algo=%s" % args.algo,
                            whole, "json", title, progress=False, gpu=0)
-    # the whole run's log_path must be the merged log's: it names the output
     with open(merged) as f:
         text = f.read()
     p = subprocess.run(cmd, stderr=subprocess.PIPE, text=True)
