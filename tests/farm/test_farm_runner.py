@@ -93,8 +93,11 @@ def main():
                    nruns, len(t.segments)))
     if s.get("status") == "ok":
         fm.same_log(tap, "worker killed", out, whole, relocate=True)
-    leftovers = [f for f in os.listdir(t.workdir) if f.endswith(".part")]
-    tap.ok(not leftovers, "no partial segment log left behind", leftovers)
+    logs_ = sorted(f for f in os.listdir(t.workdir) if f.startswith("seg_") and
+                   f.endswith(".json"))
+    tap.ok(logs_ == sorted(os.path.basename(t.seg_log(s)) for s in t.segments),
+           "one finished log per segment in the work folder (a killed run's .part is never "
+           "one)", logs_)
 
     # 3. a failing segment is retried; with no retries it is reported
     flaky, runs = wrapper(d, "ffmpeg_flaky", 0, fail_first=16)
