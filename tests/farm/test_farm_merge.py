@@ -15,7 +15,6 @@ version, a log that is not complete.
 """
 import json
 import os
-import shutil
 
 import fssimtest as ft
 import farmtest as fm
@@ -78,6 +77,11 @@ def main():
     refused(tap, "another filter version", [a, v, c], ["0.0.1", v], out)
     s = edited(b, os.path.join(d, "schema.json"), '"schema_version": 1', '"schema_version": 99')
     refused(tap, "an unknown schema version", [a, s, c], ["unknown schema_version 99", s], out)
+    mean = json.load(open(b))["pooled"]["float"]["All"]["mean"]
+    pm = edited(b, os.path.join(d, "pooled.json"), '"mean": %.17g' % mean,
+                '"mean": %.17g' % (mean + 1e-12))
+    refused(tap, "a segment whose pooled values its frames do not give (the self-check)",
+            [a, pm, c], ["does not pool as the filter", pm], out)
     k = edited(b, os.path.join(d, "killed.json"), '"complete": true', '"complete": false')
     refused(tap, "a log marked incomplete", [a, k, c], ["not complete", k], out)
     # a real run cut short: the same segment stopped by -frames:v
@@ -92,8 +96,30 @@ def main():
     csvs = [p for p in os.listdir(d) if p.startswith("ladder8_csv_seg")]
     refused(tap, "JSON and CSV segments together",
             [a, os.path.join(d, sorted(csvs)[1]), c], ["CSV"], out)
-    shutil.rmtree(os.path.join(d, "nothing"), ignore_errors=True)
+    pooling_edges(tap)
     tap.done()
+
+
+def pooling_edges(tap):
+    """The percentiles from the sorted values against the filter's two heaps
+    (ported line for line), on ties, signed zeros and NaN."""
+    import random
+    from fssim_farm import pooling
+    rnd = random.Random(5)
+    bad = []
+    for case in range(300):
+        n = rnd.randint(1, 120)
+        vals = [rnd.choice([0.0, -0.0, 0.5, 0.25, 1.0, rnd.random(), float("nan")])
+                if case % 3 == 0 else rnd.choice([0.5, 0.25, rnd.random()]) for _ in range(n)]
+        got = pooling.percentiles(vals)
+        for name, p in pooling.PERCENTILES:
+            t = pooling._TwoHeaps()
+            for i, v in enumerate(vals):
+                t.add(p, i + 1, v)
+            if repr(got[name]) != repr(t.value()):
+                bad.append((case, name, got[name], t.value()))
+    tap.ok(not bad, "percentiles: the sorted values give the filter's heaps' doubles "
+           "(300 series with ties, signed zeros, NaN)", bad[:3])
 
 
 if __name__ == "__main__":
