@@ -119,7 +119,11 @@ def main():
            "without retries the failed segment is reported with its frames, no log written",
            p.stderr[-2000:])
 
-    # 4. the progress bar's arithmetic
+    # 4. several hosts' set-up, on this one: `dask scheduler` and
+    # `fssim-farm worker` (one worker per GPU index), the client by --scheduler
+    multi_host(tap, d, ref, dists, whole)
+
+    # 5. the progress bar's arithmetic
     bar = Progress(stream=open(os.devnull, "w"))
     bar.add("a", 100)
     bar.add("b", 50)
@@ -127,6 +131,46 @@ def main():
     bar.done("b")
     tap.ok(bar.scored() == 90, "progress: frames of running and finished segments add up")
     tap.done()
+
+
+def multi_host(tap, d, ref, dists, whole):
+    import json
+    import subprocess
+    import sys
+    sfile = os.path.join(d, "scheduler.json")
+    if os.path.exists(sfile):
+        os.unlink(sfile)
+    env = fm.farm_env()
+    env["DASK_LOGGING__DISTRIBUTED"] = "error"
+    sched = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler",
+                              "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                              "--scheduler-file", sfile], env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = None
+    try:
+        deadline = time.time() + 60
+        while not os.path.exists(sfile) and time.time() < deadline:
+            time.sleep(0.2)
+        addr = json.load(open(sfile))["address"]
+        worker = subprocess.Popen([sys.executable, "-m", "fssim_farm", "worker", addr,
+                                   "--gpus", "0,1", "--slots", "1", "--name", "hostA"],
+                                  env=env, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
+        out = os.path.join(d, "multi.json")
+        p = fm.fssim_farm("score", "--scheduler", addr, "--reference", ref, *dists, "-o", out,
+                          "--options", OPTS, "--segment-frames", "16", "--ffmpeg", ft.FFMPEG,
+                          "--ffprobe", ft.FFPROBE, "--no-progress", timeout=300)
+        if tap.ok(p.returncode == 0, "dask scheduler + fssim-farm worker --gpus 0,1, the "
+                  "client by --scheduler: exit 0", p.stderr[-2000:]):
+            fm.same_log(tap, "several hosts' set-up", out, whole, relocate=True)
+    finally:
+        for proc in (worker, sched):
+            if proc:
+                proc.terminate()
+                try:
+                    proc.wait(30)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
 
 
 if __name__ == "__main__":
