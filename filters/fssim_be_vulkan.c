@@ -232,9 +232,10 @@ static size_t region(const VKBackend *s, const FFVkExecContext *exec, int k)
 static void setup_planes(FSSIMEngine *e)
 {
     VKBackend *s = e->priv;
-    const FSSIMRefFloatParams fp = { e->window, e->sigma, e->padding };
-    const int r = e->window / 2;
-    const int deep_block = (e->algos & FSSIM_BIT(FSSIM_ALGO_BLOCK)) && e->fmt.depth > 8;
+    const FSSIMRefFloatParams fp = { e->opts->window, e->opts->sigma, e->opts->padding };
+    const int r = e->opts->window / 2;
+    const int deep_block = (e->opts->algos & FSSIM_BIT(FSSIM_ALGO_BLOCK)) &&
+                           e->fmt.depth > 8;
     uint32_t parts = 0, wins = 0;
 
     for (int c = 0; c < e->fmt.nb_comps; c++) {
@@ -246,16 +247,16 @@ static void setup_planes(FSSIMEngine *e)
         memset(p, 0, sizeof(*p));
         pc->size[0] = cp->width;
         pc->size[1] = cp->height;
-        if ((e->algos & FSSIM_BIT(FSSIM_ALGO_FLOAT)) &&
-            fssim_ref_float_out_size(cp->width, cp->height, &fp, &ow, &oh) == 0) {
-            const int off = e->padding == FSSIM_REF_PAD_VALID ? r : 0;
+        if ((e->opts->algos & FSSIM_BIT(FSSIM_ALGO_FLOAT)) &&
+            ff_fssim_ref_float_out_size(cp->width, cp->height, &fp, &ow, &oh) == 0) {
+            const int off = e->opts->padding == FSSIM_REF_PAD_VALID ? r : 0;
             pc->frect[0] = off;
             pc->frect[1] = off;
             pc->frect[2] = off + ow;
             pc->frect[3] = off + oh;
         }
-        if (e->algos & FSSIM_BIT(FSSIM_ALGO_BLOCK))
-            fssim_ref_block_windows(cp->width, cp->height, &nx, &ny);
+        if (e->opts->algos & FSSIM_BIT(FSSIM_ALGO_BLOCK))
+            ff_fssim_ref_block_windows(cp->width, cp->height, &nx, &ny);
         pc->nwin[0]  = nx;
         pc->nwin[1]  = ny;
         pc->plane    = cp->plane;
@@ -285,7 +286,7 @@ static void setup_planes(FSSIMEngine *e)
 /* Whether the fused shaders run: an algorithm other than msssim is asked for. */
 static int fused_algos(const FSSIMEngine *e)
 {
-    return e->algos & ~FSSIM_BIT(FSSIM_ALGO_MSSSIM);
+    return e->opts->algos & ~FSSIM_BIT(FSSIM_ALGO_MSSSIM);
 }
 
 /*
@@ -306,7 +307,8 @@ static void setup_msssim(FSSIMEngine *e)
     for (int c = 0; c < e->fmt.nb_comps; c++) {
         for (int j = 1; j < FSSIM_MS_SCALES; j++) {
             int sw, sh;
-            fssim_ref_msssim_scale_size(e->fmt.comp[c].width, e->fmt.comp[c].height, j, &sw, &sh);
+            ff_fssim_ref_msssim_scale_size(e->fmt.comp[c].width, e->fmt.comp[c].height, j,
+                                           &sw, &sh);
             off[c][j] = lvl;
             lvl += 2 * sw * sh;
         }
@@ -322,7 +324,7 @@ static void setup_msssim(FSSIMEngine *e)
             FSSIMVkMsPush *pc = &d->pc;
             int sw, sh;
 
-            fssim_ref_msssim_scale_size(cp->width, cp->height, j, &sw, &sh);
+            ff_fssim_ref_msssim_scale_size(cp->width, cp->height, j, &sw, &sh);
             memset(d, 0, sizeof(*d));
             pc->size[0]  = sw;
             pc->size[1]  = sh;
@@ -357,7 +359,7 @@ static void setup_msssim(FSSIMEngine *e)
 static int ms_shared_bytes(const FSSIMEngine *e)
 {
     const VKBackend *s = e->priv;
-    const int rf = e->window / 2;
+    const int rf = e->opts->window / 2;
     const int hb = 4 * (TILE_H + 2 * rf) * TILE_W;
     const int st = 4 * (s->subgroup_size ? WG_SIZE / 4 : WG_SIZE);
 
@@ -374,7 +376,7 @@ static int ms_shared_bytes(const FSSIMEngine *e)
 static int shared_bytes(const FSSIMEngine *e, int halo)
 {
     const VKBackend *s = e->priv;
-    const int algos = e->algos, rf = e->window / 2;
+    const int algos = e->opts->algos, rf = e->opts->window / 2;
     const int hf = algos & FSSIM_BIT(FSSIM_ALGO_FLOAT) ? 4 * (TILE_H + 2 * rf) * TILE_W : 0;
     const int hi = algos & FSSIM_BIT(FSSIM_ALGO_INT) ?
                    (e->fmt.depth > 12 ? 8 : e->fmt.depth > 8 ? 5 : 4) *
@@ -389,9 +391,9 @@ static int shared_bytes(const FSSIMEngine *e, int halo)
 static int tile_halo(const FSSIMEngine *e)
 {
     int halo = 0;
-    if (e->algos & FSSIM_BIT(FSSIM_ALGO_FLOAT))
-        halo = e->window / 2;
-    if (e->algos & (FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_BLOCK)))
+    if (e->opts->algos & FSSIM_BIT(FSSIM_ALGO_FLOAT))
+        halo = e->opts->window / 2;
+    if (e->opts->algos & (FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_BLOCK)))
         halo = FFMAX(halo, FSSIM_INT_RADIUS);
     return halo;
 }
@@ -412,7 +414,7 @@ static int check_device(FSSIMEngine *e)
     const uint32_t shared = vkctx->props.properties.limits.maxComputeSharedMemorySize;
     uint32_t sg;
 
-    s->fp64 = !!(e->algos & (FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_BLOCK) |
+    s->fp64 = !!(e->opts->algos & (FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_BLOCK) |
                              FSSIM_BIT(FSSIM_ALGO_PSNR)));
     if (s->fp64 && (!feats->shaderFloat64 || !feats->shaderInt64)) {
         const int both = !feats->shaderFloat64 && !feats->shaderInt64;
@@ -446,7 +448,7 @@ static int check_device(FSSIMEngine *e)
         (p11->subgroupSupportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) &&
         sg >= 4 && sg <= WG_SIZE && !(sg & (sg - 1)))
         s->subgroup_size = sg;
-    if ((e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)) && shared < ms_shared_bytes(e)) {
+    if ((e->opts->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)) && shared < ms_shared_bytes(e)) {
         av_log(ctx, AV_LOG_ERROR, "The Vulkan device '%s' offers %u bytes of shared memory "
                "per workgroup; algo=msssim needs %d with these options.\n", name, shared,
                ms_shared_bytes(e));
@@ -476,9 +478,9 @@ static int init_shader(FSSIMEngine *e, FFVulkanShader *shd, int mode, int main_b
 {
     VKBackend *s = e->priv;
     FFVulkanContext *vkctx = &s->vkctx;
-    const int algos = e->algos;
+    const int algos = e->opts->algos;
     const int depth = e->fmt.depth;
-    const int rf = e->window / 2;
+    const int rf = e->opts->window / 2;
     const double L = (double)((1 << depth) - 1);
     const int max = (1 << depth) - 1;
     const int halo = tile_halo(e);
@@ -496,7 +498,7 @@ static int init_shader(FSSIMEngine *e, FFVulkanShader *shd, int mode, int main_b
         };
     SPEC_LIST_CREATE(sl, SPEC_MAIN_BUF + 1, (SPEC_MAIN_BUF + 1) * sizeof(uint64_t))
 
-    fssim_ref_gauss_weights(e->window, e->sigma, g);
+    ff_fssim_ref_gauss_weights(e->opts->window, e->opts->sigma, g);
 
     SPEC_LIST_ADD(sl, SPEC_MODE,  32, mode);
     SPEC_LIST_ADD(sl, SPEC_ALGOS, 32, algos);
@@ -557,9 +559,9 @@ static int init_ms_shader(FSSIMEngine *e, FFVulkanShader *shd, int mode, int mai
         };
     SPEC_LIST_CREATE(sl, MS_SPEC_NB, MS_SPEC_NB * sizeof(uint32_t))
 
-    fssim_ref_gauss_weights(e->window, e->sigma, g);
+    ff_fssim_ref_gauss_weights(e->opts->window, e->opts->sigma, g);
     SPEC_LIST_ADD(sl, MS_SPEC_MODE, 32, mode);
-    SPEC_LIST_ADD(sl, MS_SPEC_RF,   32, e->window / 2);
+    SPEC_LIST_ADD(sl, MS_SPEC_RF,   32, e->opts->window / 2);
     /* the reference's constants (doc/algorithms.md#msssim), rounded to float */
     SPEC_LIST_ADD(sl, MS_SPEC_C1F,  32, av_float2int((float)FSSIM_FLOAT_C1(L)));
     SPEC_LIST_ADD(sl, MS_SPEC_C2F,  32, av_float2int((float)FSSIM_FLOAT_C2(L)));
@@ -776,7 +778,7 @@ static int init_resampling(FSSIMEngine *e)
     RET(init_rs_shader(e, &s->shd_rs));
     if (fused_algos(e))
         RET(init_shader(e, &s->shd_tile_rs, 0, 1));
-    if (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM))
+    if (e->opts->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM))
         RET(init_ms_shader(e, &s->shd_ms_tile_rs, 0, 1));
     err = 0;
 
@@ -821,7 +823,7 @@ static int vk_init(FSSIMEngine *e, size_t *ring_bytes)
                av_get_pix_fmt_name(e->fmt.pix_fmt));
         return AVERROR(ENOSYS);
     }
-    if (e->depth)
+    if (e->opts->depth)
         return ff_fssim_vk3d_init(e, &s->b3d, ring_bytes);
     s->exec   = av_calloc(e->nb_slots * e->nb_dist, sizeof(*s->exec));
     s->slot_n = av_calloc(e->nb_slots, sizeof(*s->slot_n));
@@ -863,7 +865,7 @@ static int vk_init(FSSIMEngine *e, size_t *ring_bytes)
         RET(init_shader(e, &s->shd_tile, 0, 0));
         RET(init_shader(e, &s->shd_reduce, 1, 0));
     }
-    if (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)) {
+    if (e->opts->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)) {
         RET(ff_vk_create_buf(vkctx, &s->ms_buf, s->ms_stride * nb_regions(s), NULL, NULL,
                              VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                              VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT));
@@ -1208,7 +1210,7 @@ static int submit_job(FSSIMEngine *e, const AVFrame *ref, AVFrame *const *dist, 
         record_fused(e, exec, &jf, set);
     else
         ff_fssim_vk_timer_write(vkctx, &s->timer, exec, 1, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
-    if (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM))
+    if (e->opts->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM))
         record_msssim(e, exec, &jf, set);
     ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT, NULL, 0);
     ff_fssim_vk_timer_write(vkctx, &s->timer, exec, 2, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
@@ -1280,6 +1282,7 @@ static int read_sums(FSSIMEngine *e, FFVkExecContext *exec, int k,
     FFVulkanContext *vkctx = &s->vkctx;
     const size_t off = region(s, exec, k) * s->res_stride;
     const uint32_t *r = (const uint32_t *)(s->results_map + off);
+    const int msssim = e->opts->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM);
     int err;
 
     if (!(s->results.flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) {
@@ -1299,7 +1302,7 @@ static int read_sums(FSSIMEngine *e, FFVkExecContext *exec, int k,
                                    (uint64_t)av_int2double(w[8] | (uint64_t)w[9] << 32);
     }
     /* msssim: each scale's two sums as float pairs (sum and error) */
-    for (int c = 0; (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)) && c < e->fmt.nb_comps; c++) {
+    for (int c = 0; msssim && c < e->fmt.nb_comps; c++) {
         const uint32_t *w = r + s->ms_res_word + c * MS_RES_WORDS;
         for (int j = 0; j < FSSIM_MS_SCALES; j++) {
             v[c][FSSIM_PART_MS_S(j)].d  = (double)av_int2float(w[4 * j]) +
@@ -1339,7 +1342,7 @@ static int vk_check_inputs(FSSIMEngine *e, enum AVPixelFormat *sw_format)
     /* fssim3d takes software frames too: a mixed pair gets its own message */
     for (int i = 0; i < ctx->nb_inputs; i++)
         vk += ctx->inputs[i]->format == AV_PIX_FMT_VULKAN;
-    if (e->depth && vk == 1) {
+    if (e->opts->depth && vk == 1) {
         const int sw = ctx->inputs[0]->format == AV_PIX_FMT_VULKAN;
         av_log(ctx, AV_LOG_ERROR, "The %s input carries Vulkan frames but the %s input "
                "software frames (%s): fssim3d scores both on the GPU or both on the CPU. "

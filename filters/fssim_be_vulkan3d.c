@@ -188,7 +188,7 @@ static int check_device(FSSIMEngine *e, VK3DBackend *b)
         ff_vk_find_struct(vkctx->hwctx->device_features.pNext,
                           VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
     const VkPhysicalDeviceLimits *lim = &vkctx->props.properties.limits;
-    const int shared = moments_shared_bytes(e->window / 2);
+    const int shared = moments_shared_bytes(e->opts->window / 2);
 
     if (!feats->shaderFloat64 || !f12 || !f12->bufferDeviceAddress) {
         const int both = !feats->shaderFloat64 && (!f12 || !f12->bufferDeviceAddress);
@@ -208,7 +208,7 @@ static int check_device(FSSIMEngine *e, VK3DBackend *b)
     if (lim->maxComputeSharedMemorySize < shared) {
         av_log(ctx, AV_LOG_ERROR, "The Vulkan device '%s' offers %u bytes of shared memory "
                "per workgroup; fssim3d needs %d with window=%d. Use a smaller window.\n",
-               name, lim->maxComputeSharedMemorySize, shared, e->window);
+               name, lim->maxComputeSharedMemorySize, shared, e->opts->window);
         return AVERROR(ENOSYS);
     }
     return 0;
@@ -218,8 +218,8 @@ static int check_device(FSSIMEngine *e, VK3DBackend *b)
  * objects, so that the ring's size is known before anything can fail. */
 static void setup_comps(FSSIMEngine *e, VK3DBackend *b)
 {
-    const FSSIMRefFloatParams fp = { e->window, e->sigma, e->padding };
-    const int off = e->padding == FSSIM_REF_PAD_VALID ? e->window / 2 : 0;
+    const FSSIMRefFloatParams fp = { e->opts->window, e->opts->sigma, e->opts->padding };
+    const int off = e->opts->padding == FSSIM_REF_PAD_VALID ? e->opts->window / 2 : 0;
     const double L = (double)((1 << e->fmt.depth) - 1);
     uint32_t parts = 0;
 
@@ -230,7 +230,7 @@ static void setup_comps(FSSIMEngine *e, VK3DBackend *b)
         int ow, oh;
 
         /* ff_fssim_check_options() made sure every plane scores something */
-        fssim_ref_float_out_size(p->width, p->height, &fp, &ow, &oh);
+        ff_fssim_ref_float_out_size(p->width, p->height, &fp, &ow, &oh);
         memset(vc, 0, sizeof(*vc));
         vc->mp = (FSSIM3DVkMomentsPush) {
             .size     = { p->width, p->height },
@@ -284,8 +284,8 @@ static int init_shader(FSSIMEngine *e, VK3DBackend *b, FFVulkanShader *shd, int 
     SPEC_LIST_CREATE(sl, 17, 17 * sizeof(uint64_t))
 
     if (moments) {
-        fssim_ref_gauss_weights(e->window, e->sigma, g);
-        SPEC_LIST_ADD(sl, 0, 32, e->window / 2);
+        ff_fssim_ref_gauss_weights(e->opts->window, e->opts->sigma, g);
+        SPEC_LIST_ADD(sl, 0, 32, e->opts->window / 2);
         /* the reference's weights, bit for bit */
         for (int i = 0; i < 15; i++)
             SPEC_LIST_ADD(sl, 1 + i, 64, av_double2int(g[i]));
@@ -374,7 +374,7 @@ int ff_fssim_vk3d_init(FSSIMEngine *e, VK3DBackend **pb, size_t *bytes)
     av_log(ctx, AV_LOG_VERBOSE, "Vulkan device '%s': %zu bytes a ring slot, %u score "
            "workgroups, %d bytes of shared memory in the spatial pass.\n",
            vkctx->props.properties.deviceName, b->slot_bytes, b->nb_parts,
-           moments_shared_bytes(e->window / 2));
+           moments_shared_bytes(e->opts->window / 2));
     return 0;
 
 fail:
