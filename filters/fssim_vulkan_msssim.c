@@ -281,13 +281,12 @@ void ff_fssim_vk_msssim_uninit(FSSIMVk *vk, FSSIMVkMsssim **pms)
 {
     FSSIMVkMsssim *ms = *pms;
 
+    /* made only once the device was open */
     if (!ms)
         return;
-    if (vk->initialized) {
-        ff_vk_shader_free(&vk->vkctx, &ms->shd_tile);
-        ff_vk_shader_free(&vk->vkctx, &ms->shd_reduce);
-        ff_vk_shader_free(&vk->vkctx, &ms->shd_tile_rs);
-        ff_vk_free_buf(&vk->vkctx, &ms->buf);
-    }
+    ff_vk_shader_free(&vk->vkctx, &ms->shd_tile);
+    ff_vk_shader_free(&vk->vkctx, &ms->shd_reduce);
+    ff_vk_shader_free(&vk->vkctx, &ms->shd_tile_rs);
+    ff_vk_free_buf(&vk->vkctx, &ms->buf);
     av_freep(pms);
 }

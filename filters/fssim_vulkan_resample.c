@@ -231,12 +231,11 @@ void ff_fssim_vk_resample_uninit(FSSIMVk *vk, FSSIMVkResampler **prs)
 {
     FSSIMVkResampler *rs = *prs;
 
+    /* made only once the device was open */
     if (!rs)
         return;
-    if (vk->initialized) {
-        ff_vk_shader_free(&vk->vkctx, &rs->shd);
-        ff_vk_free_buf(&vk->vkctx, &rs->tables);
-        ff_vk_free_buf(&vk->vkctx, &rs->out);
-    }
+    ff_vk_shader_free(&vk->vkctx, &rs->shd);
+    ff_vk_free_buf(&vk->vkctx, &rs->tables);
+    ff_vk_free_buf(&vk->vkctx, &rs->out);
     av_freep(prs);
 }
