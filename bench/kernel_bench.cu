@@ -192,7 +192,7 @@ static void run(const Module &m, int w, int h, int depth, int iters, bool check)
         CK(cuFuncSetAttribute(m.plane, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, l.total));
         CK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, m.plane, FSSIM_THREADS, l.total));
         for (int i = 0; i < 3; i++) {
-            fssim_cuda_fill_params(&kp[i], depth, pl[i].w, pl[i].h, bytes, 1, 0, algos, 11, 1.5, 0);
+            ff_fssim_cuda_fill_params(&kp[i], depth, pl[i].w, pl[i].h, bytes, 1, 0, algos, 11, 1.5, 0);
             kp[i].main_ptr[0] = pl[i].dev[0];
             kp[i].ref_ptr     = pl[i].dev[1];
             kp[i].main_pitch[0] = kp[i].ref_pitch = (int)pl[i].pitch;
@@ -250,16 +250,16 @@ static void run(const Module &m, int w, int h, int depth, int iters, bool check)
                 FSSIMRefPlane b = { pl[i].host[1].data(), (ptrdiff_t)pl[i].w * bytes, pl[i].w, pl[i].h, bytes, 1, 0 };
                 const FSSIMRefFloatParams fp = { 11, 1.5, 0 };
                 int ow, oh, nx, ny;
-                fssim_ref_float_out_size(pl[i].w, pl[i].h, &fp, &ow, &oh);
-                fssim_ref_block_windows(pl[i].w, pl[i].h, &nx, &ny);
+                ff_fssim_ref_float_out_size(pl[i].w, pl[i].h, &fp, &ow, &oh);
+                ff_fssim_ref_block_windows(pl[i].w, pl[i].h, &nx, &ny);
                 double v[FSSIM_NB_FUSED_PARTS];
                 fssim_cuda_chunk_sums(host_out.data(), &rp, 0, i, v);
-                const double gi = v[FSSIM_PART_INT] / (double)fssim_cuda_int_weight_sum(pl[i].w, pl[i].h);
+                const double gi = v[FSSIM_PART_INT] / (double)ff_fssim_cuda_int_weight_sum(pl[i].w, pl[i].h);
                 const double gf = v[FSSIM_PART_FLOAT] / ((double)ow * oh);
                 const double gb = v[FSSIM_PART_BLOCK] / ((double)nx * ny);
-                const double ri = fssim_ref_int(&a, &b, depth);
-                const double rf = fssim_ref_float(&a, &b, depth, &fp);
-                const double rb = fssim_ref_block(&a, &b, depth);
+                const double ri = ff_fssim_ref_int(&a, &b, depth);
+                const double rf = ff_fssim_ref_float(&a, &b, depth, &fp);
+                const double rb = ff_fssim_ref_block(&a, &b, depth);
                 /* the scores in full, to compare builds bit for bit */
                 printf("  plane %d check: int %.17g float %.9g block %.9g\n", i, gi, gf, gb);
                 printf("  plane %d check: int %.3g (%s) float %.3g (%s) block %.3g (%s)\n", i,

@@ -20,7 +20,8 @@ OBJS-$(CONFIG_FSSIM3D_FILTER)      += fssim/vf_fssim3d.o $(FSSIM_COMMON)
 OBJS-$(CONFIG_FSSIM_CUDA_FILTER)   += fssim/vf_fssim_cuda.o fssim/fssim_filter.o \
                                       $(FSSIM_CUDA) $(FSSIM_COMMON)
 # The Vulkan backend serves fssim_vulkan and fssim3d: both sets of shaders.
-FSSIM_VULKAN = fssim/fssim_be_vulkan.o fssim/fssim_be_vulkan3d.o \
+FSSIM_VULKAN = fssim/fssim_be_vulkan.o fssim/fssim_be_vulkan3d.o fssim/fssim_vulkan_common.o \
+               fssim/fssim_vulkan_resample.o fssim/fssim_vulkan_msssim.o \
                fssim/fssim.comp.spv.o fssim/fssim_f32.comp.spv.o fssim/fssim_msssim.comp.spv.o \
                fssim/fssim_resample.comp.spv.o fssim/fssim3d_moments.comp.spv.o \
                fssim/fssim3d_score.comp.spv.o vulkan.o vulkan_filter.o
@@ -90,7 +91,8 @@ endif
 # The reference is plain C11; it needs no fused multiply-add (doc/algorithms.md#int).
 $(SUBDIR)fssim/ref_%.o: CFLAGS += -ffp-contract=off
 
-SKIPHEADERS += fssim/fssim_cuda_common.h fssim/fssim_be_vulkan.h
+SKIPHEADERS += fssim/fssim_cuda_common.h fssim/fssim_vulkan_common.h \
+               fssim/fssim_vulkan_resample.h fssim/fssim_vulkan_msssim.h
 
 clean::
 	$(RM) $(CLEANSUFFIXES:%=libavfilter/fssim/%) libavfilter/fssim/*.fatbin \

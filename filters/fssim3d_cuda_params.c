@@ -27,9 +27,9 @@
 #include "fssim3d_cuda.h"
 #include "fssim_ref.h"
 
-void fssim3d_cuda_fill_moment_params(FSSIM3DCudaMomentParams *p, int width, int height,
-                                     int bytes, int step, int shift, int window,
-                                     double sigma, int same_padding)
+void ff_fssim3d_cuda_fill_moment_params(FSSIM3DCudaMomentParams *p, int width, int height,
+                                        int bytes, int step, int shift, int window,
+                                        double sigma, int same_padding)
 {
     const FSSIMRefFloatParams fp = { window, sigma, same_padding ? FSSIM_REF_PAD_SAME
                                                                  : FSSIM_REF_PAD_VALID };
@@ -42,7 +42,7 @@ void fssim3d_cuda_fill_moment_params(FSSIM3DCudaMomentParams *p, int width, int 
     p->shift  = shift;
     p->radius = window / 2;
     p->offset = same_padding ? 0 : window / 2;
-    fssim_ref_float_out_size(width, height, &fp, &p->out_w, &p->out_h);
+    ff_fssim_ref_float_out_size(width, height, &fp, &p->out_w, &p->out_h);
     /* the CPU reference's weights, in double */
-    fssim_ref_gauss_weights(window, sigma, p->g);
+    ff_fssim_ref_gauss_weights(window, sigma, p->g);
 }

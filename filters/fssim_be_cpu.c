@@ -88,7 +88,7 @@ typedef struct CPUTask {
 
 static FSSIMRefFloatParams float_params(const FSSIMEngine *e)
 {
-    return (FSSIMRefFloatParams) { e->window, e->sigma, e->padding };
+    return (FSSIMRefFloatParams) { e->opts->window, e->opts->sigma, e->opts->padding };
 }
 
 static int cpu_check_inputs(FSSIMEngine *e, enum AVPixelFormat *sw_format)
@@ -108,23 +108,23 @@ static int algo_rows(const FSSIMEngine *e, int algo, int c, int j, size_t *scrat
 
     switch (algo) {
     case FSSIM_ALGO_INT:
-        *scratch = fssim_ref_int_scratch_size(p->width, BAND_ROWS);
+        *scratch = ff_fssim_ref_int_scratch_size(p->width, BAND_ROWS);
         return p->height;
     case FSSIM_ALGO_FLOAT:
-        if (fssim_ref_float_out_size(p->width, p->height, &fp, &w, &h) < 0)
+        if (ff_fssim_ref_float_out_size(p->width, p->height, &fp, &w, &h) < 0)
             return 0;
-        *scratch = fssim_ref_float_scratch_size(w, BAND_ROWS, &fp);
+        *scratch = ff_fssim_ref_float_scratch_size(w, BAND_ROWS, &fp);
         return h;
     case FSSIM_ALGO_BLOCK:
-        *scratch = fssim_ref_block_scratch_size(p->width);
-        return fssim_ref_block_windows(p->width, p->height, &w, &h) < 0 ? 0 : h;
+        *scratch = ff_fssim_ref_block_scratch_size(p->width);
+        return ff_fssim_ref_block_windows(p->width, p->height, &w, &h) < 0 ? 0 : h;
     case FSSIM_ALGO_PSNR:
         return p->height;
     case FSSIM_ALGO_MSSSIM:
         /* the valid rows of scale j; one row of the five vertical sums */
-        fssim_ref_msssim_scale_size(p->width, p->height, j, &w, &h);
+        ff_fssim_ref_msssim_scale_size(p->width, p->height, j, &w, &h);
         *scratch = 5 * (size_t)w * sizeof(double);
-        return FFMAX(h - e->window + 1, 0);
+        return FFMAX(h - e->opts->window + 1, 0);
     }
     return 0;
 }
@@ -170,15 +170,16 @@ static int init_ring(FSSIMEngine *e, CPUBackend *b, size_t *bytes)
     *bytes = 0;
     for (int c = 0; c < e->fmt.nb_comps; c++) {
         const FSSIMPlane *p = &e->fmt.comp[c];
+        size_t scratch;
         int ow, oh;
         /* ff_fssim_check_options() made sure every plane scores something */
-        fssim_ref_float_out_size(p->width, p->height, &fp, &ow, &oh);
+        ff_fssim_ref_float_out_size(p->width, p->height, &fp, &ow, &oh);
         for (int k = 0; k < e->ring_size; k++)
-            if (fssim_ref_moments_alloc(&b->ring[k][c], ow, oh) < 0)
+            if (ff_fssim_ref_moments_alloc(&b->ring[k][c], ow, oh) < 0)
                 return AVERROR(ENOMEM);
         *bytes += (size_t)e->ring_size * 5 * ow * oh * sizeof(double);
-        b->scratch_size = FFMAX(b->scratch_size,
-                                fssim_ref_float_moments_scratch_size(ow, BAND_ROWS, &fp));
+        scratch = ff_fssim_ref_float_moments_scratch_size(ow, BAND_ROWS, &fp);
+        b->scratch_size = FFMAX(b->scratch_size, scratch);
     }
     return 0;
 }
@@ -193,8 +194,8 @@ static int init_resampling(FSSIMEngine *e, CPUBackend *b)
         for (int k = 0; k < e->nb_dist; k++) {
             for (int c = 0; e->resample[k] && c < e->fmt.nb_comps; c++) {
                 const FSSIMPlane *p = &e->fmt.comp[c];
-                const size_t tmp = fssim_ref_resample_tmp_size(&e->axis[k][c][0],
-                                                               &e->axis[k][c][1]);
+                const size_t tmp = ff_fssim_ref_resample_tmp_size(&e->axis[k][c][0],
+                                                                  &e->axis[k][c][1]);
                 if (!pass) {
                     b->scratch_size = FFMAX(b->scratch_size, tmp * sizeof(int64_t));
                     if (!(b->rs[k][c] = av_malloc_array((size_t)p->width * p->height,
@@ -225,7 +226,7 @@ static int init_pyramid(FSSIMEngine *e, CPUBackend *b)
 {
     size_t total = 0;
 
-    fssim_ref_gauss_weights(e->window, e->sigma, b->ms_g);
+    ff_fssim_ref_gauss_weights(e->opts->window, e->opts->sigma, b->ms_g);
     for (int pass = 0; pass < 3; pass++) {
         int n[FSSIM_MS_SCALES] = { 0 };
         size_t off = 0;
@@ -235,7 +236,7 @@ static int init_pyramid(FSSIMEngine *e, CPUBackend *b)
                 for (int j = 0; j < FSSIM_MS_SCALES; j++) {
                     CPUList *l = &b->pyramid[j];
                     int sw, sh;
-                    fssim_ref_msssim_scale_size(p->width, p->height, j, &sw, &sh);
+                    ff_fssim_ref_msssim_scale_size(p->width, p->height, j, &sw, &sh);
                     if (pass == 2)
                         b->ms[i][c][j] = b->ms_buf + off;
                     off += (size_t)sw * sh;
@@ -268,17 +269,17 @@ static int cpu_init(FSSIMEngine *e, size_t *ring_bytes)
     CPUBackend *b = e->priv;
     int ret;
 
-    if (e->depth) {
+    if (e->opts->depth) {
         ret = init_ring(e, b, ring_bytes);
         if (ret >= 0)
             ret = make_units(b, &b->moments, e, 1, FSSIM_BIT(FSSIM_ALGO_FLOAT));
         if (ret >= 0)
             ret = make_units(b, &b->score, e, 1, FSSIM_BIT(FSSIM_ALGO_FLOAT));
     } else {
-        ret = make_units(b, &b->score, e, e->nb_dist, e->algos);
+        ret = make_units(b, &b->score, e, e->nb_dist, e->opts->algos);
         if (ret >= 0)
             ret = init_resampling(e, b);
-        if (ret >= 0 && (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)))
+        if (ret >= 0 && (e->opts->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)))
             ret = init_pyramid(e, b);
     }
     if (ret < 0)
@@ -300,11 +301,12 @@ static void msssim_unit(FSSIMEngine *e, CPUUnit *u, void *scratch)
     const double L = (double)((1 << e->fmt.depth) - 1);
     int sw, sh;
 
-    fssim_ref_msssim_scale_size(p->width, p->height, u->scale, &sw, &sh);
-    fssim_ref_msssim_rows(b->ms[u->dist][u->comp][u->scale],
-                          b->ms[e->nb_dist][u->comp][u->scale], sw, sh, b->ms_g, e->window,
-                          FSSIM_FLOAT_C1(L), FSSIM_FLOAT_C2(L), u->y0, u->y1, scratch,
-                          &u->sum, &u->cs);
+    ff_fssim_ref_msssim_scale_size(p->width, p->height, u->scale, &sw, &sh);
+    ff_fssim_ref_msssim_rows(b->ms[u->dist][u->comp][u->scale],
+                             b->ms[e->nb_dist][u->comp][u->scale], sw, sh, b->ms_g,
+                             e->opts->window,
+                             FSSIM_FLOAT_C1(L), FSSIM_FLOAT_C2(L), u->y0, u->y1, scratch,
+                             &u->sum, &u->cs);
 }
 
 /* msssim: rows of one scale of one image's plane (see init_pyramid). */
@@ -324,11 +326,11 @@ static void pyramid_unit(FSSIMEngine *e, const CPUTask *t, const CPUUnit *u)
             .data = (const uint8_t *)b->rs[i][c], .linesize = 2 * p->width, .width = p->width,
             .height = p->height, .bytes = 2, .step = 1, .shift = 0 } :
             ff_fssim_ref_plane(fmt, c, f->data, f->linesize);
-        fssim_ref_msssim_load_rows(&pl, u->y0, u->y1, lv[0]);
+        ff_fssim_ref_msssim_load_rows(&pl, u->y0, u->y1, lv[0]);
     } else {
         int sw, sh;
-        fssim_ref_msssim_scale_size(p->width, p->height, u->scale - 1, &sw, &sh);
-        fssim_ref_msssim_pool_rows(lv[u->scale - 1], sw, sh, u->y0, u->y1, lv[u->scale]);
+        ff_fssim_ref_msssim_scale_size(p->width, p->height, u->scale - 1, &sw, &sh);
+        ff_fssim_ref_msssim_pool_rows(lv[u->scale - 1], sw, sh, u->y0, u->y1, lv[u->scale]);
     }
 }
 
@@ -351,8 +353,8 @@ static void run_unit(FSSIMEngine *e, const CPUTask *t, CPUUnit *u, void *scratch
         const FSSIMRefMoments *mom[FSSIM3D_MAX_DEPTH];
         for (int k = 0; k < t->win->depth; k++)
             mom[k] = t->win->slot[k] >= 0 ? &b->ring[t->win->slot[k]][u->comp] : NULL;
-        u->sum = fssim_ref_3d_rows(mom, t->win->wt, t->win->depth, FSSIM_FLOAT_C1(L),
-                                   FSSIM_FLOAT_C2(L), u->y0, u->y1);
+        u->sum = ff_fssim_ref_3d_rows(mom, t->win->wt, t->win->depth, FSSIM_FLOAT_C1(L),
+                                      FSSIM_FLOAT_C2(L), u->y0, u->y1);
         return;
     }
     {
@@ -368,10 +370,10 @@ static void run_unit(FSSIMEngine *e, const CPUTask *t, CPUUnit *u, void *scratch
         const FSSIMRefPlane pb = ff_fssim_ref_plane(&e->fmt, u->comp, t->ref->data,
                                                     t->ref->linesize);
         if (t->list == &b->resample) {
-            fssim_ref_resample_rows(&pd, &e->axis[u->dist][u->comp][0],
-                                    &e->axis[u->dist][u->comp][1], depth, u->y0, u->y1,
-                                    b->rs[u->dist][u->comp] + (size_t)u->y0 * rp->width,
-                                    2 * rp->width, scratch);
+            ff_fssim_ref_resample_rows(&pd, &e->axis[u->dist][u->comp][0],
+                                       &e->axis[u->dist][u->comp][1], depth, u->y0, u->y1,
+                                       b->rs[u->dist][u->comp] + (size_t)u->y0 * rp->width,
+                                       2 * rp->width, scratch);
             return;
         }
         if (t->list == &b->moments) {
@@ -380,21 +382,21 @@ static void run_unit(FSSIMEngine *e, const CPUTask *t, CPUUnit *u, void *scratch
             FSSIMRefMoments band = { .w = m->w, .h = u->y1 - u->y0 };
             for (int i = 0; i < 5; i++)
                 band.m[i] = m->m[i] + (size_t)u->y0 * m->w;
-            fssim_ref_float_moments_rows(&pa, &pb, &fp, u->y0, u->y1, scratch, &band);
+            ff_fssim_ref_float_moments_rows(&pa, &pb, &fp, u->y0, u->y1, scratch, &band);
             return;
         }
         switch (u->algo) {
         case FSSIM_ALGO_INT:
-            fssim_ref_int_rows(&pa, &pb, depth, u->y0, u->y1, scratch, &u->isum);
+            ff_fssim_ref_int_rows(&pa, &pb, depth, u->y0, u->y1, scratch, &u->isum);
             break;
         case FSSIM_ALGO_FLOAT:
-            fssim_ref_float_rows(&pa, &pb, depth, &fp, u->y0, u->y1, scratch, &u->sum);
+            ff_fssim_ref_float_rows(&pa, &pb, depth, &fp, u->y0, u->y1, scratch, &u->sum);
             break;
         case FSSIM_ALGO_BLOCK:
-            fssim_ref_block_rows(&pa, &pb, depth, u->y0, u->y1, scratch, &u->sum);
+            ff_fssim_ref_block_rows(&pa, &pb, depth, u->y0, u->y1, scratch, &u->sum);
             break;
         case FSSIM_ALGO_PSNR:
-            fssim_ref_sse_rows(&pa, &pb, u->y0, u->y1, &u->sse);
+            ff_fssim_ref_sse_rows(&pa, &pb, u->y0, u->y1, &u->sse);
             break;
         case FSSIM_ALGO_MSSSIM:
             msssim_unit(e, u, scratch);
@@ -449,7 +451,7 @@ static void gather(const CPUList *l, AVFrame *const *dist, FSSIMSums *s)
         } else if (u->algo == FSSIM_ALGO_PSNR) {
             v[FSSIM_PART_SSE].u += u->sse;
         } else if (u->algo == FSSIM_ALGO_MSSSIM) {
-            /* each scale's bands in order, as fssim_ref_msssim_scales adds them */
+            /* each scale's bands in order, as ff_fssim_ref_msssim_scales adds them */
             v[FSSIM_PART_MS_S(u->scale)].d  += u->sum;
             v[FSSIM_PART_MS_CS(u->scale)].d += u->cs;
         } else {
@@ -508,7 +510,7 @@ static void cpu_uninit(FSSIMEngine *e)
 
     for (int k = 0; k < FSSIM3D_MAX_RING; k++)
         for (int c = 0; c < 4; c++)
-            fssim_ref_moments_free(&b->ring[k][c]);
+            ff_fssim_ref_moments_free(&b->ring[k][c]);
     for (int k = 0; k < FSSIM_MAX_DIST; k++)
         for (int c = 0; c < 4; c++)
             av_freep(&b->rs[k][c]);

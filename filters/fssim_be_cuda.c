@@ -153,7 +153,7 @@ static int cuda_check_inputs(FSSIMEngine *e, enum AVPixelFormat *sw_format)
     /* fssim3d takes software frames too: a mixed pair gets its own message */
     for (int i = 0; i < ctx->nb_inputs; i++)
         cuda += ctx->inputs[i]->format == AV_PIX_FMT_CUDA;
-    if (e->depth && cuda == 1) {
+    if (e->opts->depth && cuda == 1) {
         const int sw = ctx->inputs[0]->format == AV_PIX_FMT_CUDA;
         av_log(ctx, AV_LOG_ERROR, "The %s input carries CUDA frames but the %s input "
                "software frames (%s): fssim3d scores both on the GPU or both on the CPU. "
@@ -311,11 +311,12 @@ static int init_msssim(FSSIMEngine *e, CUDABackend *b)
     double g[FSSIM_MAX_WINDOW] = { 0 };
     int ret;
 
-    fssim_ref_gauss_weights(e->window, e->sigma, g);
+    ff_fssim_ref_gauss_weights(e->opts->window, e->opts->sigma, g);
     for (int i = 0; i < e->fmt.nb_comps; i++) {
         for (int j = 1; j < FSSIM_MS_SCALES; j++) {
             int sw, sh;
-            fssim_ref_msssim_scale_size(e->fmt.comp[i].width, e->fmt.comp[i].height, j, &sw, &sh);
+            ff_fssim_ref_msssim_scale_size(e->fmt.comp[i].width, e->fmt.comp[i].height, j,
+                                           &sw, &sh);
             pitch[i][j] = FFALIGN(sw * (int)sizeof(float), OFFSET_ALIGN);
             off[i][j]   = bytes;
             bytes += 2 * (size_t)pitch[i][j] * sh;   /* main, then ref */
@@ -326,17 +327,17 @@ static int init_msssim(FSSIMEngine *e, CUDABackend *b)
         memset(mp, 0, sizeof(*mp));
         mp->c1 = (float)FSSIM_FLOAT_C1(L);
         mp->c2 = (float)FSSIM_FLOAT_C2(L);
-        for (int k = 0; k < e->window; k++)
+        for (int k = 0; k < e->opts->window; k++)
             mp->g[k] = (float)g[k];
         mp->nb_planes = e->fmt.nb_comps;
         mp->level  = j;
-        mp->radius = e->window / 2;
+        mp->radius = e->opts->window / 2;
         b->ms_first[j] = b->ms_records;
         for (int i = 0; i < e->fmt.nb_comps; i++) {
             const FSSIMPlane *p = &e->fmt.comp[i];
             FSSIMCudaMsPlane *pl = &mp->plane[i];
             int gx, gy;
-            fssim_ref_msssim_scale_size(p->width, p->height, j, &pl->width, &pl->height);
+            ff_fssim_ref_msssim_scale_size(p->width, p->height, j, &pl->width, &pl->height);
             pl->step  = j ? 1 : p->step;
             pl->shift = j ? 0 : p->shift;
             pl->first_tile = b->ms_blocks[j];
@@ -348,7 +349,7 @@ static int init_msssim(FSSIMEngine *e, CUDABackend *b)
         }
         b->ms_records += b->ms_blocks[j];
     }
-    b->ms_smem = fssim_ms_smem_layout(e->window / 2).total;
+    b->ms_smem = fssim_ms_smem_layout(e->opts->window / 2).total;
 
     ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuModuleGetFunction(&b->ms_scale_func, c->module,
                                                             "fssim_ms_scale"));
@@ -434,7 +435,7 @@ static int launch_msssim(FSSIMEngine *e, CUDABackend *b, int k, const AVFrame *r
 /* Whether fssim_plane runs: an algorithm other than msssim is asked for. */
 static int fused_algos(const FSSIMEngine *e)
 {
-    return e->algos & ~FSSIM_BIT(FSSIM_ALGO_MSSSIM);
+    return e->opts->algos & ~FSSIM_BIT(FSSIM_ALGO_MSSSIM);
 }
 
 /* The side streams of the components after the first, and their events.
@@ -502,9 +503,10 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
     AVFilterContext *ctx = e->ctx;
     FSSIMCuda *c = &b->cuda;
     const int kind = fssim_cuda_kind(e->fmt.depth);
-    const int any = e->window != FSSIM_DEFAULT_WINDOW;
+    const int any = e->opts->window != FSSIM_DEFAULT_WINDOW;
     const int ladder = e->nb_dist > 1;
-    const FSSIMSmemLayout l = fssim_smem_layout(e->window / 2, e->algos, kind, ladder);
+    const FSSIMSmemLayout l = fssim_smem_layout(e->opts->window / 2, e->opts->algos, kind,
+                                                ladder);
     const size_t part_bytes = FSSIM_NB_FUSED_PARTS * sizeof(double);
     int count[4], ret;
 
@@ -516,9 +518,9 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
     for (int i = 0; i < e->fmt.nb_comps; i++) {
         const FSSIMPlane *p = &e->fmt.comp[i];
         FSSIMCudaParams *kp = &b->params[i];
-        fssim_cuda_fill_params(kp, e->fmt.depth, p->width, p->height, p->bytes, p->step,
-                               p->shift, e->algos, e->window, e->sigma,
-                               e->padding == FSSIM_REF_PAD_SAME);
+        ff_fssim_cuda_fill_params(kp, e->fmt.depth, p->width, p->height, p->bytes, p->step,
+                                  p->shift, e->opts->algos, e->opts->window, e->opts->sigma,
+                                  e->opts->padding == FSSIM_REF_PAD_SAME);
         kp->part_offset = b->nb_tiles;
         count[i] = fssim_cuda_nb_blocks(p->width, p->height, &b->grid[i][0], &b->grid[i][1]);
         b->nb_tiles += count[i];
@@ -545,7 +547,7 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
         ret = init_side_streams(e, b);
     if (ret >= 0)
         ret = init_resampling(e, b);
-    if (ret >= 0 && (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)))
+    if (ret >= 0 && (e->opts->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)))
         ret = init_msssim(e, b);
     pop(e, c);
     if (ret < 0)
@@ -560,7 +562,7 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
     /* a slot holds only what the reductions write */
     b->fused_bytes = fused_algos(e) ? (size_t)e->nb_dist * b->reduce.chunk[4] * part_bytes : 0;
     return ff_fssim_cuda_slots_init(ctx, c, &b->slots, e->nb_slots, b->fused_bytes +
-                                    (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM) ?
+                                    (e->opts->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM) ?
                                      (size_t)e->nb_dist * e->fmt.nb_comps * 2 *
                                      FSSIM_MS_SCALES * sizeof(double) : 0));
 }
@@ -570,6 +572,7 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
 static int launch_2d(FSSIMEngine *e, CUDABackend *b, const AVFrame *ref, AVFrame *const *dist,
                      const int *ks, int n, CUdeviceptr results)
 {
+    const int msssim = e->opts->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM);
     FSSIMCuda *c = &b->cuda;
     CudaFunctions *cu = c->cu;
     void *args[1];
@@ -578,7 +581,7 @@ static int launch_2d(FSSIMEngine *e, CUDABackend *b, const AVFrame *ref, AVFrame
     for (int i = 0; i < n && ret >= 0; i++)
         if (e->resample[ks[i]])
             ret = launch_resample(e, b, ks[i], dist[ks[i]]);
-    for (int i = 0; i < n && ret >= 0 && (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)); i++)
+    for (int i = 0; i < n && ret >= 0 && msssim; i++)
         ret = launch_msssim(e, b, ks[i], ref, dist[ks[i]], results);
     if (ret < 0 || !fused_algos(e))
         return ret;
@@ -667,10 +670,10 @@ static int cuda_collect(FSSIMEngine *e, int slot, int wait, FSSIMSums *sums)
                                      (const void **)&r);
     if (ret <= 0)
         return ret;
-    for (int k = 0; k < (e->depth ? 1 : e->nb_dist); k++) {
+    for (int k = 0; k < (e->opts->depth ? 1 : e->nb_dist); k++) {
         for (int c = 0; c < e->fmt.nb_comps; c++) {
             FSSIMSum *v = sums->v[k][c];
-            if (e->depth) {
+            if (e->opts->depth) {
                 v[FSSIM_PART_FLOAT].d = r[c];
                 continue;
             }
@@ -680,7 +683,7 @@ static int cuda_collect(FSSIMEngine *e, int slot, int wait, FSSIMSums *sums)
                 /* the bits as they are: the sse part is an integer */
                 memcpy(v, parts, sizeof(parts));
             }
-            if (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM))
+            if (e->opts->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM))
                 read_msssim(e, b, r, k, c, v);
         }
     }
@@ -717,8 +720,8 @@ static int init_3d(FSSIMEngine *e, CUDABackend *b, size_t *bytes)
     FSSIM_CUDA_IMAGE_EXTERN(fssim3d_any);
     const FSSIMCudaImage images[2] = { FSSIM_CUDA_IMAGE(fssim3d), FSSIM_CUDA_IMAGE(fssim3d_any) };
     AVFilterContext *ctx = e->ctx;
-    const int r = e->window / 2;
-    const int any = e->window != FSSIM_DEFAULT_WINDOW;
+    const int r = e->opts->window / 2;
+    const int any = e->opts->window != FSSIM_DEFAULT_WINDOW;
     const double L = (double)((1 << e->fmt.depth) - 1);
     FSSIMCuda *c = &b->cuda;
     CudaFunctions *cu;
@@ -731,8 +734,9 @@ static int init_3d(FSSIMEngine *e, CUDABackend *b, size_t *bytes)
         FSSIM3DCudaMomentParams *mp = &b->mp[i];
         int n;
 
-        fssim3d_cuda_fill_moment_params(mp, p->width, p->height, p->bytes, p->step, p->shift,
-                                        e->window, e->sigma, e->padding == FSSIM_REF_PAD_SAME);
+        ff_fssim3d_cuda_fill_moment_params(mp, p->width, p->height, p->bytes, p->step, p->shift,
+                                           e->opts->window, e->opts->sigma,
+                                           e->opts->padding == FSSIM_REF_PAD_SAME);
         /* ff_fssim_check_options() made sure every plane scores something */
         n = mp->out_w * mp->out_h;
         b->grid3d[i][0] = (mp->out_w + FSSIM_TILE - 1) / FSSIM_TILE;
@@ -929,7 +933,7 @@ static int cuda_init(FSSIMEngine *e, size_t *ring_bytes)
 {
     CUDABackend *b = e->priv;
 
-    return e->depth ? init_3d(e, b, ring_bytes) : init_2d(e, b);
+    return e->opts->depth ? init_3d(e, b, ring_bytes) : init_2d(e, b);
 }
 
 static void cuda_uninit(FSSIMEngine *e)
@@ -938,13 +942,13 @@ static void cuda_uninit(FSSIMEngine *e)
     CUDABackend *b = e->priv;
     FSSIMCuda *c = &b->cuda;
 
-    if (e->depth && b->slots.nb_timed && b->nb_moments) {
+    if (e->opts->depth && b->slots.nb_timed && b->nb_moments) {
         const double mus = 1000.0 * b->moments_ms / b->nb_moments;
         const double sus = 1000.0 * b->slots.gpu_ms / b->slots.nb_timed;
         av_log(ctx, AV_LOG_VERBOSE, "GPU time per frame pair: %.1f us over %"PRIu64" frames "
                "(spatial moments %.1f us, temporal window and score %.1f us)\n",
                mus + sus, b->slots.nb_timed, mus, sus);
-    } else if (!e->depth && b->slots.nb_timed) {
+    } else if (!e->opts->depth && b->slots.nb_timed) {
         av_log(ctx, AV_LOG_VERBOSE, "GPU time per frame pair: %.1f us over %"PRIu64" frames\n",
                1000.0 * b->slots.gpu_ms / b->slots.nb_timed, b->slots.nb_timed);
     }

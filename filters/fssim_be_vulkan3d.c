@@ -56,23 +56,19 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "libavutil/intfloat.h"
 #include "libavutil/mem.h"
 #include "libavutil/pixdesc.h"
-#include "libavfilter/filters.h"
-#include "libavfilter/vulkan_filter.h"
 
-#include "fssim_be_vulkan.h"
+#include "fssim_vulkan_common.h"
 
 extern const unsigned char ff_fssim3d_moments_comp_spv_data[];
 extern const unsigned int  ff_fssim3d_moments_comp_spv_len;
 extern const unsigned char ff_fssim3d_score_comp_spv_data[];
 extern const unsigned int  ff_fssim3d_score_comp_spv_len;
 
-/* Taps: fssim_consts.h, shared with fssim3d_core.glsl (the tile: fssim_be_vulkan.h). */
+/* Taps: fssim_consts.h, shared with fssim3d_core.glsl (the tile: fssim_vulkan_common.h). */
 #define MAX_TAPS    FSSIM3D_VK_MAX_TAPS
 #define SCORE_CHUNK (WG_SIZE * FSSIM3D_VK_SCORE_PER)   /* positions per score workgroup */
-#define MAX_PLANES  4
 #define NB_EXEC     16              /* jobs in flight: moments and scores */
 #define NB_TS       2               /* timestamps per job: start, end */
 /* A ring record (fssim3d_core.glsl): the high 32 bits of the four values,
@@ -81,7 +77,8 @@ extern const unsigned int  ff_fssim3d_score_comp_spv_len;
 #define RECORD_LO   8
 
 /* Descriptor bindings of the moments shader: one per plane of each frame. */
-enum { BIND_MAIN = 0, BIND_REF = BIND_MAIN + MAX_PLANES, BIND_IMG_NB = BIND_REF + MAX_PLANES };
+enum { BIND_MAIN = 0, BIND_REF = BIND_MAIN + FSSIM_VK_MAX_PLANES,
+       BIND_IMG_NB = BIND_REF + FSSIM_VK_MAX_PLANES };
 /* and of the score shader */
 enum { BIND_WINDOW, BIND_PARTIALS, BIND_RESULTS, BIND_SCORE_NB };
 
@@ -109,7 +106,7 @@ typedef struct FSSIM3DVkIO {
 } FSSIM3DVkIO;
 
 /* a pass of two frames reads depth + 1 slots */
-static_assert(FSSIM3D_MAX_RING <= MAX_TAPS, "the score shader's taps hold the whole ring");
+_Static_assert(FSSIM3D_MAX_RING <= MAX_TAPS, "the score shader's taps hold the whole ring");
 
 typedef struct VkComp {
     FSSIM3DVkMomentsPush mp;     /* all but the addresses, set per slot */
@@ -131,11 +128,8 @@ typedef struct VkJob {
 } VkJob;
 
 struct VK3DBackend {
-    FFVulkanContext vkctx;
-    int initialized;
-    /* the compute family, restricted to its first queue: see the top */
-    AVVulkanDeviceQueueFamily qf;
-    FFVkExecPool e;
+    /* the compute family restricted to its first queue: see the top */
+    FSSIMVk vk;
     FFVulkanShader shd_moments, shd_score, shd_sum;
 
     VkComp comp[4];
@@ -159,13 +153,8 @@ struct VK3DBackend {
     FSSIM3DWindow pend;
 
     /* GPU time, from timestamp queries */
-    FSSIMVkTimer timer;
     double   moments_us, score_us;
     uint64_t nb_moments_ts, nb_score_ts;   /* timed moments jobs, timed scored frames */
-
-    /* A submission or a fence failed: the device is not trusted for the
-     * rest of the run, nothing is read back from it any more. */
-    int failed;
 };
 
 /* Shared memory of a spatial workgroup at radius r, as
@@ -181,14 +170,13 @@ static int moments_shared_bytes(int r)
 static int check_device(FSSIMEngine *e, VK3DBackend *b)
 {
     AVFilterContext *ctx = e->ctx;
-    FFVulkanContext *vkctx = &b->vkctx;
+    FFVulkanContext *vkctx = &b->vk.vkctx;
     const char *name = vkctx->props.properties.deviceName;
     const VkPhysicalDeviceFeatures *feats = &vkctx->hwctx->device_features.features;
     const VkPhysicalDeviceVulkan12Features *f12 =
         ff_vk_find_struct(vkctx->hwctx->device_features.pNext,
                           VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
-    const VkPhysicalDeviceLimits *lim = &vkctx->props.properties.limits;
-    const int shared = moments_shared_bytes(e->window / 2);
+    char why[64];
 
     if (!feats->shaderFloat64 || !f12 || !f12->bufferDeviceAddress) {
         const int both = !feats->shaderFloat64 && (!f12 || !f12->bufferDeviceAddress);
@@ -200,26 +188,17 @@ static int check_device(FSSIMEngine *e, VK3DBackend *b)
                f12 && f12->bufferDeviceAddress ? "" : "bufferDeviceAddress");
         return AVERROR(ENOSYS);
     }
-    if (lim->maxComputeWorkGroupInvocations < WG_SIZE) {
-        av_log(ctx, AV_LOG_ERROR, "The Vulkan device '%s' runs fewer than %d invocations "
-               "per workgroup.\n", name, WG_SIZE);
-        return AVERROR(ENOSYS);
-    }
-    if (lim->maxComputeSharedMemorySize < shared) {
-        av_log(ctx, AV_LOG_ERROR, "The Vulkan device '%s' offers %u bytes of shared memory "
-               "per workgroup; fssim3d needs %d with window=%d. Use a smaller window.\n",
-               name, lim->maxComputeSharedMemorySize, shared, e->window);
-        return AVERROR(ENOSYS);
-    }
-    return 0;
+    snprintf(why, sizeof(why), "with window=%d. Use a smaller window.", e->opts->window);
+    return ff_fssim_vk_check_workgroup(ctx, &b->vk, moments_shared_bytes(e->opts->window / 2),
+                                       "fssim3d", why);
 }
 
 /* The layout of the ring and the dispatches: everything but the device
  * objects, so that the ring's size is known before anything can fail. */
 static void setup_comps(FSSIMEngine *e, VK3DBackend *b)
 {
-    const FSSIMRefFloatParams fp = { e->window, e->sigma, e->padding };
-    const int off = e->padding == FSSIM_REF_PAD_VALID ? e->window / 2 : 0;
+    const FSSIMRefFloatParams fp = { e->opts->window, e->opts->sigma, e->opts->padding };
+    const int off = e->opts->padding == FSSIM_REF_PAD_VALID ? e->opts->window / 2 : 0;
     const double L = (double)((1 << e->fmt.depth) - 1);
     uint32_t parts = 0;
 
@@ -230,7 +209,7 @@ static void setup_comps(FSSIMEngine *e, VK3DBackend *b)
         int ow, oh;
 
         /* ff_fssim_check_options() made sure every plane scores something */
-        fssim_ref_float_out_size(p->width, p->height, &fp, &ow, &oh);
+        ff_fssim_ref_float_out_size(p->width, p->height, &fp, &ow, &oh);
         memset(vc, 0, sizeof(*vc));
         vc->mp = (FSSIM3DVkMomentsPush) {
             .size     = { p->width, p->height },
@@ -266,55 +245,33 @@ static void setup_comps(FSSIMEngine *e, VK3DBackend *b)
     b->io_stride = ff_fssim_vk_align(sizeof(FSSIM3DVkIO));
 }
 
+/* The moments shader (mode < 0: frames in, the ring out), or the score
+ * shader's two passes (mode 0: the window's partial sums, 1: their sums). */
 static int init_shader(FSSIMEngine *e, VK3DBackend *b, FFVulkanShader *shd, int mode)
 {
-    FFVulkanContext *vkctx = &b->vkctx;
-    const int moments = mode < 0;
-    FFVulkanDescriptorSetBinding desc[BIND_IMG_NB];
-    const int nb = moments ? BIND_IMG_NB : BIND_SCORE_NB;
-    double g[FSSIM_MAX_WINDOW] = { 0 };
-    int err;
-
-    for (int i = 0; i < nb; i++)
-        desc[i] = (FFVulkanDescriptorSetBinding) {
-            .type   = moments ? VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE :
-                                VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-            .stages = VK_SHADER_STAGE_COMPUTE_BIT,
-        };
     SPEC_LIST_CREATE(sl, 17, 17 * sizeof(uint64_t))
 
-    if (moments) {
-        fssim_ref_gauss_weights(e->window, e->sigma, g);
-        SPEC_LIST_ADD(sl, 0, 32, e->window / 2);
-        /* the reference's weights, bit for bit */
-        for (int i = 0; i < 15; i++)
-            SPEC_LIST_ADD(sl, 1 + i, 64, av_double2int(g[i]));
-    } else {
+    if (mode >= 0) {
         SPEC_LIST_ADD(sl, 0, 32, mode);
+        ff_fssim_vk_shader_load(shd, sl, WG_SIZE, 1, 0);
+        return ff_fssim_vk_shader_link(&b->vk, shd, 0, BIND_SCORE_NB,
+                                       sizeof(FSSIM3DVkScorePush),
+                                       ff_fssim3d_score_comp_spv_data,
+                                       ff_fssim3d_score_comp_spv_len);
     }
-
-    ff_vk_shader_load(shd, VK_SHADER_STAGE_COMPUTE_BIT, sl,
-                      (uint32_t []) { WG_SIZE, 1, 1 }, 0);
-    RET(ff_fssim_vk_add_descriptor_set(vkctx, shd, desc, nb));
-    RET(ff_vk_shader_add_push_const(shd, 0, moments ? sizeof(FSSIM3DVkMomentsPush) :
-                                                      sizeof(FSSIM3DVkScorePush),
-                                    VK_SHADER_STAGE_COMPUTE_BIT));
-    return moments ? ff_fssim_vk_link(vkctx, &b->e, shd, ff_fssim3d_moments_comp_spv_data,
-                                      ff_fssim3d_moments_comp_spv_len) :
-                     ff_fssim_vk_link(vkctx, &b->e, shd, ff_fssim3d_score_comp_spv_data,
-                                      ff_fssim3d_score_comp_spv_len);
-
-fail:
-    shd->specialization_info = NULL;
-    return err;
+    SPEC_LIST_ADD(sl, 0, 32, e->opts->window / 2);
+    /* the reference's weights, bit for bit */
+    ff_fssim_vk_spec_gauss(sl, 1, e->opts, 1);
+    ff_fssim_vk_shader_load(shd, sl, WG_SIZE, 1, 0);
+    return ff_fssim_vk_shader_link(&b->vk, shd, BIND_IMG_NB, 0, sizeof(FSSIM3DVkMomentsPush),
+                                   ff_fssim3d_moments_comp_spv_data,
+                                   ff_fssim3d_moments_comp_spv_len);
 }
 
 int ff_fssim_vk3d_init(FSSIMEngine *e, VK3DBackend **pb, size_t *bytes)
 {
     AVFilterContext *ctx = e->ctx;
-    FilterLink *ml = ff_filter_link(ctx->inputs[0]);
     const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
-    AVVulkanDeviceQueueFamily *qf;
     FFVulkanContext *vkctx;
     VK3DBackend *b;
     int err;
@@ -322,7 +279,7 @@ int ff_fssim_vk3d_init(FSSIMEngine *e, VK3DBackend **pb, size_t *bytes)
     b = *pb = av_mallocz(sizeof(*b));
     if (!b)
         return AVERROR(ENOMEM);
-    vkctx = &b->vkctx;
+    vkctx = &b->vk.vkctx;
     b->slot_exec = av_calloc(e->nb_slots, sizeof(*b->slot_exec));
     b->slot_seq  = av_calloc(e->nb_slots, sizeof(*b->slot_seq));
     if (!b->slot_exec || !b->slot_seq)
@@ -333,20 +290,9 @@ int ff_fssim_vk3d_init(FSSIMEngine *e, VK3DBackend **pb, size_t *bytes)
     *bytes = (size_t)e->ring_size * b->slot_bytes;
     b->pend_slot = -1;
 
-    err = ff_vk_init(vkctx, ctx, NULL, ml->hw_frames_ctx);
-    if (err < 0)
-        return err;
-    b->initialized = 1;
+    RET(ff_fssim_vk_open(ctx, &b->vk));
     RET(check_device(e, b));
-
-    qf = ff_vk_qf_find(vkctx, VK_QUEUE_COMPUTE_BIT, 0);
-    if (!qf) {
-        av_log(ctx, AV_LOG_ERROR, "The Vulkan device has no compute queue.\n");
-        return AVERROR(ENOTSUP);
-    }
-    b->qf = *qf;
-    b->qf.num = 1;
-    RET(ff_vk_exec_pool_init(vkctx, &b->qf, &b->e, NB_EXEC, 0, 0, 0, NULL));
+    RET(ff_fssim_vk_pool_init(ctx, &b->vk, NB_EXEC, 1));
 
     /* Allocated once: nothing is allocated on the device per frame.  A
      * buffer per slot: no single allocation or buffer grows with depth. */
@@ -369,12 +315,12 @@ int ff_fssim_vk3d_init(FSSIMEngine *e, VK3DBackend **pb, size_t *bytes)
     RET(init_shader(e, b, &b->shd_moments, -1));
     RET(init_shader(e, b, &b->shd_score, 0));
     RET(init_shader(e, b, &b->shd_sum, 1));
-    ff_fssim_vk_timer_init(ctx, &b->vkctx, b->qf.idx, NB_EXEC, NB_TS, &b->timer);
+    ff_fssim_vk_timer_init(ctx, &b->vk, NB_TS);
 
     av_log(ctx, AV_LOG_VERBOSE, "Vulkan device '%s': %zu bytes a ring slot, %u score "
            "workgroups, %d bytes of shared memory in the spatial pass.\n",
            vkctx->props.properties.deviceName, b->slot_bytes, b->nb_parts,
-           moments_shared_bytes(e->window / 2));
+           moments_shared_bytes(e->opts->window / 2));
     return 0;
 
 fail:
@@ -388,36 +334,34 @@ static const char *job_name(int kind)
     return kind == JOB_MOMENTS ? "spatial moments of frame pair" : "scores of frame";
 }
 
-/* A command buffer that could not be started or submitted: its fence was
- * reset and will never signal, so ff_vk_exec_pool_free() must not wait on
- * it (that wait has no timeout).  ff_vk_exec_submit() has logged the
+/* A command buffer that could not be started or submitted
+ * (ff_fssim_vk_submit_failed()).  ff_vk_exec_submit() has logged the
  * VkResult; say what it was for. */
 static int submit_failed(AVFilterContext *ctx, VK3DBackend *b, FFVkExecContext *exec,
                          int kind, int64_t n, int err)
 {
-    exec->had_submission = 0;
-    b->failed = AVERROR_EXTERNAL;
+    ff_fssim_vk_submit_failed(&b->vk, exec);
     av_log(ctx, AV_LOG_ERROR, "Submitting the %s %"PRId64" to the Vulkan device failed: "
            "%s. No score is published after it.\n", job_name(kind), n, av_err2str(err));
-    return b->failed;
+    return AVERROR_EXTERNAL;
 }
 
 /* A fence that reports an error (VK_ERROR_DEVICE_LOST...): the ring and the
  * sums hold an older frame's values or garbage, never published. */
 static int fence_failed(AVFilterContext *ctx, VK3DBackend *b, VkResult res, const VkJob *job)
 {
-    b->failed = AVERROR_EXTERNAL;
+    b->vk.failed = 1;
     av_log(ctx, AV_LOG_ERROR, "Vulkan error while waiting for the %s %"PRId64": %s. "
            "Its scores and those of the frames after it are not published.\n",
            job_name(job->kind), job->n, ff_vk_ret2str(res));
-    return b->failed;
+    return AVERROR_EXTERNAL;
 }
 
 static void read_gpu_time(VK3DBackend *b, FFVkExecContext *exec, const VkJob *job)
 {
     double us;
 
-    if (!ff_fssim_vk_timer_read(&b->vkctx, &b->timer, exec, &us))
+    if (!ff_fssim_vk_timer_read(&b->vk, exec, &us))
         return;
     if (job->kind == JOB_MOMENTS) {
         b->moments_us += us;
@@ -431,17 +375,16 @@ static void read_gpu_time(VK3DBackend *b, FFVkExecContext *exec, const VkJob *jo
 
 /* Wait until the last job of an execution context is done, check its fence
  * and release what it held (the frames, their image views).  ff_vk_exec_start()
- * and ff_vk_exec_wait() would ignore the VkResult. */
+ * would ignore the VkResult. */
 static int job_done(AVFilterContext *ctx, VK3DBackend *b, FFVkExecContext *exec)
 {
-    FFVulkanContext *vkctx = &b->vkctx;
+    FFVulkanContext *vkctx = &b->vk.vkctx;
     VkJob *job = &b->job[exec->idx];
     VkResult res;
 
     if (job->kind == JOB_NONE)
         return 0;
-    res = vkctx->vkfn.WaitForFences(vkctx->hwctx->act_dev, 1, &exec->fence, VK_TRUE,
-                                    UINT64_MAX);
+    res = ff_fssim_vk_fence(vkctx, exec, 1);
     if (res != VK_SUCCESS)
         return fence_failed(ctx, b, res, job);
     ff_vk_exec_discard_deps(vkctx, exec);
@@ -452,7 +395,7 @@ static int job_done(AVFilterContext *ctx, VK3DBackend *b, FFVkExecContext *exec)
 
 static void write_ts(VK3DBackend *b, FFVkExecContext *exec, int i)
 {
-    ff_fssim_vk_timer_write(&b->vkctx, &b->timer, exec, i,
+    ff_fssim_vk_timer_write(&b->vk, exec, i,
                             i ? VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT :
                                 VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
 }
@@ -462,10 +405,25 @@ static void write_ts(VK3DBackend *b, FFVkExecContext *exec, int i)
 static int abandon(AVFilterContext *ctx, VK3DBackend *b, FFVkExecContext *exec, int kind,
                    int64_t n, int err)
 {
-    ff_vk_exec_discard_deps(&b->vkctx, exec);
-    if (ff_vk_exec_submit(&b->vkctx, exec) < 0)
+    if (ff_fssim_vk_abandon(&b->vk, exec) < 0)
         submit_failed(ctx, b, exec, kind, n, err);
     return err;
+}
+
+/* Start the command buffer of a job in the next execution context, once
+ * that context's last job is done. */
+static int start_job(AVFilterContext *ctx, VK3DBackend *b, int kind, int64_t n,
+                     FFVkExecContext **exec)
+{
+    FFVulkanContext *vkctx = &b->vk.vkctx;
+    int err;
+
+    *exec = ff_vk_exec_get(vkctx, &b->vk.pool);
+    err = job_done(ctx, b, *exec);
+    if (err < 0)
+        return err;
+    err = ff_vk_exec_start(vkctx, *exec);
+    return err < 0 ? submit_failed(ctx, b, *exec, kind, n, err) : 0;
 }
 
 /* The taps of one pass in window order, into io: frame 0's window, and
@@ -498,7 +456,7 @@ static int submit_pass(FSSIMEngine *e, VK3DBackend *b, int slot0, const FSSIM3DW
                        int slot1, const FSSIM3DWindow *w1)
 {
     AVFilterContext *ctx = e->ctx;
-    FFVulkanContext *vkctx = &b->vkctx;
+    FFVulkanContext *vkctx = &b->vk.vkctx;
     FFVulkanFunctions *vk = &vkctx->vkfn;
     const int nb_frames = w1 ? 2 : 1;
     const size_t off = slot0 * b->io_stride;
@@ -509,16 +467,12 @@ static int submit_pass(FSSIMEngine *e, VK3DBackend *b, int slot0, const FSSIM3DW
     uint32_t nb_taps;
     int err;
 
-    exec = ff_vk_exec_get(vkctx, &b->e);
-    err = job_done(ctx, b, exec);
+    err = start_job(ctx, b, JOB_SCORE, n, &exec);
     if (err < 0)
         return err;
     /* the slot's previous job, which read io, was collected */
     nb_taps = pass_taps(b, io, w0, w1);
 
-    err = ff_vk_exec_start(vkctx, exec);
-    if (err < 0)
-        return submit_failed(ctx, b, exec, JOB_SCORE, n, err);
     write_ts(b, exec, 0);
     /* the moments jobs submitted before, on this queue */
     ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
@@ -551,8 +505,7 @@ static int submit_pass(FSSIMEngine *e, VK3DBackend *b, int slot0, const FSSIM3DW
             ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_HOST_BIT,
                                 VK_ACCESS_2_HOST_READ_BIT, NULL, 0);
         else
-            ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                                VK_ACCESS_2_SHADER_STORAGE_READ_BIT, NULL, 0);
+            ff_fssim_vk_barrier_compute(vk, exec);
     }
     write_ts(b, exec, 1);
 
@@ -595,14 +548,11 @@ int ff_fssim_vk3d_moments(FSSIMEngine *e, VK3DBackend *b, int slot, const AVFram
                           const AVFrame *main)
 {
     AVFilterContext *ctx = e->ctx;
-    FFVulkanContext *vkctx = &b->vkctx;
+    FFVulkanContext *vkctx = &b->vk.vkctx;
     FFVulkanFunctions *vk = &vkctx->vkfn;
     const int nb_planes = av_pix_fmt_count_planes(e->fmt.pix_fmt);
     /* split inputs share the frame: one dependency, one barrier */
     const int same = main->data[0] == ref->data[0];
-    /* FFmpeg's helpers take the frames as writable: they lock them and
-     * record their new layout, never change the AVFrame */
-    AVFrame *mf = (AVFrame *)main, *rf = (AVFrame *)ref;
     VkImageView mv[AV_NUM_DATA_POINTERS], rv[AV_NUM_DATA_POINTERS];
     VkImageMemoryBarrier2 img_bar[8];
     const int64_t n = b->nb_pairs;
@@ -610,57 +560,33 @@ int ff_fssim_vk3d_moments(FSSIMEngine *e, VK3DBackend *b, int slot, const AVFram
     FFVkExecContext *exec;
 
     /* a failed device runs nothing reliably any more */
-    if (b->failed)
-        return b->failed;
+    if (b->vk.failed)
+        return AVERROR_EXTERNAL;
     /* the held job goes first: it reads what this job overwrites */
     if (held_reads(b, slot) && (err = submit_held(e, b)) < 0)
         return err;
-    exec = ff_vk_exec_get(vkctx, &b->e);
-    err = job_done(ctx, b, exec);
+    err = start_job(ctx, b, JOB_MOMENTS, n, &exec);
     if (err < 0)
         return err;
-    err = ff_vk_exec_start(vkctx, exec);
-    if (err < 0)
-        return submit_failed(ctx, b, exec, JOB_MOMENTS, n, err);
 
     /* the frames stay referenced until the job is done */
-    RET(ff_vk_exec_add_dep_frame(vkctx, exec, mf, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                                 VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT));
-    RET(ff_vk_create_imageviews(vkctx, exec, mv, mf, FF_VK_REP_UINT));
-    if (!same) {
-        RET(ff_vk_exec_add_dep_frame(vkctx, exec, rf, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                                     VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT));
-        RET(ff_vk_create_imageviews(vkctx, exec, rv, rf, FF_VK_REP_UINT));
-    } else {
+    RET(ff_fssim_vk_add_frame(vkctx, exec, main, mv));
+    if (!same)
+        RET(ff_fssim_vk_add_frame(vkctx, exec, ref, rv));
+    else
         memcpy(rv, mv, sizeof(rv));
-    }
 
     write_ts(b, exec, 0);
-    ff_vk_frame_barrier(vkctx, exec, mf, img_bar, &nb_img_bar,
-                        VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                        VK_ACCESS_SHADER_READ_BIT,
-                        VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-                        VK_QUEUE_FAMILY_IGNORED);
+    ff_fssim_vk_frame_barrier(vkctx, exec, main, img_bar, &nb_img_bar);
     if (!same)
-        ff_vk_frame_barrier(vkctx, exec, rf, img_bar, &nb_img_bar,
-                            VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                            VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                            VK_ACCESS_SHADER_READ_BIT,
-                            VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-                            VK_QUEUE_FAMILY_IGNORED);
+        ff_fssim_vk_frame_barrier(vkctx, exec, ref, img_bar, &nb_img_bar);
     /* the slot's earlier readers (score jobs) and writers, on this queue */
     ff_fssim_vk_barrier(vk, exec, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-                   img_bar, nb_img_bar);
+                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                        img_bar, nb_img_bar);
 
-    for (int i = 0; i < MAX_PLANES; i++) {
-        const int p = FFMIN(i, nb_planes - 1);
-        ff_vk_shader_update_img(vkctx, exec, &b->shd_moments, 0, BIND_MAIN + i, 0, mv[p],
-                                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_NULL_HANDLE);
-        ff_vk_shader_update_img(vkctx, exec, &b->shd_moments, 0, BIND_REF + i, 0, rv[p],
-                                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_NULL_HANDLE);
-    }
+    ff_fssim_vk_bind_planes(vkctx, exec, &b->shd_moments, BIND_MAIN, mv, nb_planes);
+    ff_fssim_vk_bind_planes(vkctx, exec, &b->shd_moments, BIND_REF, rv, nb_planes);
     ff_vk_exec_bind_shader(vkctx, exec, &b->shd_moments);
     for (int c = 0; c < e->fmt.nb_comps; c++) {
         VkComp *vc = &b->comp[c];
@@ -695,8 +621,8 @@ int ff_fssim_vk3d_submit(FSSIMEngine *e, VK3DBackend *b, int slot, const FSSIM3D
     /* After a failure nothing the device holds can be trusted: the ring
      * may lack a frame's moments.  Held frames are not scored at uninit
      * then. */
-    if (b->failed)
-        return b->failed;
+    if (b->vk.failed)
+        return AVERROR_EXTERNAL;
     if (b->pend_slot >= 0) {
         if (win->t == b->pend.t + 1) {
             const int slot0 = b->pend_slot;
@@ -715,14 +641,14 @@ int ff_fssim_vk3d_collect(FSSIMEngine *e, VK3DBackend *b, int slot, int wait,
                           FSSIMSums *sums)
 {
     AVFilterContext *ctx = e->ctx;
-    FFVulkanContext *vkctx = &b->vkctx;
+    FFVulkanContext *vkctx = &b->vk.vkctx;
     const FSSIM3DVkIO *io = (const FSSIM3DVkIO *)(b->io_map + slot * b->io_stride);
     FFVkExecContext *exec;
     const VkJob *job;
     int err = 0;
 
-    if (b->failed)
-        return b->failed;
+    if (b->vk.failed)
+        return AVERROR_EXTERNAL;
     /* held back for the next frame's: not started yet */
     if (slot == b->pend_slot) {
         if (!wait)
@@ -734,55 +660,23 @@ int ff_fssim_vk3d_collect(FSSIMEngine *e, VK3DBackend *b, int slot, int wait,
     job  = &b->job[exec->idx];
     /* unless its context was taken for a later job (which waited for it) */
     if (job->kind == JOB_SCORE && job->seq == b->slot_seq[slot]) {
-        if (!wait &&
-            vkctx->vkfn.GetFenceStatus(vkctx->hwctx->act_dev, exec->fence) == VK_NOT_READY)
+        if (!wait && ff_fssim_vk_fence(vkctx, exec, 0) == VK_NOT_READY)
             return 0;
         err = job_done(ctx, b, exec);
     }
     /* its fence covered every job submitted before it: release their frames */
-    for (int i = 0; i < b->e.pool_size && err >= 0; i++)
+    for (int i = 0; i < b->vk.pool.pool_size && err >= 0; i++)
         if (b->job[i].kind != JOB_NONE && b->job[i].seq < b->slot_seq[slot])
-            err = job_done(ctx, b, &b->e.contexts[i]);
+            err = job_done(ctx, b, &b->vk.pool.contexts[i]);
     if (err < 0)
         return err;
 
-    if (!(b->io.flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) {
-        err = ff_vk_flush_buffer(vkctx, &b->io, slot * b->io_stride, b->io_stride, 0);
-        if (err < 0)
-            return err;
-    }
+    err = ff_fssim_vk_invalidate(vkctx, &b->io, slot * b->io_stride, b->io_stride);
+    if (err < 0)
+        return err;
     for (int c = 0; c < e->fmt.nb_comps; c++)
         sums->v[0][c][FSSIM_PART_FLOAT].d = io->sums[c];
     return 1;
-}
-
-/*
- * Wait until our queue is done with every batch submitted so far.  With
- * emulated timeline semaphores (Mesa's common queue code, as in lavapipe) a
- * queue thread runs the batches and, after a batch's fence and semaphores
- * have signalled, still drops its references to the semaphores it waited
- * on.  The frames this backend lets go of at uninit can be the last
- * references to their pools, whose teardown destroys the frames'
- * semaphores at once: a batch that waited on one of them would then be
- * retired by that thread on freed memory.  An empty batch is retired after
- * every earlier one on its queue, so its fence covers them all (and every
- * job of this backend ran on that one queue).
- */
-static void retire_queue(VK3DBackend *b)
-{
-    FFVulkanContext *vkctx = &b->vkctx;
-    FFVkExecContext *exec;
-
-    /* after a GPU error a context's fence may never signal */
-    if (!b->e.contexts || b->failed)
-        return;
-    exec = ff_vk_exec_get(vkctx, &b->e);
-    if (ff_vk_exec_start(vkctx, exec) < 0 || ff_vk_exec_submit(vkctx, exec) < 0) {
-        /* its fence is reset and never signals: see submit_failed() */
-        exec->had_submission = 0;
-        return;
-    }
-    vkctx->vkfn.WaitForFences(vkctx->hwctx->act_dev, 1, &exec->fence, VK_TRUE, UINT64_MAX);
 }
 
 void ff_fssim_vk3d_uninit(FSSIMEngine *e, VK3DBackend **pb)
@@ -793,13 +687,14 @@ void ff_fssim_vk3d_uninit(FSSIMEngine *e, VK3DBackend **pb)
 
     if (!b)
         return;
-    vkctx = &b->vkctx;
-    if (b->initialized) {
+    vkctx = &b->vk.vkctx;
+    if (b->vk.initialized) {
         /* jobs whose frames were never scored (the run was cut short):
          * their errors, if any, no longer change what was published */
-        for (int i = 0; i < b->e.pool_size && !b->failed; i++)
-            job_done(ctx, b, &b->e.contexts[i]);
-        retire_queue(b);
+        for (int i = 0; i < b->vk.pool.pool_size && !b->vk.failed; i++)
+            job_done(ctx, b, &b->vk.pool.contexts[i]);
+        /* every job of this backend ran on one queue */
+        ff_fssim_vk_pool_uninit(&b->vk);
 
         if (b->nb_moments_ts && b->nb_score_ts) {
             const double mus = b->moments_us / b->nb_moments_ts;
@@ -811,7 +706,6 @@ void ff_fssim_vk3d_uninit(FSSIMEngine *e, VK3DBackend **pb)
                    b->nb_scored, b->nb_passes);
         }
 
-        ff_vk_exec_pool_free(vkctx, &b->e);
         ff_vk_shader_free(vkctx, &b->shd_moments);
         ff_vk_shader_free(vkctx, &b->shd_score);
         ff_vk_shader_free(vkctx, &b->shd_sum);
@@ -819,8 +713,7 @@ void ff_fssim_vk3d_uninit(FSSIMEngine *e, VK3DBackend **pb)
             ff_vk_free_buf(vkctx, &b->ring[k]);
         ff_vk_free_buf(vkctx, &b->partials);
         ff_vk_free_buf(vkctx, &b->io);
-        ff_fssim_vk_timer_uninit(vkctx, &b->timer);
-        ff_vk_uninit(vkctx);
+        ff_fssim_vk_close(&b->vk);
     }
     av_freep(&b->slot_exec);
     av_freep(&b->slot_seq);

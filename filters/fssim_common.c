@@ -422,14 +422,14 @@ int ff_fssim_check_frames(AVFilterContext *ctx, FSSIMOutput *out,
 /* doc/algorithms.md#msssim: the fifth scale must hold one whole window. */
 static int check_msssim_plane(AVFilterContext *ctx, const FSSIMOptions *o, const FSSIMPlane *p)
 {
-    const int min = fssim_ref_msssim_min_side(o->window);
+    const int min = ff_fssim_ref_msssim_min_side(o->window);
     char smaller[64] = "";
 
     if (FFMIN(p->width, p->height) >= min)
         return 0;
     if (o->window > FSSIM_MIN_WINDOW)
         snprintf(smaller, sizeof(smaller), "a smaller window (window=%d needs %d), ",
-                 FSSIM_MIN_WINDOW, fssim_ref_msssim_min_side(FSSIM_MIN_WINDOW));
+                 FSSIM_MIN_WINDOW, ff_fssim_ref_msssim_min_side(FSSIM_MIN_WINDOW));
     av_log(ctx, AV_LOG_ERROR, "Plane %c is %dx%d: algo=msssim needs planes whose smaller side "
            "is at least %d samples with window=%d (five scales, the last one window wide). "
            "Use %sa 4:4:4 format for small chroma planes, or larger frames.\n", p->name,
@@ -463,14 +463,14 @@ int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o, const FS
         int ow, oh, nx, ny;
 
         if ((o->algos & FSSIM_BIT(FSSIM_ALGO_FLOAT)) &&
-            fssim_ref_float_out_size(p->width, p->height, &fp, &ow, &oh) < 0) {
+            ff_fssim_ref_float_out_size(p->width, p->height, &fp, &ow, &oh) < 0) {
             av_log(ctx, AV_LOG_ERROR, "Plane %c is %dx%d, smaller than the %dx%d window: "
                    "padding=valid scores nothing. Use padding=same or a smaller window.\n",
                    p->name, p->width, p->height, o->window, o->window);
             return AVERROR(EINVAL);
         }
         if ((o->algos & FSSIM_BIT(FSSIM_ALGO_BLOCK)) &&
-            fssim_ref_block_windows(p->width, p->height, &nx, &ny) < 0) {
+            ff_fssim_ref_block_windows(p->width, p->height, &nx, &ny) < 0) {
             av_log(ctx, AV_LOG_ERROR, "Plane %c is %dx%d: algo=block needs planes of at "
                    "least 8x8 samples. Use algo=int or algo=float for frames this small.\n",
                    p->name, p->width, p->height);

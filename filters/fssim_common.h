@@ -59,6 +59,10 @@ typedef struct FSSIMOptions {
     int    stats_algo;     /* FSSIM_ALGO_*, or -1: the first computed */
     char  *log_path;
     int    log_fmt;        /* enum FSSIMLogFormat */
+    /* fssim3d's temporal window; depth 0 in the 2-D filters */
+    int    depth;          /* odd */
+    double tsigma;
+    int    tpadding;       /* enum FSSIMRefTPadding */
 } FSSIMOptions;
 
 #define FSSIM_OPT_FLAGS (AV_OPT_FLAG_FILTERING_PARAM | AV_OPT_FLAG_VIDEO_PARAM)

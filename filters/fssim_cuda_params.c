@@ -27,9 +27,9 @@
 #include "fssim_cuda.h"
 #include "fssim_ref.h"
 
-void fssim_cuda_fill_params(FSSIMCudaParams *p, int depth, int width, int height,
-                            int bytes, int step, int shift, int algos,
-                            int window, double sigma, int same_padding)
+void ff_fssim_cuda_fill_params(FSSIMCudaParams *p, int depth, int width, int height,
+                               int bytes, int step, int shift, int algos,
+                               int window, double sigma, int same_padding)
 {
     const int max = (1 << depth) - 1;
     const double L = (double)max;
@@ -51,9 +51,9 @@ void fssim_cuda_fill_params(FSSIMCudaParams *p, int depth, int width, int height
     p->float_c2 = (float)FSSIM_FLOAT_C2(L);
     p->block_c1 = (long long)FSSIM_BLOCK_C1(max);
     p->block_c2 = (long long)FSSIM_BLOCK_C2(max);
-    fssim_ref_block_windows(width, height, &p->block_nx, &p->block_ny);
+    ff_fssim_ref_block_windows(width, height, &p->block_nx, &p->block_ny);
 
-    fssim_ref_gauss_weights(window, sigma, g);
+    ff_fssim_ref_gauss_weights(window, sigma, g);
     for (int i = 0; i < window; i++)
         p->g[i] = (float)g[i];
 }
@@ -66,11 +66,11 @@ static unsigned long long weight_sum_1d(int size)
     for (int x = 0; x < size; x++)
         for (int j = -FSSIM_INT_RADIUS; j <= FSSIM_INT_RADIUS; j++)
             if (x + j >= 0 && x + j < size)
-                sum += fssim_ref_int_taps[j + FSSIM_INT_RADIUS];
+                sum += ff_fssim_ref_int_taps[j + FSSIM_INT_RADIUS];
     return sum;
 }
 
-unsigned long long fssim_cuda_int_weight_sum(int width, int height)
+unsigned long long ff_fssim_cuda_int_weight_sum(int width, int height)
 {
     return weight_sum_1d(width) * weight_sum_1d(height);
 }

@@ -40,7 +40,7 @@ static uint64_t int_line_weight(int n)
     for (int x = 0; x < n; x++)
         for (int j = -FSSIM_INT_RADIUS; j <= FSSIM_INT_RADIUS; j++)
             if (x + j >= 0 && x + j < n)
-                sum += fssim_ref_int_taps[j + FSSIM_INT_RADIUS];
+                sum += ff_fssim_ref_int_taps[j + FSSIM_INT_RADIUS];
     return sum;
 }
 
@@ -51,12 +51,14 @@ _Static_assert(FSSIM_MS_SCALES == FSSIM_REF_MSSSIM_SCALES, "one number of MS-SSI
  * as the reference counts them, so that S_j and CS_j are its means. */
 static void setup_msssim_divisors(const FSSIMEngine *e, const FSSIMPlane *p, double *den)
 {
+    const int w = e->opts->window;
+
     for (int j = 0; j < FSSIM_MS_SCALES; j++) {
         int sw, sh;
-        fssim_ref_msssim_scale_size(p->width, p->height, j, &sw, &sh);
-        if (sw < e->window || sh < e->window)
+        ff_fssim_ref_msssim_scale_size(p->width, p->height, j, &sw, &sh);
+        if (sw < w || sh < w)
             continue;
-        den[FSSIM_PART_MS_S(j)]  = (double)(sw - e->window + 1) * (sh - e->window + 1);
+        den[FSSIM_PART_MS_S(j)]  = (double)(sw - w + 1) * (sh - w + 1);
         den[FSSIM_PART_MS_CS(j)] = den[FSSIM_PART_MS_S(j)];
     }
 }
@@ -70,14 +72,14 @@ static double msssim_score(const FSSIMSum *v, const double *den)
         s[j]  = v[FSSIM_PART_MS_S(j)].d  / den[FSSIM_PART_MS_S(j)];
         cs[j] = v[FSSIM_PART_MS_CS(j)].d / den[FSSIM_PART_MS_CS(j)];
     }
-    return fssim_ref_msssim_combine(s, cs);
+    return ff_fssim_ref_msssim_combine(s, cs);
 }
 
 /* What each part of each component is divided by: the number of scored
  * positions (float, block), the sum of the weights (int). */
 static void setup_divisors(FSSIMEngine *e)
 {
-    const FSSIMRefFloatParams fp = { e->window, e->sigma, e->padding };
+    const FSSIMRefFloatParams fp = { e->opts->window, e->opts->sigma, e->opts->padding };
 
     for (int c = 0; c < e->fmt.nb_comps; c++) {
         const FSSIMPlane *p = &e->fmt.comp[c];
@@ -86,10 +88,10 @@ static void setup_divisors(FSSIMEngine *e)
 
         for (int i = 0; i < FSSIM_NB_PARTS; i++)
             den[i] = NAN;
-        if (fssim_ref_float_out_size(p->width, p->height, &fp, &w, &h) == 0)
+        if (ff_fssim_ref_float_out_size(p->width, p->height, &fp, &w, &h) == 0)
             den[FSSIM_PART_FLOAT] = (double)w * h;
         den[FSSIM_PART_INT] = (double)(int_line_weight(p->width) * int_line_weight(p->height));
-        if (fssim_ref_block_windows(p->width, p->height, &w, &h) == 0)
+        if (ff_fssim_ref_block_windows(p->width, p->height, &w, &h) == 0)
             den[FSSIM_PART_BLOCK] = (double)w * h;
         den[FSSIM_PART_SSE] = (double)p->width * p->height;
         setup_msssim_divisors(e, p, den);
@@ -105,10 +107,10 @@ static int setup_resampling(FSSIMEngine *e)
                          e->dist[k].height != e->fmt.height;
         for (int c = 0; e->resample[k] && c < e->fmt.nb_comps; c++) {
             const FSSIMPlane *in = &e->dist[k].comp[c], *out = &e->fmt.comp[c];
-            if (fssim_ref_resample_axis_init(&e->axis[k][c][0], in->width, out->width,
-                                             e->scaler) < 0 ||
-                fssim_ref_resample_axis_init(&e->axis[k][c][1], in->height, out->height,
-                                             e->scaler) < 0)
+            if (ff_fssim_ref_resample_axis_init(&e->axis[k][c][0], in->width, out->width,
+                                                e->opts->scaler) < 0 ||
+                ff_fssim_ref_resample_axis_init(&e->axis[k][c][1], in->height, out->height,
+                                                e->opts->scaler) < 0)
                 return AVERROR(ENOMEM);
         }
         if (e->resample[k])
@@ -165,7 +167,7 @@ int ff_fssim_engine_init(FSSIMEngine *e, size_t *ring_bytes)
 
     setup_divisors(e);
     e->nb_slots = be->queue_depth + 1;
-    e->ring_size = e->depth ? e->depth + be->ring_extra3d : 0;
+    e->ring_size = e->opts->depth ? e->opts->depth + be->ring_extra3d : 0;
     if ((ret = setup_resampling(e)) < 0)
         return ret;
     if (be->priv_size && !(e->priv = av_mallocz(be->priv_size)))
@@ -181,7 +183,7 @@ void ff_fssim_engine_uninit(FSSIMEngine *e)
     for (int k = 0; k < FSSIM_MAX_DIST; k++)
         for (int c = 0; c < 4; c++)
             for (int i = 0; i < 2; i++)
-                fssim_ref_resample_axis_free(&e->axis[k][c][i]);
+                ff_fssim_ref_resample_axis_free(&e->axis[k][c][i]);
 }
 
 /* All of one rendition and algorithm: the planes weighted by their sample
@@ -212,26 +214,28 @@ void ff_fssim_scores(const FSSIMEngine *e, const FSSIMSums *sums, unsigned prese
             continue;
         sc->scored[k] = 1;
         for (int a = FSSIM_ALGO_FLOAT; a <= FSSIM_ALGO_BLOCK; a++) {
-            if (!(e->algos & FSSIM_BIT(a)))
+            if (!(e->opts->algos & FSSIM_BIT(a)))
                 continue;
             for (int c = 0; c < n; c++)
                 sc->score[k][a][c] = sums->v[k][c][a].d / e->den[c][a];
             sc->score[k][a][n] = weighted_all(f, sc->score[k][a]);
         }
-        if (e->algos & FSSIM_BIT(FSSIM_ALGO_PSNR)) {
+        if (e->opts->algos & FSSIM_BIT(FSSIM_ALGO_PSNR)) {
             int w[4], h[4];
             for (int c = 0; c < n; c++) {
                 w[c] = f->comp[c].width;
                 h[c] = f->comp[c].height;
-                sc->mse[k][c] = fssim_ref_mse(sums->v[k][c][FSSIM_PART_SSE].u, w[c], h[c]);
-                sc->score[k][FSSIM_ALGO_PSNR][c] = fssim_ref_psnr_from_mse(sc->mse[k][c],
-                                                                           f->depth);
+                sc->mse[k][c] = ff_fssim_ref_mse(sums->v[k][c][FSSIM_PART_SSE].u, w[c],
+                                                 h[c]);
+                sc->score[k][FSSIM_ALGO_PSNR][c] = ff_fssim_ref_psnr_from_mse(sc->mse[k][c],
+                                                                              f->depth);
             }
             /* FFmpeg psnr's weighting of the planes' MSE */
-            sc->mse[k][n] = fssim_ref_mse_all(sc->mse[k], w, h, n);
-            sc->score[k][FSSIM_ALGO_PSNR][n] = fssim_ref_psnr_from_mse(sc->mse[k][n], f->depth);
+            sc->mse[k][n] = ff_fssim_ref_mse_all(sc->mse[k], w, h, n);
+            sc->score[k][FSSIM_ALGO_PSNR][n] = ff_fssim_ref_psnr_from_mse(sc->mse[k][n],
+                                                                          f->depth);
         }
-        if (e->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)) {
+        if (e->opts->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)) {
             for (int c = 0; c < n; c++)
                 sc->score[k][FSSIM_ALGO_MSSSIM][c] = msssim_score(sums->v[k][c], e->den[c]);
             sc->score[k][FSSIM_ALGO_MSSSIM][n] = weighted_all(f, sc->score[k][FSSIM_ALGO_MSSSIM]);

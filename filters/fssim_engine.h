@@ -87,12 +87,7 @@ typedef struct FSSIMEngine {
     AVFilterContext *ctx;
     const struct FSSIMBackend *backend;
     void *priv;                    /* the backend's state, backend->priv_size bytes */
-
-    int    algos;                  /* FSSIM_BIT() set */
-    int    window;
-    double sigma;
-    int    padding;                /* enum FSSIMRefPadding */
-    int    scaler;                 /* enum FSSIMRefScaler */
+    const FSSIMOptions *opts;      /* the filter's: algorithms, window, scaler, depth */
 
     FSSIMFormat fmt;               /* the reference: the planes scored */
     int nb_dist;                   /* distorted inputs (renditions), 1..FSSIM_MAX_DIST */
@@ -102,7 +97,6 @@ typedef struct FSSIMEngine {
      * [0] horizontal, [1] vertical (doc/algorithms.md#resampling) */
     FSSIMRefResampleAxis axis[FSSIM_MAX_DIST][4][2];
 
-    int depth;                     /* fssim3d: the temporal window; 0 for 2-D */
     int ring_size;                 /* fssim3d: ring slots, depth + backend->ring_extra3d */
     int nb_slots;                  /* result slots, 0 .. nb_slots - 1 */
 

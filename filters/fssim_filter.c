@@ -69,6 +69,7 @@ int ff_fssim_filter_init(AVFilterContext *ctx, FSSIMFilter *f, const FSSIMBacken
     f->fix = fix;
     f->eng.ctx = ctx;
     f->eng.backend = be;
+    f->eng.opts = &f->opts;
     f->eng.nb_dist = f->opts.nb_inputs - 1;
     f->fs.on_event = filter_event;
     ret = ff_fssim_append_inputs(ctx, &f->opts);
@@ -98,11 +99,6 @@ int ff_fssim_filter_config_output(AVFilterLink *outlink, FSSIMFilter *f)
     size_t ring_bytes = 0;
     int ret;
 
-    e->algos   = f->opts.algos;
-    e->window  = f->opts.window;
-    e->sigma   = f->opts.sigma;
-    e->padding = f->opts.padding;
-    e->scaler  = f->opts.scaler;
     ret = e->backend->check_inputs(e, sw_format);
     if (ret >= 0)
         ret = ff_fssim_check_inputs(ctx, sw_format, scale, f->fix);

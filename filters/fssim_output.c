@@ -215,7 +215,7 @@ static double pooled_value(const FSSIMOutput *out, int a, double v)
 
 static double psnr_of_mean_mse(const FSSIMOutput *out, const FSSIMPool *p, uint64_t n)
 {
-    return n ? fssim_ref_psnr_from_mse(p->mse_sum / n, out->fmt.depth) : NAN;
+    return n ? ff_fssim_ref_psnr_from_mse(p->mse_sum / n, out->fmt.depth) : NAN;
 }
 
 /* psnr is dB already: it has no dB key or column */

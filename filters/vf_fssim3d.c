@@ -60,10 +60,7 @@ typedef struct FSSIM3DContext {
     FFFrameSync fs;
 
     /* options */
-    FSSIMOptions opts;      /* window, sigma, padding and the outputs */
-    int    depth;           /* temporal window, odd */
-    double tsigma;
-    int    tpadding;        /* enum FSSIMRefTPadding */
+    FSSIMOptions opts;      /* window, sigma, padding, the temporal window, the outputs */
 
     FSSIMOutput out;
     FSSIMEngine eng;
@@ -86,11 +83,11 @@ typedef struct FSSIM3DContext {
 
 static const AVOption fssim3d_options[] = {
     FSSIM_WINDOW_OPTIONS(FSSIM3DContext, opts),
-    { "depth",    "temporal window size in frames (odd)", OFFSET(depth),
+    { "depth",    "temporal window size in frames (odd)", OFFSET(opts.depth),
       AV_OPT_TYPE_INT, { .i64 = 11 }, 1, FSSIM3D_MAX_DEPTH, FSSIM_OPT_FLAGS },
-    { "tsigma",   "temporal Gaussian sigma in frames", OFFSET(tsigma),
+    { "tsigma",   "temporal Gaussian sigma in frames", OFFSET(opts.tsigma),
       AV_OPT_TYPE_DOUBLE, { .dbl = 1.5 }, 0.1, 100.0, FSSIM_OPT_FLAGS },
-    { "tpadding", "temporal border handling", OFFSET(tpadding),
+    { "tpadding", "temporal border handling", OFFSET(opts.tpadding),
       AV_OPT_TYPE_INT, { .i64 = FSSIM_REF_TPAD_TRUNCATE }, 0, 1, FSSIM_OPT_FLAGS,
       .unit = "tpadding" },
     { "truncate", "drop the taps outside the sequence and renormalise: every frame is scored",
@@ -114,12 +111,13 @@ static int queue_frame(AVFilterContext *ctx, int64_t t, int64_t nb_frames, AVFra
 {
     FSSIM3DContext *s = ctx->priv;
     FSSIMEngine *e = &s->eng;
-    const int r = s->depth / 2;
-    FSSIM3DWindow win = { .t = t, .depth = s->depth };
+    const int r = s->opts.depth / 2;
+    FSSIM3DWindow win = { .t = t, .depth = s->opts.depth };
     int slot = -1, ret;
 
-    if (fssim_ref_temporal_weights(s->depth, s->tsigma, s->tpadding, t, nb_frames, win.wt)) {
-        for (int k = 0; k < s->depth; k++)
+    if (ff_fssim_ref_temporal_weights(s->opts.depth, s->opts.tsigma, s->opts.tpadding, t,
+                                      nb_frames, win.wt)) {
+        for (int k = 0; k < s->opts.depth; k++)
             win.slot[k] = win.wt[k] != 0.0 ? (int)((t - r + k) % e->ring_size) : -1;
         slot = ff_fssim_queue_slot(&s->queue, e);
         ret = e->backend->submit3d(e, slot, &win);
@@ -137,7 +135,7 @@ static int queue_frame(AVFilterContext *ctx, int64_t t, int64_t nb_frames, AVFra
 static int queue_ready(AVFilterContext *ctx, int flush, int send)
 {
     FSSIM3DContext *s = ctx->priv;
-    const int r = s->depth / 2;
+    const int r = s->opts.depth / 2;
     int sent = 0, ret;
 
     while (s->nb_out < s->nb_in && (s->ended || s->nb_out + r < s->nb_in)) {
@@ -176,11 +174,12 @@ static int end_sequence(AVFilterContext *ctx)
      * quality sweep read an empty result as a success; the log stays valid
      * JSON.  The error ends the run, so frames queued above may not all
      * reach the output: this run measured nothing. */
-    if (s->tpadding == FSSIM_REF_TPAD_VALID && s->nb_in > 0 && s->nb_in < s->depth) {
+    if (s->opts.tpadding == FSSIM_REF_TPAD_VALID && s->nb_in > 0 &&
+        s->nb_in < s->opts.depth) {
         av_log(ctx, AV_LOG_ERROR, "tpadding=valid scores only frames with a full temporal "
                "window of depth=%d frames, but the sequence has %"PRId64" frame%s: no frame "
                "was scored. Use tpadding=truncate, or a depth of at most %"PRId64".\n",
-               s->depth, s->nb_in, s->nb_in == 1 ? "" : "s",
+               s->opts.depth, s->nb_in, s->nb_in == 1 ? "" : "s",
                (s->nb_in - 1) | 1);
         return AVERROR(EINVAL);
     }
@@ -241,10 +240,10 @@ static av_cold int init(AVFilterContext *ctx)
 {
     FSSIM3DContext *s = ctx->priv;
 
-    if (!(s->depth & 1)) {
+    if (!(s->opts.depth & 1)) {
         av_log(ctx, AV_LOG_ERROR, "depth=%d: the temporal window must be odd (1 to %d), "
-               "centred on the scored frame, e.g. depth=%d.\n", s->depth,
-               FSSIM3D_MAX_DEPTH, s->depth + 1);
+               "centred on the scored frame, e.g. depth=%d.\n", s->opts.depth,
+               FSSIM3D_MAX_DEPTH, s->opts.depth + 1);
         return AVERROR(EINVAL);
     }
     /* the float algorithm's checks (odd window, planes at least one
@@ -253,6 +252,7 @@ static av_cold int init(AVFilterContext *ctx)
     s->opts.nb_inputs = 2;
     s->fs.on_event = do_fssim3d;
     s->eng.ctx = ctx;
+    s->eng.opts = &s->opts;
     s->eng.nb_dist = 1;
     return ff_fssim_output_open(ctx, &s->out, &s->opts, "lavfi.fssim3d.", 0, 1);
 }
@@ -309,11 +309,6 @@ static int config_input_ref(AVFilterLink *inlink)
     int ret;
 
     e->backend = pick_backend(ctx, &fix);
-    e->algos   = s->opts.algos;
-    e->window  = s->opts.window;
-    e->sigma   = s->opts.sigma;
-    e->padding = s->opts.padding;
-    e->depth   = s->depth;
     ret = e->backend->check_inputs(e, sw_format);
     if (ret >= 0)
         ret = ff_fssim_check_inputs(ctx, sw_format, 0, fix);
@@ -335,13 +330,13 @@ static int config_input_ref(AVFilterLink *inlink)
     }
     av_log(ctx, AV_LOG_INFO, "fssim3d: ring of %d moment sets, %.1f MiB (%s, %s), "
            "output delayed by %d frames\n", e->ring_size, bytes / 1048576.0, e->backend->name,
-           e->backend->storage3d, s->depth / 2);
+           e->backend->storage3d, s->opts.depth / 2);
     ret = ff_fssim_queue_init(&s->queue, e);
     if (ret < 0)
         return ret;
 
     /* under tpadding=valid the first scored frame is frame depth/2 */
-    s->out.first_n = s->tpadding == FSSIM_REF_TPAD_VALID ? s->depth / 2 : 0;
+    s->out.first_n = s->opts.tpadding == FSSIM_REF_TPAD_VALID ? s->opts.depth / 2 : 0;
     return ff_fssim_output_config(ctx, &s->out, &e->fmt, NULL);
 }
 

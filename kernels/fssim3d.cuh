@@ -256,7 +256,7 @@ static __device__ __forceinline__ double fssim3d_block_sum(double *red, double v
 
 /*
  * The 3-D SSIM of one position from its 3-D first and second moments, in
- * the CPU reference's association (fssim_ref_ssim_from_moments), with
+ * the CPU reference's association (ff_fssim_ref_ssim_from_moments), with
  * E[a^2 + b^2] for the sum of the variances' raw moments.
  */
 static __device__ __forceinline__ double fssim3d_ssim(double mu_a, double mu_b, double e2,

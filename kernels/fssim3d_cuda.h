@@ -134,8 +134,8 @@ FSSIM_HD int fssim3d_score_blocks(int n)
  * Host code with no FFmpeg dependency (filters/fssim_cuda_params.c's
  * companion, filters/fssim3d_cuda_params.c).
  */
-void fssim3d_cuda_fill_moment_params(FSSIM3DCudaMomentParams *p, int width, int height,
-                                     int bytes, int step, int shift, int window,
-                                     double sigma, int same_padding);
+void ff_fssim3d_cuda_fill_moment_params(FSSIM3DCudaMomentParams *p, int width, int height,
+                                        int bytes, int step, int shift, int window,
+                                        double sigma, int same_padding);
 
 #endif /* FSSIM3D_CUDA_H */

@@ -326,13 +326,13 @@ FSSIM_HD FSSIMMsSmemLayout fssim_ms_smem_layout(int radius)
  * pitches and part_offset, which change per frame.  algos: a FSSIM_BIT() set.
  * Host code with no FFmpeg dependency (filters/fssim_cuda_params.c).
  */
-void fssim_cuda_fill_params(FSSIMCudaParams *p, int depth, int width, int height,
-                            int bytes, int step, int shift, int algos,
-                            int window, double sigma, int same_padding);
+void ff_fssim_cuda_fill_params(FSSIMCudaParams *p, int depth, int width, int height,
+                               int bytes, int step, int shift, int algos,
+                               int window, double sigma, int same_padding);
 
 /** Sum over a width x height component of the int algorithm's per-pixel
  *  weights w (doc/algorithms.md#int): the denominator of the int score. */
-unsigned long long fssim_cuda_int_weight_sum(int width, int height);
+unsigned long long ff_fssim_cuda_int_weight_sum(int width, int height);
 
 /**
  * Lay fssim_reduce out for components of count[c] partials each: their

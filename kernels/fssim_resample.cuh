@@ -39,7 +39,7 @@
  * frame between them, writing and reading it back cost most of the time.
  *
  * The coefficient tables are computed once on the host by the reference
- * (fssim_ref_resample_axis_init), the bands from them, and copied to the
+ * (ff_fssim_ref_resample_axis_init), the bands from them, and copied to the
  * device.
  */
 #ifndef FSSIM_RESAMPLE_CUH

@@ -38,7 +38,7 @@
 #include "fssim_consts.h"
 
 /* Taps of the integer algorithm (doc/algorithms.md#int), sum 256. */
-extern const int fssim_ref_int_taps[2 * FSSIM_INT_RADIUS + 1];
+extern const int ff_fssim_ref_int_taps[2 * FSSIM_INT_RADIUS + 1];
 
 /**
  * One plane of samples as it lies in memory.  Covers planar planes
@@ -75,19 +75,19 @@ typedef struct FSSIMRefIntSums {
  * association that doc/algorithms.md#int prescribes.  c1base = L*L*(0.01*0.01) and
  * c2base = L*L*(0.03*0.03), computed by the caller in double.
  */
-double fssim_ref_int_term(int64_t mux, int64_t muy, int64_t x2, int64_t xy,
-                          int64_t y2, int64_t w, double c1base, double c2base);
+double ff_fssim_ref_int_term(int64_t mux, int64_t muy, int64_t x2, int64_t xy,
+                             int64_t y2, int64_t w, double c1base, double c2base);
 
-/** Bytes of scratch fssim_ref_int_rows() needs for bands of up to rows
+/** Bytes of scratch ff_fssim_ref_int_rows() needs for bands of up to rows
  *  rows of a plane width samples wide. */
-size_t fssim_ref_int_scratch_size(int width, int rows);
+size_t ff_fssim_ref_int_scratch_size(int width, int rows);
 
 /** Add the terms and weights of rows [y0, y1) of the plane pair to *sums. */
-void fssim_ref_int_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
-                        int y0, int y1, void *scratch, FSSIMRefIntSums *sums);
+void ff_fssim_ref_int_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
+                           int y0, int y1, void *scratch, FSSIMRefIntSums *sums);
 
 /** Whole-plane score: sum of terms / sum of weights; -1 if out of memory. */
-double fssim_ref_int(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth);
+double ff_fssim_ref_int(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth);
 
 /* ---- float: Gaussian SSIM (doc/algorithms.md#float) -------------------- */
 
@@ -103,12 +103,12 @@ typedef struct FSSIMRefFloatParams {
 } FSSIMRefFloatParams;
 
 /** Normalised Gaussian weights g[0..size-1] (sum 1), in double. */
-void fssim_ref_gauss_weights(int size, double sigma, double *g);
+void ff_fssim_ref_gauss_weights(int size, double sigma, double *g);
 
 /** Size of the scored region of a width x height plane.  Returns 0, or
  *  -1 when no position is scored (plane smaller than a valid window). */
-int fssim_ref_float_out_size(int width, int height, const FSSIMRefFloatParams *p,
-                             int *out_w, int *out_h);
+int ff_fssim_ref_float_out_size(int width, int height, const FSSIMRefFloatParams *p,
+                                int *out_w, int *out_h);
 
 /**
  * The five locally weighted moments of a plane pair, one value per scored
@@ -123,51 +123,52 @@ typedef struct FSSIMRefMoments {
 
 enum { FSSIM_MU_A, FSSIM_MU_B, FSSIM_AA, FSSIM_BB, FSSIM_AB };
 
-int  fssim_ref_moments_alloc(FSSIMRefMoments *m, int w, int h);
-void fssim_ref_moments_free(FSSIMRefMoments *m);
+int  ff_fssim_ref_moments_alloc(FSSIMRefMoments *m, int w, int h);
+void ff_fssim_ref_moments_free(FSSIMRefMoments *m);
 
-/** Bytes of scratch fssim_ref_float_moments_rows() needs for bands of up
+/** Bytes of scratch ff_fssim_ref_float_moments_rows() needs for bands of up
  *  to rows scored rows of a plane whose scored width is out_w. */
-size_t fssim_ref_float_moments_scratch_size(int out_w, int rows, const FSSIMRefFloatParams *p);
+size_t ff_fssim_ref_float_moments_scratch_size(int out_w, int rows,
+                                               const FSSIMRefFloatParams *p);
 
 /** Compute scored rows [oy0, oy1) into rows 0 .. oy1-oy0-1 of *m (whose
  *  w is the scored width and whose rows hold at least oy1-oy0 rows). */
-void fssim_ref_float_moments_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b,
-                                  const FSSIMRefFloatParams *p, int oy0, int oy1,
-                                  void *scratch, FSSIMRefMoments *m);
+void ff_fssim_ref_float_moments_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b,
+                                     const FSSIMRefFloatParams *p, int oy0, int oy1,
+                                     void *scratch, FSSIMRefMoments *m);
 
 /** SSIM of one position from its five moments; c1 = (0.01 L)^2, c2 = (0.03 L)^2. */
-double fssim_ref_ssim_from_moments(double mu_a, double mu_b, double aa, double bb,
-                                   double ab, double c1, double c2);
+double ff_fssim_ref_ssim_from_moments(double mu_a, double mu_b, double aa, double bb,
+                                      double ab, double c1, double c2);
 
-/** Bytes of scratch fssim_ref_float_rows() needs for bands of up to rows
+/** Bytes of scratch ff_fssim_ref_float_rows() needs for bands of up to rows
  *  scored rows of a plane whose scored width is out_w. */
-size_t fssim_ref_float_scratch_size(int out_w, int rows, const FSSIMRefFloatParams *p);
+size_t ff_fssim_ref_float_scratch_size(int out_w, int rows, const FSSIMRefFloatParams *p);
 
 /** Add the SSIM of the scored positions of output rows [oy0, oy1) to *sum. */
-void fssim_ref_float_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
-                          const FSSIMRefFloatParams *p, int oy0, int oy1, void *scratch,
-                          double *sum);
+void ff_fssim_ref_float_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
+                             const FSSIMRefFloatParams *p, int oy0, int oy1, void *scratch,
+                             double *sum);
 
 /** Whole-plane score (mean over scored positions); NaN if none is scored. */
-double fssim_ref_float(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
-                       const FSSIMRefFloatParams *p);
+double ff_fssim_ref_float(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
+                          const FSSIMRefFloatParams *p);
 
 /* ---- block: FFmpeg ssim filter algorithm (doc/algorithms.md#block) ----- */
 
 /** Number of 8x8 windows (at stride 4) of a width x height plane. */
-int fssim_ref_block_windows(int width, int height, int *nx, int *ny);
+int ff_fssim_ref_block_windows(int width, int height, int *nx, int *ny);
 
-/** Bytes of scratch fssim_ref_block_rows() needs for a plane width wide. */
-size_t fssim_ref_block_scratch_size(int width);
+/** Bytes of scratch ff_fssim_ref_block_rows() needs for a plane width wide. */
+size_t ff_fssim_ref_block_scratch_size(int width);
 
 /** Add the per-row SSIM sums of window rows [wy0, wy1) to *sum, summing
  *  each row as FFmpeg does (double for 8-bit, float for deeper samples). */
-void fssim_ref_block_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
-                          int wy0, int wy1, void *scratch, double *sum);
+void ff_fssim_ref_block_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
+                             int wy0, int wy1, void *scratch, double *sum);
 
 /** Whole-plane score; NaN if the plane has no 8x8 window. */
-double fssim_ref_block(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth);
+double ff_fssim_ref_block(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth);
 
 /* ---- 3-D: spatio-temporal Gaussian SSIM (doc/algorithms.md#fssim3d) ---- */
 
@@ -183,66 +184,66 @@ enum FSSIMRefTPadding {
  * frames outside the sequence are 0.  Returns 1 when frame t gets a score
  * (always under truncate; only with a full window under valid), else 0.
  */
-int fssim_ref_temporal_weights(int depth, double tsigma, int tpadding,
-                               int64_t t, int64_t nb_frames, double *wt);
+int ff_fssim_ref_temporal_weights(int depth, double tsigma, int tpadding,
+                                  int64_t t, int64_t nb_frames, double *wt);
 
 /**
  * Mean over positions of the 3-D SSIM of one frame, from the spatial moments
  * of the depth frames around it (mom[k] may be NULL where wt[k] == 0).
  */
-double fssim_ref_3d_score(const FSSIMRefMoments *const *mom, const double *wt,
-                          int depth, double c1, double c2);
+double ff_fssim_ref_3d_score(const FSSIMRefMoments *const *mom, const double *wt,
+                             int depth, double c1, double c2);
 
-/** Rows [oy0, oy1) of fssim_ref_3d_score, as a sum (not a mean). */
-double fssim_ref_3d_rows(const FSSIMRefMoments *const *mom, const double *wt,
-                         int depth, double c1, double c2, int oy0, int oy1);
+/** Rows [oy0, oy1) of ff_fssim_ref_3d_score, as a sum (not a mean). */
+double ff_fssim_ref_3d_rows(const FSSIMRefMoments *const *mom, const double *wt,
+                            int depth, double c1, double c2, int oy0, int oy1);
 
 /* ---- psnr: FFmpeg psnr (doc/algorithms.md#psnr) ----------------------- */
 
 /** Add the exact sum of squared differences of rows [y0, y1) to *sse.
  *  Returns 0. */
-int fssim_ref_sse_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b,
-                       int y0, int y1, uint64_t *sse);
+int ff_fssim_ref_sse_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b,
+                          int y0, int y1, uint64_t *sse);
 
 /** MSE of a width x height plane from its SSE: sse / (width * height). */
-double fssim_ref_mse(uint64_t sse, int width, int height);
+double ff_fssim_ref_mse(uint64_t sse, int width, int height);
 
 /** 10 log10(L^2 / mse), L = 2^depth - 1; +inf for mse 0. */
-double fssim_ref_psnr_from_mse(double mse, int depth);
+double ff_fssim_ref_psnr_from_mse(double mse, int depth);
 
 /**
  * All-planes MSE: the planes' MSE weighted by their sample counts, in
  * FFmpeg psnr's association (each weight w_c h_c / sum first, then the
  * products added in plane order).
  */
-double fssim_ref_mse_all(const double *mse, const int *width, const int *height,
-                         int nb_planes);
+double ff_fssim_ref_mse_all(const double *mse, const int *width, const int *height,
+                            int nb_planes);
 
 /* ---- msssim: multi-scale SSIM (doc/algorithms.md#msssim) --------------- */
 
 #define FSSIM_REF_MSSSIM_SCALES    5
-/* Rows of a band: fssim_ref_msssim_scales adds each scale's sums band by
+/* Rows of a band: ff_fssim_ref_msssim_scales adds each scale's sums band by
  * band, in band order; a slice-threaded caller with these bands matches it
  * bit for bit. */
 #define FSSIM_REF_MSSSIM_BAND_ROWS 16
 
 /* Exponents of the scales, finest first (Wang, Simoncelli, Bovik 2003). */
-extern const double fssim_ref_msssim_weights[FSSIM_REF_MSSSIM_SCALES];
+extern const double ff_fssim_ref_msssim_weights[FSSIM_REF_MSSSIM_SCALES];
 
 /** Smallest plane side that MS-SSIM scores with this window: (window-1)*16+1,
  *  the side whose fifth scale still holds one whole window. */
-int fssim_ref_msssim_min_side(int window);
+int ff_fssim_ref_msssim_min_side(int window);
 
 /** Size of scale j (0 = the plane itself) of a width x height plane: each
  *  scale halves the previous one, rounding up. */
-void fssim_ref_msssim_scale_size(int width, int height, int j, int *sw, int *sh);
+void ff_fssim_ref_msssim_scale_size(int width, int height, int j, int *sw, int *sh);
 
-/** Doubles of caller scratch that fssim_ref_msssim_scales needs for a plane
+/** Doubles of caller scratch that ff_fssim_ref_msssim_scales needs for a plane
  *  pair of this size: both planes at every scale plus one row of 5 sums. */
-size_t fssim_ref_msssim_work_size(int width, int height);
+size_t ff_fssim_ref_msssim_work_size(int width, int height);
 
 /** Rows [y0, y1) of a plane as doubles, row-major with stride width. */
-void fssim_ref_msssim_load_rows(const FSSIMRefPlane *p, int y0, int y1, double *dst);
+void ff_fssim_ref_msssim_load_rows(const FSSIMRefPlane *p, int y0, int y1, double *dst);
 
 /**
  * Rows [oy0, oy1) of the next scale of a width x height double plane:
@@ -250,8 +251,8 @@ void fssim_ref_msssim_load_rows(const FSSIMRefPlane *p, int y0, int y1, double *
  * first sample (the zeros count in the average); dst is
  * ceil(width/2) x ceil(height/2), row-major.
  */
-void fssim_ref_msssim_pool_rows(const double *src, int width, int height,
-                                int oy0, int oy1, double *dst);
+void ff_fssim_ref_msssim_pool_rows(const double *src, int width, int height,
+                                   int oy0, int oy1, double *dst);
 
 /**
  * Add the SSIM and contrast-structure map values of output rows [oy0, oy1)
@@ -260,25 +261,25 @@ void fssim_ref_msssim_pool_rows(const double *src, int width, int height,
  * summed on its own, then the row sums are added in order.  g: the window's
  * weights; c1, c2: (0.01 L)^2, (0.03 L)^2; row: scratch of 5 * width doubles.
  */
-void fssim_ref_msssim_rows(const double *a, const double *b, int width, int height,
-                           const double *g, int window, double c1, double c2,
-                           int oy0, int oy1, double *row, double *s_sum, double *cs_sum);
+void ff_fssim_ref_msssim_rows(const double *a, const double *b, int width, int height,
+                              const double *g, int window, double c1, double c2,
+                              int oy0, int oy1, double *row, double *s_sum, double *cs_sum);
 
 /**
  * The per-scale plane means s[j] (SSIM) and cs[j] (contrast-structure) of a
- * plane pair, j = 0 finest.  work: fssim_ref_msssim_work_size() doubles from
+ * plane pair, j = 0 finest.  work: ff_fssim_ref_msssim_work_size() doubles from
  * the caller (nothing is allocated).  Returns 0, or -EINVAL
  * when the window is not odd in 3..15, the planes differ in size, or the
- * smaller side is under fssim_ref_msssim_min_side(window).
+ * smaller side is under ff_fssim_ref_msssim_min_side(window).
  */
-int fssim_ref_msssim_scales(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
-                            int window, double sigma, double *work,
-                            double s[FSSIM_REF_MSSSIM_SCALES],
-                            double cs[FSSIM_REF_MSSSIM_SCALES]);
+int ff_fssim_ref_msssim_scales(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
+                               int window, double sigma, double *work,
+                               double s[FSSIM_REF_MSSSIM_SCALES],
+                               double cs[FSSIM_REF_MSSSIM_SCALES]);
 
 /** prod_{j<4} max(cs[j], 0)^w_j * max(s[4], 0)^w_4. */
-double fssim_ref_msssim_combine(const double s[FSSIM_REF_MSSSIM_SCALES],
-                                const double cs[FSSIM_REF_MSSSIM_SCALES]);
+double ff_fssim_ref_msssim_combine(const double s[FSSIM_REF_MSSSIM_SCALES],
+                                   const double cs[FSSIM_REF_MSSSIM_SCALES]);
 
 /* ---- resample: ladder renditions to the reference's size --------------- */
 /* (doc/algorithms.md#resampling) */
@@ -332,21 +333,21 @@ typedef struct FSSIMRefResampleAxis {
 
 /** Coefficients of the axis from in to out samples.  Returns 0, or
  *  -ENOMEM, or -EINVAL (a size outside 1..2^24, an unknown scaler). */
-int  fssim_ref_resample_axis_init(FSSIMRefResampleAxis *a, int in, int out, int scaler);
-void fssim_ref_resample_axis_free(FSSIMRefResampleAxis *a);
+int  ff_fssim_ref_resample_axis_init(FSSIMRefResampleAxis *a, int in, int out, int scaler);
+void ff_fssim_ref_resample_axis_free(FSSIMRefResampleAxis *a);
 
-/** Scratch that fssim_ref_resample_rows() needs, in int64 elements. */
-size_t fssim_ref_resample_tmp_size(const FSSIMRefResampleAxis *ax,
-                                   const FSSIMRefResampleAxis *ay);
+/** Scratch that ff_fssim_ref_resample_rows() needs, in int64 elements. */
+size_t ff_fssim_ref_resample_tmp_size(const FSSIMRefResampleAxis *ax,
+                                      const FSSIMRefResampleAxis *ay);
 
 /**
  * Output rows [y0, y1) of src resampled to ax->out x ay->out, exactly:
  * row y goes to dst + (y - y0) * dst_linesize (bytes).  src is
- * ax->in x ay->in; tmp holds fssim_ref_resample_tmp_size() int64s
+ * ax->in x ay->in; tmp holds ff_fssim_ref_resample_tmp_size() int64s
  * (nothing is allocated here).
  */
-void fssim_ref_resample_rows(const FSSIMRefPlane *src, const FSSIMRefResampleAxis *ax,
-                             const FSSIMRefResampleAxis *ay, int depth, int y0, int y1,
-                             uint16_t *dst, ptrdiff_t dst_linesize, int64_t *tmp);
+void ff_fssim_ref_resample_rows(const FSSIMRefPlane *src, const FSSIMRefResampleAxis *ax,
+                                const FSSIMRefResampleAxis *ay, int depth, int y0, int y1,
+                                uint16_t *dst, ptrdiff_t dst_linesize, int64_t *tmp);
 
 #endif /* FSSIM_REF_H */

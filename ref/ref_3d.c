@@ -25,8 +25,8 @@
  */
 #include "fssim_ref.h"
 
-double fssim_ref_3d_rows(const FSSIMRefMoments *const *mom, const double *wt,
-                         int depth, double c1, double c2, int oy0, int oy1)
+double ff_fssim_ref_3d_rows(const FSSIMRefMoments *const *mom, const double *wt,
+                            int depth, double c1, double c2, int oy0, int oy1)
 {
     const FSSIMRefMoments *any = NULL;
     double sum = 0.0;
@@ -45,18 +45,18 @@ double fssim_ref_3d_rows(const FSSIMRefMoments *const *mom, const double *wt,
             for (int c = 0; c < 5; c++)
                 s[c] += wt[k] * mom[k]->m[c][i];
         }
-        sum += fssim_ref_ssim_from_moments(s[FSSIM_MU_A], s[FSSIM_MU_B], s[FSSIM_AA],
-                                           s[FSSIM_BB], s[FSSIM_AB], c1, c2);
+        sum += ff_fssim_ref_ssim_from_moments(s[FSSIM_MU_A], s[FSSIM_MU_B], s[FSSIM_AA],
+                                              s[FSSIM_BB], s[FSSIM_AB], c1, c2);
     }
     return sum;
 }
 
-double fssim_ref_3d_score(const FSSIMRefMoments *const *mom, const double *wt,
-                          int depth, double c1, double c2)
+double ff_fssim_ref_3d_score(const FSSIMRefMoments *const *mom, const double *wt,
+                             int depth, double c1, double c2)
 {
     for (int k = 0; k < depth; k++)
         if (wt[k] != 0.0)
-            return fssim_ref_3d_rows(mom, wt, depth, c1, c2, 0, mom[k]->h) /
+            return ff_fssim_ref_3d_rows(mom, wt, depth, c1, c2, 0, mom[k]->h) /
                    ((double)mom[k]->w * mom[k]->h);
     return 0.0;
 }

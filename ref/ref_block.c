@@ -36,7 +36,7 @@ typedef struct BlockSums {
     int64_t s1, s2, ss, s12;
 } BlockSums;
 
-int fssim_ref_block_windows(int width, int height, int *nx, int *ny)
+int ff_fssim_ref_block_windows(int width, int height, int *nx, int *ny)
 {
     *nx = (width  >> 2) - 1;
     *ny = (height >> 2) - 1;
@@ -90,20 +90,20 @@ static float end1_deep(int64_t s1, int64_t s2, int64_t ss, int64_t s12, int max)
            ((float)(s1 * s1 + s2 * s2 + c1) * (float)(vars + c2));
 }
 
-size_t fssim_ref_block_scratch_size(int width)
+size_t ff_fssim_ref_block_scratch_size(int width)
 {
     /* the 4x4 block sums of two block rows */
     return 2 * sizeof(BlockSums) * (size_t)((width >> 2) > 0 ? width >> 2 : 1);
 }
 
-void fssim_ref_block_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
-                          int wy0, int wy1, void *scratch, double *sum)
+void ff_fssim_ref_block_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
+                             int wy0, int wy1, void *scratch, double *sum)
 {
     const int max = (1 << depth) - 1;
     int nx, ny;
     BlockSums *top, *bot;
 
-    if (fssim_ref_block_windows(a->width, a->height, &nx, &ny) < 0 || wy0 >= wy1)
+    if (ff_fssim_ref_block_windows(a->width, a->height, &nx, &ny) < 0 || wy0 >= wy1)
         return;
     top = scratch;
     bot = top + nx + 1;
@@ -137,17 +137,17 @@ void fssim_ref_block_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int de
     }
 }
 
-double fssim_ref_block(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth)
+double ff_fssim_ref_block(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth)
 {
     double sum = 0.0;
     void *scratch;
     int nx, ny;
 
-    if (fssim_ref_block_windows(a->width, a->height, &nx, &ny) < 0)
+    if (ff_fssim_ref_block_windows(a->width, a->height, &nx, &ny) < 0)
         return NAN;
-    if (!(scratch = malloc(fssim_ref_block_scratch_size(a->width))))
+    if (!(scratch = malloc(ff_fssim_ref_block_scratch_size(a->width))))
         return NAN;
-    fssim_ref_block_rows(a, b, depth, 0, ny, scratch, &sum);
+    ff_fssim_ref_block_rows(a, b, depth, 0, ny, scratch, &sum);
     free(scratch);
     return sum / ((double)nx * ny);
 }

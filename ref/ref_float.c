@@ -30,22 +30,23 @@
 
 #include "fssim_ref.h"
 
-size_t fssim_ref_float_moments_scratch_size(int out_w, int rows, const FSSIMRefFloatParams *p)
+size_t ff_fssim_ref_float_moments_scratch_size(int out_w, int rows,
+                                               const FSSIMRefFloatParams *p)
 {
     /* the horizontal pass of every plane row a band's windows touch */
     return sizeof(double) * 5 * (size_t)out_w * (rows + p->window - 1);
 }
 
-size_t fssim_ref_float_scratch_size(int out_w, int rows, const FSSIMRefFloatParams *p)
+size_t ff_fssim_ref_float_scratch_size(int out_w, int rows, const FSSIMRefFloatParams *p)
 {
     /* the band's moments, then the horizontal pass */
     return sizeof(double) * 5 * (size_t)out_w * rows +
-           fssim_ref_float_moments_scratch_size(out_w, rows, p);
+           ff_fssim_ref_float_moments_scratch_size(out_w, rows, p);
 }
 
-void fssim_ref_float_moments_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b,
-                                  const FSSIMRefFloatParams *p, int oy0, int oy1,
-                                  void *scratch, FSSIMRefMoments *m)
+void ff_fssim_ref_float_moments_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b,
+                                     const FSSIMRefFloatParams *p, int oy0, int oy1,
+                                     void *scratch, FSSIMRefMoments *m)
 {
     const int r = p->window / 2;
     const int off = p->padding == FSSIM_REF_PAD_VALID ? r : 0;
@@ -56,7 +57,7 @@ void fssim_ref_float_moments_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b
 
     if (oy0 >= oy1)
         return;
-    fssim_ref_gauss_weights(p->window, p->sigma, g);
+    ff_fssim_ref_gauss_weights(p->window, p->sigma, g);
 
     /* horizontal pass over every plane row the band's windows touch */
     hy0 = oy0 + off - r < 0 ? 0 : oy0 + off - r;
@@ -99,9 +100,9 @@ void fssim_ref_float_moments_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b
     }
 }
 
-void fssim_ref_float_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
-                          const FSSIMRefFloatParams *p, int oy0, int oy1, void *scratch,
-                          double *sum)
+void ff_fssim_ref_float_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
+                             const FSSIMRefFloatParams *p, int oy0, int oy1, void *scratch,
+                             double *sum)
 {
     const double L  = (double)((1 << depth) - 1);
     const double c1 = FSSIM_FLOAT_C1(L);
@@ -109,31 +110,31 @@ void fssim_ref_float_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int de
     FSSIMRefMoments m;
     int ow, oh;
 
-    if (fssim_ref_float_out_size(a->width, a->height, p, &ow, &oh) < 0 || oy0 >= oy1)
+    if (ff_fssim_ref_float_out_size(a->width, a->height, p, &ow, &oh) < 0 || oy0 >= oy1)
         return;
     m.w = ow;
     m.h = oy1 - oy0;
     for (int i = 0; i < 5; i++)
         m.m[i] = (double *)scratch + (size_t)i * ow * m.h;
-    fssim_ref_float_moments_rows(a, b, p, oy0, oy1, m.m[4] + (size_t)ow * m.h, &m);
+    ff_fssim_ref_float_moments_rows(a, b, p, oy0, oy1, m.m[4] + (size_t)ow * m.h, &m);
     for (size_t i = 0; i < (size_t)ow * m.h; i++)
-        *sum += fssim_ref_ssim_from_moments(m.m[FSSIM_MU_A][i], m.m[FSSIM_MU_B][i],
-                                            m.m[FSSIM_AA][i], m.m[FSSIM_BB][i],
-                                            m.m[FSSIM_AB][i], c1, c2);
+        *sum += ff_fssim_ref_ssim_from_moments(m.m[FSSIM_MU_A][i], m.m[FSSIM_MU_B][i],
+                                               m.m[FSSIM_AA][i], m.m[FSSIM_BB][i],
+                                               m.m[FSSIM_AB][i], c1, c2);
 }
 
-double fssim_ref_float(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
-                       const FSSIMRefFloatParams *p)
+double ff_fssim_ref_float(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
+                          const FSSIMRefFloatParams *p)
 {
     double sum = 0.0;
     void *scratch;
     int ow, oh;
 
-    if (fssim_ref_float_out_size(a->width, a->height, p, &ow, &oh) < 0)
+    if (ff_fssim_ref_float_out_size(a->width, a->height, p, &ow, &oh) < 0)
         return NAN;
-    if (!(scratch = malloc(fssim_ref_float_scratch_size(ow, oh, p))))
+    if (!(scratch = malloc(ff_fssim_ref_float_scratch_size(ow, oh, p))))
         return NAN;
-    fssim_ref_float_rows(a, b, depth, p, 0, oh, scratch, &sum);
+    ff_fssim_ref_float_rows(a, b, depth, p, 0, oh, scratch, &sum);
     free(scratch);
     return sum / ((double)ow * oh);
 }

@@ -34,8 +34,8 @@ typedef struct IntSums {
     int64_t mux, muy, x2, xy, y2, w;
 } IntSums;
 
-double fssim_ref_int_term(int64_t mux, int64_t muy, int64_t x2, int64_t xy,
-                          int64_t y2, int64_t w, double c1base, double c2base)
+double ff_fssim_ref_int_term(int64_t mux, int64_t muy, int64_t x2, int64_t xy,
+                             int64_t y2, int64_t w, double c1base, double c2base)
 {
     /* doc/algorithms.md#int prescribes this exact association; the file is built with
      * -ffp-contract=off so that no multiply-add is fused. */
@@ -59,7 +59,7 @@ static void int_row(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int y, IntSu
             const int xx = x + j;
             if (xx < 0 || xx >= a->width)
                 continue;
-            const int64_t k = fssim_ref_int_taps[j + R];
+            const int64_t k = ff_fssim_ref_int_taps[j + R];
             const int64_t p = fssim_ref_sample(a, xx, y);
             const int64_t q = fssim_ref_sample(b, xx, y);
             s.mux += k * p;
@@ -73,14 +73,14 @@ static void int_row(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int y, IntSu
     }
 }
 
-size_t fssim_ref_int_scratch_size(int width, int rows)
+size_t ff_fssim_ref_int_scratch_size(int width, int rows)
 {
     /* the horizontal sums of every input row a band's windows touch */
     return sizeof(IntSums) * (size_t)width * (rows + 2 * R);
 }
 
-void fssim_ref_int_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
-                        int y0, int y1, void *scratch, FSSIMRefIntSums *sums)
+void ff_fssim_ref_int_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
+                           int y0, int y1, void *scratch, FSSIMRefIntSums *sums)
 {
     const int w = a->width, h = a->height;
     const double L = (double)((1 << depth) - 1);
@@ -102,7 +102,7 @@ void fssim_ref_int_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int dept
                 const int yy = y + j;
                 if (yy < 0 || yy >= h)
                     continue;
-                const int64_t k = fssim_ref_int_taps[j + R];
+                const int64_t k = ff_fssim_ref_int_taps[j + R];
                 const IntSums *p = &hs[(size_t)(yy - hy0) * w + x];
                 s.mux += k * p->mux;
                 s.muy += k * p->muy;
@@ -111,21 +111,21 @@ void fssim_ref_int_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int dept
                 s.y2  += k * p->y2;
                 s.w   += k * p->w;
             }
-            sums->t += fssim_ref_int_term(s.mux, s.muy, s.x2, s.xy, s.y2, s.w,
-                                          c1base, c2base);
+            sums->t += ff_fssim_ref_int_term(s.mux, s.muy, s.x2, s.xy, s.y2, s.w,
+                                             c1base, c2base);
             sums->w += (uint64_t)s.w;
         }
     }
 }
 
-double fssim_ref_int(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth)
+double ff_fssim_ref_int(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth)
 {
     FSSIMRefIntSums s = { 0 };
-    void *scratch = malloc(fssim_ref_int_scratch_size(a->width, a->height));
+    void *scratch = malloc(ff_fssim_ref_int_scratch_size(a->width, a->height));
 
     if (!scratch)
         return -1.0;
-    fssim_ref_int_rows(a, b, depth, 0, a->height, scratch, &s);
+    ff_fssim_ref_int_rows(a, b, depth, 0, a->height, scratch, &s);
     free(scratch);
     return s.t / (double)s.w;
 }

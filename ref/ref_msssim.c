@@ -27,24 +27,24 @@
  * last few bits rather than merely to a tolerance.
  *
  * Nothing here allocates: the caller sizes the scratch with
- * fssim_ref_msssim_work_size() once and passes it in with every frame.
+ * ff_fssim_ref_msssim_work_size() once and passes it in with every frame.
  */
 #include <errno.h>
 #include <math.h>
 
 #include "fssim_ref.h"
 
-const double fssim_ref_msssim_weights[FSSIM_REF_MSSSIM_SCALES] = {
+const double ff_fssim_ref_msssim_weights[FSSIM_REF_MSSSIM_SCALES] = {
     0.0448, 0.2856, 0.3001, 0.2363, 0.1333
 };
 
-int fssim_ref_msssim_min_side(int window)
+int ff_fssim_ref_msssim_min_side(int window)
 {
     /* scale j is ceil(side / 2^j) wide; the last needs window samples */
     return (window - 1) * (1 << (FSSIM_REF_MSSSIM_SCALES - 1)) + 1;
 }
 
-void fssim_ref_msssim_scale_size(int width, int height, int j, int *sw, int *sh)
+void ff_fssim_ref_msssim_scale_size(int width, int height, int j, int *sw, int *sh)
 {
     for (int k = 0; k < j; k++) {
         width  = (width  + 1) / 2;
@@ -54,27 +54,27 @@ void fssim_ref_msssim_scale_size(int width, int height, int j, int *sw, int *sh)
     *sh = height;
 }
 
-size_t fssim_ref_msssim_work_size(int width, int height)
+size_t ff_fssim_ref_msssim_work_size(int width, int height)
 {
     size_t n = 0;
 
     for (int j = 0; j < FSSIM_REF_MSSSIM_SCALES; j++) {
         int sw, sh;
-        fssim_ref_msssim_scale_size(width, height, j, &sw, &sh);
+        ff_fssim_ref_msssim_scale_size(width, height, j, &sw, &sh);
         n += 2 * (size_t)sw * sh;
     }
     return n + 5 * (size_t)width;
 }
 
-void fssim_ref_msssim_load_rows(const FSSIMRefPlane *p, int y0, int y1, double *dst)
+void ff_fssim_ref_msssim_load_rows(const FSSIMRefPlane *p, int y0, int y1, double *dst)
 {
     for (int y = y0; y < y1; y++)
         for (int x = 0; x < p->width; x++)
             dst[(size_t)y * p->width + x] = fssim_ref_sample(p, x, y);
 }
 
-void fssim_ref_msssim_pool_rows(const double *src, int width, int height,
-                                int oy0, int oy1, double *dst)
+void ff_fssim_ref_msssim_pool_rows(const double *src, int width, int height,
+                                   int oy0, int oy1, double *dst)
 {
     /* pytorch's avg_pool2d(kernel 2, stride 2, padding size % 2): the
      * window of output o starts at input 2o - pad; with pad 1 the first
@@ -98,9 +98,9 @@ void fssim_ref_msssim_pool_rows(const double *src, int width, int height,
     }
 }
 
-void fssim_ref_msssim_rows(const double *a, const double *b, int width, int height,
-                           const double *g, int window, double c1, double c2,
-                           int oy0, int oy1, double *row, double *s_sum, double *cs_sum)
+void ff_fssim_ref_msssim_rows(const double *a, const double *b, int width, int height,
+                              const double *g, int window, double c1, double c2,
+                              int oy0, int oy1, double *row, double *s_sum, double *cs_sum)
 {
     const int ow = width - window + 1;
     double *va = row, *vb = row + width, *vaa = row + 2 * (size_t)width;
@@ -151,10 +151,10 @@ void fssim_ref_msssim_rows(const double *a, const double *b, int width, int heig
     }
 }
 
-int fssim_ref_msssim_scales(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
-                            int window, double sigma, double *work,
-                            double s[FSSIM_REF_MSSSIM_SCALES],
-                            double cs[FSSIM_REF_MSSSIM_SCALES])
+int ff_fssim_ref_msssim_scales(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
+                               int window, double sigma, double *work,
+                               double s[FSSIM_REF_MSSSIM_SCALES],
+                               double cs[FSSIM_REF_MSSSIM_SCALES])
 {
     const double L  = (double)((1u << depth) - 1);
     const double c1 = FSSIM_FLOAT_C1(L);
@@ -166,13 +166,13 @@ int fssim_ref_msssim_scales(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int 
 
     if (window < FSSIM_MIN_WINDOW || window > FSSIM_MAX_WINDOW || !(window & 1) ||
         a->width != b->width || a->height != b->height ||
-        side < fssim_ref_msssim_min_side(window))
+        side < ff_fssim_ref_msssim_min_side(window))
         return -EINVAL;
-    fssim_ref_gauss_weights(window, sigma, g);
+    ff_fssim_ref_gauss_weights(window, sigma, g);
 
-    row = work + fssim_ref_msssim_work_size(a->width, a->height) - 5 * (size_t)a->width;
-    fssim_ref_msssim_load_rows(a, 0, sh, pa);
-    fssim_ref_msssim_load_rows(b, 0, sh, pa + (size_t)sw * sh);
+    row = work + ff_fssim_ref_msssim_work_size(a->width, a->height) - 5 * (size_t)a->width;
+    ff_fssim_ref_msssim_load_rows(a, 0, sh, pa);
+    ff_fssim_ref_msssim_load_rows(b, 0, sh, pa + (size_t)sw * sh);
 
     for (int j = 0; j < FSSIM_REF_MSSSIM_SCALES; j++) {
         const double *pb = pa + (size_t)sw * sh;
@@ -185,7 +185,8 @@ int fssim_ref_msssim_scales(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int 
             const int y1 = y + FSSIM_REF_MSSSIM_BAND_ROWS < oh ?
                            y + FSSIM_REF_MSSSIM_BAND_ROWS : oh;
             double bs = 0.0, bcs = 0.0;
-            fssim_ref_msssim_rows(pa, pb, sw, sh, g, window, c1, c2, y, y1, row, &bs, &bcs);
+            ff_fssim_ref_msssim_rows(pa, pb, sw, sh, g, window, c1, c2, y, y1, row, &bs,
+                                     &bcs);
             ssum  += bs;
             cssum += bcs;
         }
@@ -195,8 +196,8 @@ int fssim_ref_msssim_scales(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int 
         if (j + 1 < FSSIM_REF_MSSSIM_SCALES) {
             const int nw = (sw + 1) / 2, nh = (sh + 1) / 2;
             double *na = pa + 2 * (size_t)sw * sh;
-            fssim_ref_msssim_pool_rows(pa, sw, sh, 0, nh, na);
-            fssim_ref_msssim_pool_rows(pb, sw, sh, 0, nh, na + (size_t)nw * nh);
+            ff_fssim_ref_msssim_pool_rows(pa, sw, sh, 0, nh, na);
+            ff_fssim_ref_msssim_pool_rows(pb, sw, sh, 0, nh, na + (size_t)nw * nh);
             pa = na;
             sw = nw;
             sh = nh;
@@ -211,15 +212,15 @@ static double relu(double x)
     return x < 0.0 ? 0.0 : x;
 }
 
-double fssim_ref_msssim_combine(const double s[FSSIM_REF_MSSSIM_SCALES],
-                                const double cs[FSSIM_REF_MSSSIM_SCALES])
+double ff_fssim_ref_msssim_combine(const double s[FSSIM_REF_MSSSIM_SCALES],
+                                   const double cs[FSSIM_REF_MSSSIM_SCALES])
 {
     const int last = FSSIM_REF_MSSSIM_SCALES - 1;
     /* a negative mean is clamped to 0 before the power (pytorch-msssim's
      * relu), so the result is real and lies in [0, 1] */
-    double v = pow(relu(cs[0]), fssim_ref_msssim_weights[0]);
+    double v = pow(relu(cs[0]), ff_fssim_ref_msssim_weights[0]);
 
     for (int j = 1; j < last; j++)
-        v *= pow(relu(cs[j]), fssim_ref_msssim_weights[j]);
-    return v * pow(relu(s[last]), fssim_ref_msssim_weights[last]);
+        v *= pow(relu(cs[j]), ff_fssim_ref_msssim_weights[j]);
+    return v * pow(relu(s[last]), ff_fssim_ref_msssim_weights[last]);
 }

@@ -27,9 +27,9 @@
 
 #include "fssim_ref.h"
 
-const int fssim_ref_int_taps[2 * FSSIM_INT_RADIUS + 1] = { FSSIM_INT_TAPS };
+const int ff_fssim_ref_int_taps[2 * FSSIM_INT_RADIUS + 1] = { FSSIM_INT_TAPS };
 
-void fssim_ref_gauss_weights(int size, double sigma, double *g)
+void ff_fssim_ref_gauss_weights(int size, double sigma, double *g)
 {
     const int r = size / 2;
     double sum = 0.0;
@@ -43,8 +43,8 @@ void fssim_ref_gauss_weights(int size, double sigma, double *g)
         g[i] /= sum;
 }
 
-int fssim_ref_float_out_size(int width, int height, const FSSIMRefFloatParams *p,
-                             int *out_w, int *out_h)
+int ff_fssim_ref_float_out_size(int width, int height, const FSSIMRefFloatParams *p,
+                                int *out_w, int *out_h)
 {
     const int border = p->padding == FSSIM_REF_PAD_VALID ? p->window - 1 : 0;
 
@@ -57,21 +57,21 @@ int fssim_ref_float_out_size(int width, int height, const FSSIMRefFloatParams *p
     return 0;
 }
 
-int fssim_ref_moments_alloc(FSSIMRefMoments *m, int w, int h)
+int ff_fssim_ref_moments_alloc(FSSIMRefMoments *m, int w, int h)
 {
     m->w = w;
     m->h = h;
     for (int i = 0; i < 5; i++) {
         m->m[i] = calloc((size_t)w * h, sizeof(double));
         if (!m->m[i]) {
-            fssim_ref_moments_free(m);
+            ff_fssim_ref_moments_free(m);
             return -ENOMEM;
         }
     }
     return 0;
 }
 
-void fssim_ref_moments_free(FSSIMRefMoments *m)
+void ff_fssim_ref_moments_free(FSSIMRefMoments *m)
 {
     for (int i = 0; i < 5; i++) {
         free(m->m[i]);
@@ -79,8 +79,8 @@ void fssim_ref_moments_free(FSSIMRefMoments *m)
     }
 }
 
-double fssim_ref_ssim_from_moments(double mu_a, double mu_b, double aa, double bb,
-                                   double ab, double c1, double c2)
+double ff_fssim_ref_ssim_from_moments(double mu_a, double mu_b, double aa, double bb,
+                                      double ab, double c1, double c2)
 {
     const double var_a = aa - mu_a * mu_a;
     const double var_b = bb - mu_b * mu_b;
@@ -90,8 +90,8 @@ double fssim_ref_ssim_from_moments(double mu_a, double mu_b, double aa, double b
            ((mu_a * mu_a + mu_b * mu_b + c1) * (var_a + var_b + c2));
 }
 
-int fssim_ref_temporal_weights(int depth, double tsigma, int tpadding,
-                               int64_t t, int64_t nb_frames, double *wt)
+int ff_fssim_ref_temporal_weights(int depth, double tsigma, int tpadding,
+                                  int64_t t, int64_t nb_frames, double *wt)
 {
     const int r = depth / 2;
     double g[2 * 64 + 1];
@@ -100,7 +100,7 @@ int fssim_ref_temporal_weights(int depth, double tsigma, int tpadding,
 
     if (depth > (int)(sizeof(g) / sizeof(g[0])))
         return 0;
-    fssim_ref_gauss_weights(depth, tsigma, g);
+    ff_fssim_ref_gauss_weights(depth, tsigma, g);
     for (int k = 0; k < depth; k++) {
         const int64_t f = t - r + k;
         const int present = f >= 0 && (nb_frames < 0 || f < nb_frames);

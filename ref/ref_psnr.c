@@ -26,8 +26,8 @@
 
 #include "fssim_ref.h"
 
-int fssim_ref_sse_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b,
-                       int y0, int y1, uint64_t *sse)
+int ff_fssim_ref_sse_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b,
+                          int y0, int y1, uint64_t *sse)
 {
     for (int y = y0; y < y1; y++) {
         /* a row of 16-bit differences squared stays far below 2^64 */
@@ -42,12 +42,12 @@ int fssim_ref_sse_rows(const FSSIMRefPlane *a, const FSSIMRefPlane *b,
     return 0;
 }
 
-double fssim_ref_mse(uint64_t sse, int width, int height)
+double ff_fssim_ref_mse(uint64_t sse, int width, int height)
 {
     return (double)sse / ((double)width * height);
 }
 
-double fssim_ref_psnr_from_mse(double mse, int depth)
+double ff_fssim_ref_psnr_from_mse(double mse, int depth)
 {
     const double L = (double)((1u << depth) - 1);
 
@@ -56,8 +56,8 @@ double fssim_ref_psnr_from_mse(double mse, int depth)
     return 10.0 * log10(L * L / mse);
 }
 
-double fssim_ref_mse_all(const double *mse, const int *width, const int *height,
-                         int nb_planes)
+double ff_fssim_ref_mse_all(const double *mse, const int *width, const int *height,
+                            int nb_planes)
 {
     double n = 0.0, all = 0.0;
 

@@ -141,7 +141,7 @@ static int max_taps(int in, int out, int scaler)
     return n < INT32_MAX ? (int)n : 0;
 }
 
-int fssim_ref_resample_axis_init(FSSIMRefResampleAxis *a, int in, int out, int scaler)
+int ff_fssim_ref_resample_axis_init(FSSIMRefResampleAxis *a, int in, int out, int scaler)
 {
     int32_t *q = NULL;
     int *lo = NULL, *nz0 = NULL;
@@ -185,7 +185,7 @@ int fssim_ref_resample_axis_init(FSSIMRefResampleAxis *a, int in, int out, int s
     a->start = malloc(sizeof(*a->start) * out);
     a->coef  = malloc(sizeof(*a->coef) * (size_t)out * ntaps);
     if (!a->start || !a->coef) {
-        fssim_ref_resample_axis_free(a);
+        ff_fssim_ref_resample_axis_free(a);
         goto end;
     }
     a->in    = in;
@@ -207,15 +207,15 @@ end:
     return ret;
 }
 
-void fssim_ref_resample_axis_free(FSSIMRefResampleAxis *a)
+void ff_fssim_ref_resample_axis_free(FSSIMRefResampleAxis *a)
 {
     free(a->start);
     free(a->coef);
     memset(a, 0, sizeof(*a));
 }
 
-size_t fssim_ref_resample_tmp_size(const FSSIMRefResampleAxis *ax,
-                                   const FSSIMRefResampleAxis *ay)
+size_t ff_fssim_ref_resample_tmp_size(const FSSIMRefResampleAxis *ax,
+                                      const FSSIMRefResampleAxis *ay)
 {
     /* the horizontal results of the ay->ntaps source rows of one output row */
     return (size_t)ax->out * ay->ntaps;
@@ -241,9 +241,9 @@ static void resample_row_h(const FSSIMRefPlane *src, const FSSIMRefResampleAxis 
     }
 }
 
-void fssim_ref_resample_rows(const FSSIMRefPlane *src, const FSSIMRefResampleAxis *ax,
-                             const FSSIMRefResampleAxis *ay, int depth, int y0, int y1,
-                             uint16_t *dst, ptrdiff_t dst_linesize, int64_t *tmp)
+void ff_fssim_ref_resample_rows(const FSSIMRefPlane *src, const FSSIMRefResampleAxis *ax,
+                                const FSSIMRefResampleAxis *ay, int depth, int y0, int y1,
+                                uint16_t *dst, ptrdiff_t dst_linesize, int64_t *tmp)
 {
     const int64_t maxval = (INT64_C(1) << depth) - 1;
 

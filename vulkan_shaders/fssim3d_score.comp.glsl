@@ -103,7 +103,7 @@ double reduce(double v, uint tid)
 }
 
 /* SSIM from the 3-D moments, in the association of
- * fssim_ref_ssim_from_moments() with e2 = E[a^2 + b^2] */
+ * ff_fssim_ref_ssim_from_moments() with e2 = E[a^2 + b^2] */
 double ssim(dvec4 m)
 {
     precise double maa  = m.x * m.x;

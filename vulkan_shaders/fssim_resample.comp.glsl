@@ -21,7 +21,7 @@
 /*
  * fssim: the ladder's resampler on Vulkan (doc/algorithms.md#resampling),
  * exactly as the CPU reference and the CUDA kernels compute it: the
- * coefficient tables come from the host (fssim_ref_resample_axis_init).
+ * coefficient tables come from the host (ff_fssim_ref_resample_axis_init).
  *
  * A workgroup covers FSSIM_VK_TILE_W output columns by `rows` output rows
  * of one component.  It computes the horizontal pass of the source rows

@@ -249,11 +249,11 @@ static Stats run_case(const Case &c)
         pack(c, pa, ma[f]);
         pack(c, pb, mb[f]);
         for (int i = 0; i < c.comps; i++) {
-            fssim_ref_float_out_size(pa.w[i], pa.h[i], &fp, &ow[i], &oh[i]);
-            std::vector<char> scr(fssim_ref_float_moments_scratch_size(ow[i], oh[i], &fp));
-            fssim_ref_moments_alloc(&ref[f][i], ow[i], oh[i]);
-            fssim_ref_float_moments_rows(&ma[f].plane[i], &mb[f].plane[i], &fp, 0, oh[i],
-                                         scr.data(), &ref[f][i]);
+            ff_fssim_ref_float_out_size(pa.w[i], pa.h[i], &fp, &ow[i], &oh[i]);
+            std::vector<char> scr(ff_fssim_ref_float_moments_scratch_size(ow[i], oh[i], &fp));
+            ff_fssim_ref_moments_alloc(&ref[f][i], ow[i], oh[i]);
+            ff_fssim_ref_float_moments_rows(&ma[f].plane[i], &mb[f].plane[i], &fp, 0, oh[i],
+                                            scr.data(), &ref[f][i]);
         }
     }
 
@@ -265,8 +265,8 @@ static Stats run_case(const Case &c)
     int nb_blocks = 0;
     for (int i = 0; i < c.comps; i++) {
         const FSSIMRefPlane &pl = ma[0].plane[i];
-        fssim3d_cuda_fill_moment_params(&mp[i], pl.width, pl.height, pl.bytes, pl.step,
-                                        pl.shift, c.window, c.sigma, c.same);
+        ff_fssim3d_cuda_fill_moment_params(&mp[i], pl.width, pl.height, pl.bytes, pl.step,
+                                           pl.shift, c.window, c.sigma, c.same);
         comp_off[i] = slot_bytes;
         slot_bytes += ((size_t)ow[i] * oh[i] * 16 + 255) & ~(size_t)255;
         sp[i] = {};
@@ -297,7 +297,7 @@ static Stats run_case(const Case &c)
 
     auto score = [&](int64_t t, int64_t nb_frames) {
         double wt[FSSIM3D_CUDA_MAX_TAPS];
-        if (!fssim_ref_temporal_weights(c.depth, c.tsigma, c.tpad, t, nb_frames, wt))
+        if (!ff_fssim_ref_temporal_weights(c.depth, c.tsigma, c.tpad, t, nb_frames, wt))
             return;
         int n = 0;
         const FSSIMRefMoments *mom[3][FSSIM3D_CUDA_MAX_TAPS];
@@ -321,7 +321,7 @@ static Stats run_case(const Case &c)
         determ &= !memcmp(sums[0], sums[1], c.comps * sizeof(double));
         for (int i = 0; i < c.comps; i++) {
             const double got = sums[0][i] / sp[i].n;
-            const double want = fssim_ref_3d_score(mom[i], wt, c.depth, c1, c2);
+            const double want = ff_fssim_ref_3d_score(mom[i], wt, c.depth, c1, c2);
             st.score_err = std::max(st.score_err, fabs(got - want));
             if (!(fabs(got - want) <= 1e-6))
                 all_scored = false;
@@ -377,7 +377,7 @@ static Stats run_case(const Case &c)
 
     for (auto &fr : ref)
         for (auto &m : fr)
-            fssim_ref_moments_free(&m);
+            ff_fssim_ref_moments_free(&m);
     return st;
 }
 

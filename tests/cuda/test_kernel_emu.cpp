@@ -141,8 +141,8 @@ static void run_case(const Case &c)
     FSSIMRefPlane rb = { b.data() + c.offset, pitch, c.w, c.h, c.bytes, c.step, c.shift };
 
     FSSIMCudaParams p;
-    fssim_cuda_fill_params(&p, c.depth, c.w, c.h, c.bytes, c.step, c.shift, c.algos,
-                           c.window, c.sigma, c.same);
+    ff_fssim_cuda_fill_params(&p, c.depth, c.w, c.h, c.bytes, c.step, c.shift, c.algos,
+                              c.window, c.sigma, c.same);
     int gx, gy;
     const int nblocks = fssim_cuda_nb_blocks(c.w, c.h, &gx, &gy);
     std::vector<double> partials((size_t)nblocks * FSSIM_NB_FUSED_PARTS, NAN);
@@ -190,8 +190,8 @@ static void run_case(const Case &c)
            "%s: the planes stored bottom-up (negative pitch) score the same, bitwise", name);
 
     if (c.algos & FSSIM_BIT(FSSIM_ALGO_INT)) {
-        const double ref = fssim_ref_int(&ra, &rb, c.depth);
-        const double got = out[0][FSSIM_PART_INT] / (double)fssim_cuda_int_weight_sum(c.w, c.h);
+        const double ref = ff_fssim_ref_int(&ra, &rb, c.depth);
+        const double got = out[0][FSSIM_PART_INT] / (double)ff_fssim_cuda_int_weight_sum(c.w, c.h);
         tap_ok(fabs(got - ref) <= 1e-12, "%s: int %.17g vs reference %.17g (diff %.3g)", name, got, ref, fabs(got - ref));
         if (c.content == SAME && c.depth <= 10)
             tap_ok(got == 1.0, "%s: int of identical planes is exactly 1", name);
@@ -199,8 +199,8 @@ static void run_case(const Case &c)
     if (c.algos & FSSIM_BIT(FSSIM_ALGO_FLOAT)) {
         const FSSIMRefFloatParams fp = { c.window, c.sigma, c.same };
         int ow, oh;
-        const double ref = fssim_ref_float(&ra, &rb, c.depth, &fp);
-        fssim_ref_float_out_size(c.w, c.h, &fp, &ow, &oh);
+        const double ref = ff_fssim_ref_float(&ra, &rb, c.depth, &fp);
+        ff_fssim_ref_float_out_size(c.w, c.h, &fp, &ow, &oh);
         const double got = out[0][FSSIM_PART_FLOAT] / ((double)ow * oh);
         tap_ok(fabs(got - ref) <= 1e-5, "%s: float %.17g vs reference %.17g (diff %.3g)", name, got, ref, fabs(got - ref));
         if (c.content == SAME)
@@ -208,15 +208,15 @@ static void run_case(const Case &c)
     }
     if (c.algos & FSSIM_BIT(FSSIM_ALGO_PSNR)) {
         uint64_t ref = 0, got;
-        fssim_ref_sse_rows(&ra, &rb, 0, c.h, &ref);
+        ff_fssim_ref_sse_rows(&ra, &rb, 0, c.h, &ref);
         memcpy(&got, &out[0][FSSIM_PART_SSE], sizeof(got));
         tap_ok(got == ref, "%s: psnr's sum of squared differences %llu equals the reference's %llu",
                name, (unsigned long long)got, (unsigned long long)ref);
     }
     if (c.algos & FSSIM_BIT(FSSIM_ALGO_BLOCK)) {
         int nx, ny;
-        const double ref = fssim_ref_block(&ra, &rb, c.depth);
-        fssim_ref_block_windows(c.w, c.h, &nx, &ny);
+        const double ref = ff_fssim_ref_block(&ra, &rb, c.depth);
+        ff_fssim_ref_block_windows(c.w, c.h, &nx, &ny);
         const double got = out[0][FSSIM_PART_BLOCK] / ((double)nx * ny);
         tap_ok(fabs(got - ref) <= 1e-6, "%s: block %.17g vs reference %.17g (diff %.3g)", name, got, ref, fabs(got - ref));
         if (c.content == SAME)
@@ -289,8 +289,8 @@ static void test_ladder_launch(void)
             ck.content = (Content)((c.content + k) % 4);
             d[k] = make_plane(ck, pitch, true, NULL);
         }
-        fssim_cuda_fill_params(&p, c.depth, c.w, c.h, c.bytes, c.step, c.shift, c.algos,
-                               c.window, c.sigma, c.same);
+        ff_fssim_cuda_fill_params(&p, c.depth, c.w, c.h, c.bytes, c.step, c.shift, c.algos,
+                                  c.window, c.sigma, c.same);
         p.ref_ptr = (unsigned long long)(uintptr_t)ref.data();
         p.ref_pitch = pitch;
         p.nb_main = 3;
@@ -323,7 +323,7 @@ static void test_ladder_launch(void)
  * msssim (kernels/fssim_msssim.cuh): the planes of one frame pair (a list of
  * sizes, as a 4:2:0 or 4:4:4 frame has) in one launch per scale, as the
  * filter runs them, then the reduction; each plane's per-scale means
- * against fssim_ref_msssim_scales, and its MS-SSIM to the 1e-5 contract.
+ * against ff_fssim_ref_msssim_scales, and its MS-SSIM to the 1e-5 contract.
  */
 struct MsCase {
     int nb;
@@ -350,7 +350,7 @@ static void run_ms_case(const MsCase &mc)
     snprintf(name, sizeof(name), "msssim %dx%d%s %d-bit window=%d sigma=%g content=%d%s",
              mc.w[0], mc.h[0], mc.nb > 1 ? " (+chroma)" : "", mc.depth, mc.window, mc.sigma,
              (int)mc.content, mc.any ? " (any-window kernel)" : "");
-    fssim_ref_gauss_weights(mc.window, mc.sigma, g);
+    ff_fssim_ref_gauss_weights(mc.window, mc.sigma, g);
     for (int i = 0; i < mc.nb; i++) {
         Case c = { mc.w[i], mc.h[i], mc.depth, mc.bytes, 1, 0, 0, mc.window, mc.sigma, 0,
                    mc.content == SAME ? NOISE : mc.content };
@@ -363,7 +363,7 @@ static void run_ms_case(const MsCase &mc)
         size_t n = 0;
         for (int j = 1; j < FSSIM_MS_SCALES; j++) {
             int sw, sh;
-            fssim_ref_msssim_scale_size(c.w, c.h, j, &sw, &sh);
+            ff_fssim_ref_msssim_scale_size(c.w, c.h, j, &sw, &sh);
             n += 2 * (size_t)sw * sh;
         }
         lv[i].assign(n, NAN);
@@ -381,7 +381,7 @@ static void run_ms_case(const MsCase &mc)
         for (int i = 0; i < mc.nb; i++) {
             FSSIMCudaMsPlane &pl = mp[j].plane[i];
             int gx, gy;
-            fssim_ref_msssim_scale_size(mc.w[i], mc.h[i], j, &pl.width, &pl.height);
+            ff_fssim_ref_msssim_scale_size(mc.w[i], mc.h[i], j, &pl.width, &pl.height);
             pl.step = 1;
             pl.first_tile = blocks[j];
             rp.offset[i * FSSIM_MS_SCALES + j] = records + blocks[j];
@@ -439,14 +439,14 @@ static void run_ms_case(const MsCase &mc)
     for (int i = 0; i < mc.nb; i++) {
         FSSIMRefPlane ra = { a[i].data(), pitch[i], mc.w[i], mc.h[i], mc.bytes, 1, 0 };
         FSSIMRefPlane rb = { b[i].data(), pitch[i], mc.w[i], mc.h[i], mc.bytes, 1, 0 };
-        std::vector<double> work(fssim_ref_msssim_work_size(mc.w[i], mc.h[i]));
+        std::vector<double> work(ff_fssim_ref_msssim_work_size(mc.w[i], mc.h[i]));
         double s[FSSIM_MS_SCALES], cs[FSSIM_MS_SCALES], gs[FSSIM_MS_SCALES], gcs[FSSIM_MS_SCALES];
         double worst = 0.0;
         int wj = 0;
-        fssim_ref_msssim_scales(&ra, &rb, mc.depth, mc.window, mc.sigma, work.data(), s, cs);
+        ff_fssim_ref_msssim_scales(&ra, &rb, mc.depth, mc.window, mc.sigma, work.data(), s, cs);
         for (int j = 0; j < FSSIM_MS_SCALES; j++) {
             int sw, sh;
-            fssim_ref_msssim_scale_size(mc.w[i], mc.h[i], j, &sw, &sh);
+            ff_fssim_ref_msssim_scale_size(mc.w[i], mc.h[i], j, &sw, &sh);
             const double n = (double)(sw - mc.window + 1) * (sh - mc.window + 1);
             gs[j]  = out[0][2 * (i * FSSIM_MS_SCALES + j)] / n;
             gcs[j] = out[0][2 * (i * FSSIM_MS_SCALES + j) + 1] / n;
@@ -455,8 +455,8 @@ static void run_ms_case(const MsCase &mc)
                 wj = j;
             }
         }
-        const double want = fssim_ref_msssim_combine(s, cs);
-        const double got  = fssim_ref_msssim_combine(gs, gcs);
+        const double want = ff_fssim_ref_msssim_combine(s, cs);
+        const double got  = ff_fssim_ref_msssim_combine(gs, gcs);
         tap_ok(fabs(got - want) <= 1e-5, "%s, plane %d (%dx%d): MS-SSIM %.17g vs reference %.17g "
                "(diff %.3g; worst scale mean diff %.3g at scale %d)", name, i, mc.w[i], mc.h[i],
                got, want, fabs(got - want), worst, wj + 1);

@@ -11,7 +11,7 @@
    smallest plane, another window and sigma.  All is the planes'
    sample-weighted mean, as for every algorithm.
 2. The filter equals the reference's own evaluation (tests/unit/metrics_cli,
-   fssim_ref_msssim_scales) bit for bit, and its values do not depend on the
+   ff_fssim_ref_msssim_scales) bit for bit, and its values do not depend on the
    number of threads: the bands are fixed and added in order.
 3. Identical inputs: exactly 1 per plane and All, dB inf.  Each position's
    two ratios then have bit-identical numerators and denominators (the same
@@ -178,7 +178,7 @@ if t.ok(all(runs.values()), "threads: runs with 1 and 3 filter threads"):
             v = cli_msssim(main.frames[k][c], ref.frames[k][c], 10)
             if runs[3]["frames"][k]["msssim"][comp] != v:
                 bad.append((k, comp, runs[3]["frames"][k]["msssim"][comp], v))
-    t.ok(not bad, "the filter's values equal the reference's (fssim_ref_msssim_scales through "
+    t.ok(not bad, "the filter's values equal the reference's (ff_fssim_ref_msssim_scales through "
          "metrics_cli) bit for bit", bad)
 
 # ---- 3. identical inputs ---------------------------------------------------------

@@ -28,7 +28,7 @@
  * no padding.  Prints one JSON object, every double with %.17g:
  *   {"sse": N, "mse": x, "psnr": x, "s": [5], "cs": [5], "msssim": x}
  * psnr is Infinity for identical planes (Python's json reads it); s, cs and
- * msssim are null where fssim_ref_msssim_scales refuses the pair (plane too
+ * msssim are null where ff_fssim_ref_msssim_scales refuses the pair (plane too
  * small, or a WINDOW outside odd 3..15: WINDOW 0 asks for PSNR alone).
  */
 #include <math.h>
@@ -103,26 +103,26 @@ int main(int argc, char **argv)
     const FSSIMRefPlane a = { (const uint8_t *)va, 2 * (ptrdiff_t)w, w, h, 2, 1, 0 };
     const FSSIMRefPlane b = { (const uint8_t *)vb, 2 * (ptrdiff_t)w, w, h, 2, 1, 0 };
 
-    fssim_ref_sse_rows(&a, &b, 0, h, &sse);
-    const double mse = fssim_ref_mse(sse, w, h);
+    ff_fssim_ref_sse_rows(&a, &b, 0, h, &sse);
+    const double mse = ff_fssim_ref_mse(sse, w, h);
     printf("{\"sse\": %llu, \"mse\": ", (unsigned long long)sse);
     print_double(mse);
     printf(", \"psnr\": ");
-    print_double(fssim_ref_psnr_from_mse(mse, depth));
+    print_double(ff_fssim_ref_psnr_from_mse(mse, depth));
 
-    work = malloc(sizeof(*work) * fssim_ref_msssim_work_size(w, h));
+    work = malloc(sizeof(*work) * ff_fssim_ref_msssim_work_size(w, h));
     if (!work) {
         fprintf(stderr, "metrics_cli: out of memory\n");
         return 2;
     }
-    ret = fssim_ref_msssim_scales(&a, &b, depth, window, sigma, work, s, cs);
+    ret = ff_fssim_ref_msssim_scales(&a, &b, depth, window, sigma, work, s, cs);
     if (ret < 0) {
         printf(", \"s\": null, \"cs\": null, \"msssim\": null}\n");
     } else {
         print_array("s", s, FSSIM_REF_MSSSIM_SCALES);
         print_array("cs", cs, FSSIM_REF_MSSSIM_SCALES);
         printf(", \"msssim\": ");
-        print_double(fssim_ref_msssim_combine(s, cs));
+        print_double(ff_fssim_ref_msssim_combine(s, cs));
         printf("}\n");
     }
     free(work);

@@ -104,16 +104,16 @@ int main(int argc, char **argv)
                         "OUT_W OUT_H in.raw out.raw\n");
         return 2;
     }
-    if (fssim_ref_resample_axis_init(&ax, iw, ow, scaler) < 0 ||
-        fssim_ref_resample_axis_init(&ay, ih, oh, scaler) < 0) {
-        fprintf(stderr, "resample_cli: cannot build the coefficient tables\n");
-        goto end;
+    if (ff_fssim_ref_resample_axis_init(&ax, iw, ow, scaler) < 0 ||
+           ff_fssim_ref_resample_axis_init(&ay, ih, oh, scaler) < 0) {
+           fprintf(stderr, "resample_cli: cannot build the coefficient tables\n");
+           goto end;
     }
     nin  = (size_t)iw * ih;
     nout = (size_t)ow * oh;
     in   = malloc(sizeof(*in) * nin);
     out  = malloc(sizeof(*out) * nout);
-    tmp = malloc(sizeof(*tmp) * fssim_ref_resample_tmp_size(&ax, &ay));
+    tmp = malloc(sizeof(*tmp) * ff_fssim_ref_resample_tmp_size(&ax, &ay));
     if (!in || !out || !tmp) {
         fprintf(stderr, "resample_cli: out of memory\n");
         goto end;
@@ -135,7 +135,7 @@ int main(int argc, char **argv)
     src.height   = ih;
     src.bytes    = 2;
     src.step     = 1;
-    fssim_ref_resample_rows(&src, &ax, &ay, depth, 0, oh, out, (ptrdiff_t)ow * 2, tmp);
+    ff_fssim_ref_resample_rows(&src, &ax, &ay, depth, 0, oh, out, (ptrdiff_t)ow * 2, tmp);
     if (write_plane(argv[8], out, nout)) {
         fprintf(stderr, "resample_cli: cannot write %s\n", argv[8]);
         goto end;
@@ -145,7 +145,7 @@ end:
     free(in);
     free(out);
     free(tmp);
-    fssim_ref_resample_axis_free(&ax);
-    fssim_ref_resample_axis_free(&ay);
+    ff_fssim_ref_resample_axis_free(&ax);
+    ff_fssim_ref_resample_axis_free(&ay);
     return ret;
 }

@@ -156,18 +156,18 @@ static uint64_t ref_sse(const Img *a, const Img *b)
     void *sa, *sb;
     const FSSIMRefPlane pa = planar(a, &sa), pb = planar(b, &sb);
     uint64_t sse = 0;
-    fssim_ref_sse_rows(&pa, &pb, 0, a->h, &sse);
+    ff_fssim_ref_sse_rows(&pa, &pb, 0, a->h, &sse);
     free(sa);
     free(sb);
     return sse;
 }
 
-/* fssim_ref_msssim_scales with a scratch of exactly the size asked for,
+/* ff_fssim_ref_msssim_scales with a scratch of exactly the size asked for,
  * followed by guard values that must survive the call. */
 static int ref_scales(const FSSIMRefPlane *pa, const FSSIMRefPlane *pb, int depth,
                       int window, double sigma, double s[NS], double cs[NS], int *guard_ok)
 {
-    const size_t n = fssim_ref_msssim_work_size(pa->width, pa->height);
+    const size_t n = ff_fssim_ref_msssim_work_size(pa->width, pa->height);
     double *work = malloc(sizeof(*work) * (n + 8));
     int ret;
 
@@ -175,7 +175,7 @@ static int ref_scales(const FSSIMRefPlane *pa, const FSSIMRefPlane *pb, int dept
         tap_bail("out of memory");
     for (int i = 0; i < 8; i++)
         work[n + i] = -12345.5;
-    ret = fssim_ref_msssim_scales(pa, pb, depth, window, sigma, work, s, cs);
+    ret = ff_fssim_ref_msssim_scales(pa, pb, depth, window, sigma, work, s, cs);
     if (guard_ok) {
         *guard_ok = 1;
         for (int i = 0; i < 8; i++)
@@ -319,9 +319,9 @@ static void test_psnr(void)
         void *sa, *sb;
         const FSSIMRefPlane pa = planar(&a, &sa), pb = planar(&b, &sb);
         uint64_t s2 = 0;
-        fssim_ref_sse_rows(&pa, &pb, 0, 1, &s2);
+        ff_fssim_ref_sse_rows(&pa, &pb, 0, 1, &s2);
         tap_ok(s2 == 1 + 1 + 4, "sse: first row alone is 6");
-        fssim_ref_sse_rows(&pa, &pb, 1, 3, &s2);
+        ff_fssim_ref_sse_rows(&pa, &pb, 1, 3, &s2);
         tap_ok(s2 == 146, "sse: two bands add to 146");
         free(sa);
         free(sb);
@@ -336,7 +336,7 @@ static void test_psnr(void)
             const FSSIMRefPlane pa = mkplane(&a, lay[l][0], lay[l][1], lay[l][2], &sa);
             const FSSIMRefPlane pb = mkplane(&b, lay[l][0], lay[l][1], lay[l][2], &sb);
             uint64_t s2 = 0;
-            fssim_ref_sse_rows(&pa, &pb, 0, 3, &s2);
+            ff_fssim_ref_sse_rows(&pa, &pb, 0, 3, &s2);
             tap_ok(s2 == 146, "sse: layout bytes=%d step=%d shift=%d gives 146",
                    lay[l][0], lay[l][1], lay[l][2]);
             free(sa);
@@ -348,19 +348,19 @@ static void test_psnr(void)
     /* MSE 146/12; PSNR 10 log10(255^2 / (146/12)) = 37.279087511310976
      * (evaluated in Python) and at 10 bits 10 log10(1023^2 / (146/12)) =
      * 49.34579657687508 */
-    const double mse = fssim_ref_mse(sse, 4, 3);
+    const double mse = ff_fssim_ref_mse(sse, 4, 3);
     tap_same(mse, 146.0 / 12.0, "mse: 146/12");
-    tap_close(fssim_ref_psnr_from_mse(mse, 8), 37.279087511310976, 1e-12, "psnr: 8-bit hand case");
-    tap_close(fssim_ref_psnr_from_mse(mse, 10), 49.34579657687508, 1e-12, "psnr: 10-bit hand case");
+    tap_close(ff_fssim_ref_psnr_from_mse(mse, 8), 37.279087511310976, 1e-12, "psnr: 8-bit hand case");
+    tap_close(ff_fssim_ref_psnr_from_mse(mse, 10), 49.34579657687508, 1e-12, "psnr: 10-bit hand case");
     /* MSE 1 at 8 bits: 10 log10(65025) = 48.1308036086791 */
-    tap_close(fssim_ref_psnr_from_mse(1.0, 8), 48.1308036086791, 1e-12, "psnr: mse 1, 8-bit");
+    tap_close(ff_fssim_ref_psnr_from_mse(1.0, 8), 48.1308036086791, 1e-12, "psnr: mse 1, 8-bit");
     /* MSE = L^2 at 16 bits: 10 log10(1) = 0 exactly */
-    tap_same(fssim_ref_psnr_from_mse(65535.0 * 65535.0, 16), 0.0, "psnr: mse L^2 gives 0 dB");
+    tap_same(ff_fssim_ref_psnr_from_mse(65535.0 * 65535.0, 16), 0.0, "psnr: mse L^2 gives 0 dB");
 
     /* identical planes: SSE 0, MSE 0, PSNR +inf */
     {
         const uint64_t z = ref_sse(&a, &a);
-        const double p = fssim_ref_psnr_from_mse(fssim_ref_mse(z, 4, 3), 8);
+        const double p = ff_fssim_ref_psnr_from_mse(ff_fssim_ref_mse(z, 4, 3), 8);
         tap_ok(z == 0 && isinf(p) && p > 0, "psnr: identical planes give SSE 0 and +inf (%g)", p);
     }
     free(a.v);
@@ -379,8 +379,8 @@ static void test_psnr(void)
         s1 = ref_sse(&m, &z);
         tap_ok(s1 == 18013844463026175ull, "sse: one sample equal, odd SSE above 2^53 exact (%llu)",
                (unsigned long long)s1);
-        tap_close(fssim_ref_psnr_from_mse(fssim_ref_mse(18013848757862400ull, 2048, 2048), 16),
-                  0.0, 1e-15, "psnr: 16-bit extremes give 0 dB");
+        tap_close(ff_fssim_ref_psnr_from_mse(ff_fssim_ref_mse(18013848757862400ull, 2048, 2048), 16),
+                        0.0, 1e-15, "psnr: 16-bit extremes give 0 dB");
         free(z.v);
         free(m.v);
     }
@@ -389,12 +389,12 @@ static void test_psnr(void)
     {
         const double m3[3] = { 1.0, 4.0, 4.0 };
         const int w3[3] = { 4, 2, 2 }, h3[3] = { 4, 2, 2 };
-        tap_close(fssim_ref_mse_all(m3, w3, h3, 3), 2.0, 1e-15, "mse_all: 4:2:0 hand case is 2");
+        tap_close(ff_fssim_ref_mse_all(m3, w3, h3, 3), 2.0, 1e-15, "mse_all: 4:2:0 hand case is 2");
         const double z3[3] = { 0.0, 0.0, 0.0 };
-        tap_ok(isinf(fssim_ref_psnr_from_mse(fssim_ref_mse_all(z3, w3, h3, 3), 8)),
-               "mse_all: all planes identical gives +inf");
+        tap_ok(isinf(ff_fssim_ref_psnr_from_mse(ff_fssim_ref_mse_all(z3, w3, h3, 3), 8)),
+                     "mse_all: all planes identical gives +inf");
         /* one plane: the plane itself */
-        tap_same(fssim_ref_mse_all(m3 + 1, w3, h3, 1), 4.0, "mse_all: a single plane is its MSE");
+        tap_same(ff_fssim_ref_mse_all(m3 + 1, w3, h3, 1), 4.0, "mse_all: a single plane is its MSE");
     }
 }
 
@@ -404,24 +404,24 @@ static void test_msssim_pieces(void)
 {
     static const double wt[NS] = { 0.0448, 0.2856, 0.3001, 0.2363, 0.1333 };
     for (int j = 0; j < NS; j++)
-        tap_same(fssim_ref_msssim_weights[j], wt[j], "msssim: weight %d", j);
+        tap_same(ff_fssim_ref_msssim_weights[j], wt[j], "msssim: weight %d", j);
 
     /* (window - 1) * 16 + 1 */
     static const int mins[4][2] = { { 11, 161 }, { 3, 33 }, { 7, 97 }, { 15, 225 } };
     for (int i = 0; i < 4; i++)
-        tap_ok(fssim_ref_msssim_min_side(mins[i][0]) == mins[i][1],
-               "msssim: min side of window %d is %d", mins[i][0], mins[i][1]);
+        tap_ok(ff_fssim_ref_msssim_min_side(mins[i][0]) == mins[i][1],
+                  "msssim: min side of window %d is %d", mins[i][0], mins[i][1]);
 
     /* 161 -> 81 -> 41 -> 21 -> 11; 1920x1080 -> 960x540 -> 480x270 -> 240x135 -> 120x68 */
     {
         int sw, sh;
-        fssim_ref_msssim_scale_size(161, 1080, 4, &sw, &sh);
+        ff_fssim_ref_msssim_scale_size(161, 1080, 4, &sw, &sh);
         tap_ok(sw == 11 && sh == 68, "msssim: scale 5 of 161x1080 is 11x68 (%dx%d)", sw, sh);
-        fssim_ref_msssim_scale_size(333, 201, 2, &sw, &sh);
+        ff_fssim_ref_msssim_scale_size(333, 201, 2, &sw, &sh);
         tap_ok(sw == 84 && sh == 51, "msssim: scale 3 of 333x201 is 84x51 (%dx%d)", sw, sh);
         /* 2*(161^2 + 81^2 + 41^2 + 21^2 + 11^2) + 5*161 = 70255 */
-        tap_ok(fssim_ref_msssim_work_size(161, 161) == 70255,
-               "msssim: work size of 161x161 is 70255 doubles");
+        tap_ok(ff_fssim_ref_msssim_work_size(161, 161) == 70255,
+                  "msssim: work size of 161x161 is 70255 doubles");
     }
 
     /* pooling by hand.  3x3 (both odd, one zero row and column first):
@@ -433,7 +433,7 @@ static void test_msssim_pieces(void)
         static const double s33[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
         static const double e33[4] = { 0.25, 1.25, 2.75, 7.0 };
         double d[4];
-        fssim_ref_msssim_pool_rows(s33, 3, 3, 0, 2, d);
+        ff_fssim_ref_msssim_pool_rows(s33, 3, 3, 0, 2, d);
         tap_ok(!memcmp(d, e33, sizeof(d)), "pool: 3x3 -> 0.25 1.25 / 2.75 7 (%g %g %g %g)",
                d[0], d[1], d[2], d[3]);
         /* 4 wide, 3 high (rows odd only):
@@ -442,7 +442,7 @@ static void test_msssim_pieces(void)
          *   9 10 11 12       (5+6+9+10)/4     (7+8+11+12)/4       7.5  9.5  */
         static const double s43[12] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
         static const double e43[4] = { 0.75, 1.75, 7.5, 9.5 };
-        fssim_ref_msssim_pool_rows(s43, 4, 3, 0, 2, d);
+        ff_fssim_ref_msssim_pool_rows(s43, 4, 3, 0, 2, d);
         tap_ok(!memcmp(d, e43, sizeof(d)), "pool: 4x3 -> 0.75 1.75 / 7.5 9.5 (%g %g %g %g)",
                d[0], d[1], d[2], d[3]);
         /* 3 wide, 4 high (columns odd only):
@@ -451,15 +451,15 @@ static void test_msssim_pieces(void)
          *   7  8  9       (7+10)/4   (8+9+11+12)/4      4.25 10
          *  10 11 12 */
         static const double e34[4] = { 1.25, 4.0, 4.25, 10.0 };
-        fssim_ref_msssim_pool_rows(s43, 3, 4, 0, 2, d);
+        ff_fssim_ref_msssim_pool_rows(s43, 3, 4, 0, 2, d);
         tap_ok(!memcmp(d, e34, sizeof(d)), "pool: 3x4 -> 1.25 4 / 4.25 10 (%g %g %g %g)",
                d[0], d[1], d[2], d[3]);
         /* 2x2 (the first four values, 1 2 / 3 4): the plain mean 2.5;
          * 1x1: one sample and three zeros, 7 / 4 = 1.75 */
-        fssim_ref_msssim_pool_rows(s33, 2, 2, 0, 1, d);
+        ff_fssim_ref_msssim_pool_rows(s33, 2, 2, 0, 1, d);
         tap_same(d[0], 2.5, "pool: 2x2 of 1 2 / 3 4 is 2.5");
         static const double one = 7.0;
-        fssim_ref_msssim_pool_rows(&one, 1, 1, 0, 1, d);
+        ff_fssim_ref_msssim_pool_rows(&one, 1, 1, 0, 1, d);
         tap_same(d[0], 1.75, "pool: 1x1 of 7 is 7/4");
         /* 5x5 of v = 10y + x: output (1, 1) is the cell of rows 1-2,
          * columns 1-2: (11 + 12 + 21 + 22) / 4 = 16.5; output (2, 0) is
@@ -467,12 +467,12 @@ static void test_msssim_pieces(void)
         double s55[25], d9[9];
         for (int i = 0; i < 25; i++)
             s55[i] = 10 * (i / 5) + i % 5;
-        fssim_ref_msssim_pool_rows(s55, 5, 5, 0, 3, d9);
+        ff_fssim_ref_msssim_pool_rows(s55, 5, 5, 0, 3, d9);
         tap_ok(d9[4] == 16.5 && d9[6] == 17.5, "pool: 5x5 -> 3x3 cells (%g %g)", d9[4], d9[6]);
         /* bands of output rows give the same values */
         double b9[9];
-        fssim_ref_msssim_pool_rows(s55, 5, 5, 0, 1, b9);
-        fssim_ref_msssim_pool_rows(s55, 5, 5, 1, 3, b9);
+        ff_fssim_ref_msssim_pool_rows(s55, 5, 5, 0, 1, b9);
+        ff_fssim_ref_msssim_pool_rows(s55, 5, 5, 1, 3, b9);
         tap_ok(!memcmp(b9, d9, sizeof(b9)), "pool: bands of rows give the same plane");
     }
 
@@ -482,14 +482,14 @@ static void test_msssim_pieces(void)
         const double cs[NS] = { 0.5, 0.5, 0.5, 0.5, -3.0 };
         const double want = exp((0.0448 + 0.2856 + 0.3001 + 0.2363) * log(0.5) +
                                 0.1333 * log(0.25));
-        tap_close(fssim_ref_msssim_combine(s, cs), want, 1e-15,
-                  "combine: cs 0.5 at scales 1-4 and s 0.25 at scale 5");
+        tap_close(ff_fssim_ref_msssim_combine(s, cs), want, 1e-15,
+                     "combine: cs 0.5 at scales 1-4 and s 0.25 at scale 5");
         const double csn[NS] = { 0.5, -0.1, 0.5, 0.5, 0.5 };
-        tap_same(fssim_ref_msssim_combine(s, csn), 0.0, "combine: a negative CS gives 0");
+        tap_same(ff_fssim_ref_msssim_combine(s, csn), 0.0, "combine: a negative CS gives 0");
         const double sn[NS] = { 0.9, 0.8, 0.7, 0.6, -0.01 };
-        tap_same(fssim_ref_msssim_combine(sn, cs), 0.0, "combine: a negative S_5 gives 0");
+        tap_same(ff_fssim_ref_msssim_combine(sn, cs), 0.0, "combine: a negative S_5 gives 0");
         const double ones[NS] = { 1, 1, 1, 1, 1 };
-        tap_same(fssim_ref_msssim_combine(ones, ones), 1.0, "combine: all ones give 1");
+        tap_same(ff_fssim_ref_msssim_combine(ones, ones), 1.0, "combine: all ones give 1");
     }
 }
 
@@ -560,8 +560,8 @@ static void test_msssim_values(void)
                 ok &= s[j] == 1.0 && cs[j] == 1.0;
             tap_ok(ok, "identical %dx%d %d-bit: S and CS exactly 1 at every scale",
                    sz[i][0], sz[i][1], sz[i][2]);
-            tap_same(fssim_ref_msssim_combine(s, cs), 1.0, "identical %dx%d: MS-SSIM exactly 1",
-                     sz[i][0], sz[i][1]);
+            tap_same(ff_fssim_ref_msssim_combine(s, cs), 1.0, "identical %dx%d: MS-SSIM exactly 1",
+                        sz[i][0], sz[i][1]);
             free(a.v);
         }
     }
@@ -593,15 +593,15 @@ static void test_msssim_values(void)
         tap_ok(worst < 1e-9, "flat 100 vs 120: S = closed form, CS = 1 at every scale (worst %.2g)",
                worst);
         tap_close(want, 0.9836109249983688, 1e-15, "flat: the closed form's value");
-        tap_close(fssim_ref_msssim_combine(s, cs), pow(want, 0.1333), 1e-9,
-                  "flat: MS-SSIM = S^0.1333");
+        tap_close(ff_fssim_ref_msssim_combine(s, cs), pow(want, 0.1333), 1e-9,
+                     "flat: MS-SSIM = S^0.1333");
         free(a.v);
         free(b.v);
         /* the same value everywhere, odd size: the zero padding makes the
          * coarser scales uneven, but identical planes still give 1 */
         a = img_flat(165, 171, 10, 700);
         img_scales(&a, &a, 11, 1.5, s, cs);
-        tap_same(fssim_ref_msssim_combine(s, cs), 1.0, "flat identical odd size: exactly 1");
+        tap_same(ff_fssim_ref_msssim_combine(s, cs), 1.0, "flat identical odd size: exactly 1");
         free(a.v);
     }
 
@@ -612,7 +612,7 @@ static void test_msssim_values(void)
             b.v[i] = 255 - a.v[i];
         img_scales(&a, &b, 11, 1.5, s, cs);
         tap_ok(cs[0] < 0, "negated: CS_1 < 0 (%g)", cs[0]);
-        tap_same(fssim_ref_msssim_combine(s, cs), 0.0, "negated: MS-SSIM 0");
+        tap_same(ff_fssim_ref_msssim_combine(s, cs), 0.0, "negated: MS-SSIM 0");
         free(a.v);
         free(b.v);
     }
@@ -635,8 +635,8 @@ static void test_msssim_values(void)
             tap_ok(r == 0 && worst < 1e-12,
                    "naive %dx%d %d-bit window %d sigma %g: S, CS per scale (worst %.2g)",
                    nc[i].w, nc[i].h, nc[i].depth, nc[i].window, nc[i].sigma, worst);
-            tap_close(fssim_ref_msssim_combine(s, cs), want, 1e-12,
-                      "naive %dx%d: MS-SSIM %.6f", nc[i].w, nc[i].h, want);
+            tap_close(ff_fssim_ref_msssim_combine(s, cs), want, 1e-12,
+                         "naive %dx%d: MS-SSIM %.6f", nc[i].w, nc[i].h, want);
             free(a.v);
             free(b.v);
         }
@@ -656,7 +656,7 @@ static void test_msssim_memory(void)
     {
         const FSSIMRefPlane pa = planar(&a, &sa), pb = planar(&b, &sb);
         ref_scales(&pa, &pb, 8, 11, 1.5, s, cs, &guard);
-        tap_ok(guard, "scratch: nothing written past fssim_ref_msssim_work_size()");
+        tap_ok(guard, "scratch: nothing written past ff_fssim_ref_msssim_work_size()");
         free(sa);
         free(sb);
     }
@@ -677,8 +677,8 @@ static void test_msssim_memory(void)
     }
 
     /* the pieces a slice-threaded caller runs: load and pool in bands, and
-     * fssim_ref_msssim_rows in bands of FSSIM_REF_MSSSIM_BAND_ROWS added in
-     * band order, reproduce fssim_ref_msssim_scales bit for bit */
+     * ff_fssim_ref_msssim_rows in bands of FSSIM_REF_MSSSIM_BAND_ROWS added in
+     * band order, reproduce ff_fssim_ref_msssim_scales bit for bit */
     {
         const FSSIMRefPlane pa = planar(&a, &sa), pb = planar(&b, &sb);
         const double L = 255.0, c1 = (0.01 * L) * (0.01 * L), c2 = (0.03 * L) * (0.03 * L);
@@ -688,19 +688,19 @@ static void test_msssim_memory(void)
 
         if (!row || !la || !lb)
             tap_bail("out of memory");
-        fssim_ref_gauss_weights(11, 1.5, g);
+        ff_fssim_ref_gauss_weights(11, 1.5, g);
         for (int y = 0; y < h; y += 7) {
-            fssim_ref_msssim_load_rows(&pa, y, y + 7 < h ? y + 7 : h, la);
-            fssim_ref_msssim_load_rows(&pb, y, y + 7 < h ? y + 7 : h, lb);
+            ff_fssim_ref_msssim_load_rows(&pa, y, y + 7 < h ? y + 7 : h, la);
+            ff_fssim_ref_msssim_load_rows(&pb, y, y + 7 < h ? y + 7 : h, lb);
         }
         for (int j = 0; j < NS; j++) {
             const int oh = h - 10, ow = w - 10;
             double ss = 0.0, css = 0.0;
             for (int y = 0; y < oh; y += FSSIM_REF_MSSSIM_BAND_ROWS) {
                 double bs = 0.0, bcs = 0.0;
-                fssim_ref_msssim_rows(la, lb, w, h, g, 11, c1, c2, y,
-                                      y + FSSIM_REF_MSSSIM_BAND_ROWS < oh ?
-                                      y + FSSIM_REF_MSSSIM_BAND_ROWS : oh, row, &bs, &bcs);
+                ff_fssim_ref_msssim_rows(la, lb, w, h, g, 11, c1, c2, y,
+                                         y + FSSIM_REF_MSSSIM_BAND_ROWS < oh ?
+                                         y + FSSIM_REF_MSSSIM_BAND_ROWS : oh, row, &bs, &bcs);
                 ss  += bs;
                 css += bcs;
             }
@@ -712,8 +712,8 @@ static void test_msssim_memory(void)
                 if (!na || !nb)
                     tap_bail("out of memory");
                 for (int y = 0; y < nh; y += 5) {
-                    fssim_ref_msssim_pool_rows(la, w, h, y, y + 5 < nh ? y + 5 : nh, na);
-                    fssim_ref_msssim_pool_rows(lb, w, h, y, y + 5 < nh ? y + 5 : nh, nb);
+                    ff_fssim_ref_msssim_pool_rows(la, w, h, y, y + 5 < nh ? y + 5 : nh, na);
+                    ff_fssim_ref_msssim_pool_rows(lb, w, h, y, y + 5 < nh ? y + 5 : nh, nb);
                 }
                 free(la);
                 free(lb);
@@ -723,7 +723,7 @@ static void test_msssim_memory(void)
                 h = nh;
             }
         }
-        tap_ok(ok, "bands: the pieces in fixed bands reproduce fssim_ref_msssim_scales exactly");
+        tap_ok(ok, "bands: the pieces in fixed bands reproduce ff_fssim_ref_msssim_scales exactly");
         free(row);
         free(la);
         free(lb);

@@ -299,7 +299,7 @@ static double ref_int(const Img *a, const Img *b)
 {
     void *sa, *sb;
     FSSIMRefPlane pa = planar(a, &sa), pb = planar(b, &sb);
-    double v = fssim_ref_int(&pa, &pb, a->depth);
+    double v = ff_fssim_ref_int(&pa, &pb, a->depth);
     free(sa);
     free(sb);
     return v;
@@ -310,7 +310,7 @@ static double ref_float(const Img *a, const Img *b, int window, double sigma, in
     void *sa, *sb;
     FSSIMRefPlane pa = planar(a, &sa), pb = planar(b, &sb);
     FSSIMRefFloatParams p = { window, sigma, padding };
-    double v = fssim_ref_float(&pa, &pb, a->depth, &p);
+    double v = ff_fssim_ref_float(&pa, &pb, a->depth, &p);
     free(sa);
     free(sb);
     return v;
@@ -320,7 +320,7 @@ static double ref_block(const Img *a, const Img *b)
 {
     void *sa, *sb;
     FSSIMRefPlane pa = planar(a, &sa), pb = planar(b, &sb);
-    double v = fssim_ref_block(&pa, &pb, a->depth);
+    double v = ff_fssim_ref_block(&pa, &pb, a->depth);
     free(sa);
     free(sb);
     return v;
@@ -334,9 +334,9 @@ static void test_int_hand(void)
 {
     int sum = 0, sym = 1;
     for (int i = 0; i < 9; i++) {
-        sum += fssim_ref_int_taps[i];
-        sym &= fssim_ref_int_taps[i] == fssim_ref_int_taps[8 - i] &&
-               fssim_ref_int_taps[i] == K[i];
+        sum += ff_fssim_ref_int_taps[i];
+        sym &= ff_fssim_ref_int_taps[i] == ff_fssim_ref_int_taps[8 - i] &&
+               ff_fssim_ref_int_taps[i] == K[i];
     }
     tap_ok(sum == 256 && sym, "int: taps are [2 9 28 55 68 55 28 9 2], sum 256");
 
@@ -387,10 +387,10 @@ static void test_int_hand(void)
     {
         const double L = 255, c1b = L * L * (0.01 * 0.01), c2b = L * L * (0.03 * 0.03);
         const int64_t W = 65536, s = 100, d = 50;
-        const double t = fssim_ref_int_term(W * s, W * d, W * s * s, W * s * d, W * d * d, W,
-                                            c1b, c2b);
+        const double t = ff_fssim_ref_int_term(W * s, W * d, W * s * s, W * s * d, W * d * d, W,
+                                               c1b, c2b);
         tap_close(t / W, 10006.5025 / 12506.5025, 1e-15,
-                  "int: fssim_ref_int_term of a constant window");
+                  "int: ff_fssim_ref_int_term of a constant window");
     }
 }
 
@@ -462,13 +462,13 @@ static void test_layouts(void)
      * one leading container (the V sample of a UV pair) */
     FSSIMRefPlane qa = mkplane(&a, 2, 2, 6, 10, 1, &s[2]), qb = mkplane(&b, 2, 2, 6, 2, 0, &s[3]);
 
-    tap_same(fssim_ref_int(&qa, &qb, 10), fssim_ref_int(&pa, &pb, 10),
-             "int: P010 layout (step 2, shift 6) equals planar access");
-    tap_same(fssim_ref_float(&qa, &qb, 10, &fp), fssim_ref_float(&pa, &pb, 10, &fp),
-             "float: P010 layout equals planar access");
-    tap_same(fssim_ref_block(&qa, &qb, 10), fssim_ref_block(&pa, &pb, 10),
-             "block: P010 layout equals planar access");
-    tap_same(fssim_ref_int(&qa, &qb, 10), naive_int(&a, &b), "int: P010 layout equals naive");
+    tap_same(ff_fssim_ref_int(&qa, &qb, 10), ff_fssim_ref_int(&pa, &pb, 10),
+                   "int: P010 layout (step 2, shift 6) equals planar access");
+    tap_same(ff_fssim_ref_float(&qa, &qb, 10, &fp), ff_fssim_ref_float(&pa, &pb, 10, &fp),
+                   "float: P010 layout equals planar access");
+    tap_same(ff_fssim_ref_block(&qa, &qb, 10), ff_fssim_ref_block(&pa, &pb, 10),
+                   "block: P010 layout equals planar access");
+    tap_same(ff_fssim_ref_int(&qa, &qb, 10), naive_int(&a, &b), "int: P010 layout equals naive");
     for (int i = 0; i < 4; i++)
         free(s[i]);
     free(a.v); free(b.v);
@@ -480,12 +480,12 @@ static void test_layouts(void)
     pb = planar(&b, &s[1]);
     qa = mkplane(&a, 1, 2, 0, 5, 1, &s[2]);
     qb = mkplane(&b, 1, 2, 0, 0, 0, &s[3]);
-    tap_same(fssim_ref_int(&qa, &qb, 8), fssim_ref_int(&pa, &pb, 8),
-             "int: NV12 layout (step 2, 8-bit) equals planar access");
-    tap_same(fssim_ref_float(&qa, &qb, 8, &fp), fssim_ref_float(&pa, &pb, 8, &fp),
-             "float: NV12 layout equals planar access");
-    tap_same(fssim_ref_block(&qa, &qb, 8), fssim_ref_block(&pa, &pb, 8),
-             "block: NV12 layout equals planar access");
+    tap_same(ff_fssim_ref_int(&qa, &qb, 8), ff_fssim_ref_int(&pa, &pb, 8),
+                   "int: NV12 layout (step 2, 8-bit) equals planar access");
+    tap_same(ff_fssim_ref_float(&qa, &qb, 8, &fp), ff_fssim_ref_float(&pa, &pb, 8, &fp),
+                   "float: NV12 layout equals planar access");
+    tap_same(ff_fssim_ref_block(&qa, &qb, 8), ff_fssim_ref_block(&pa, &pb, 8),
+                   "block: NV12 layout equals planar access");
     for (int i = 0; i < 4; i++)
         free(s[i]);
     free(a.v); free(b.v);
@@ -497,9 +497,9 @@ static void test_layouts(void)
     pb = planar(&b, &s[1]);
     qa = mkplane(&a, 2, 2, 4, 0, 0, &s[2]);
     qb = mkplane(&b, 2, 2, 4, 0, 1, &s[3]);
-    tap_same(fssim_ref_int(&qa, &qb, 12), fssim_ref_int(&pa, &pb, 12),
-             "int: P012 layout (shift 4) equals planar access");
-    tap_same(fssim_ref_block(&qa, &qb, 12), naive_block(&a, &b), "block: P012 layout equals naive");
+    tap_same(ff_fssim_ref_int(&qa, &qb, 12), ff_fssim_ref_int(&pa, &pb, 12),
+                   "int: P012 layout (shift 4) equals planar access");
+    tap_same(ff_fssim_ref_block(&qa, &qb, 12), naive_block(&a, &b), "block: P012 layout equals naive");
     for (int i = 0; i < 4; i++)
         free(s[i]);
     free(a.v); free(b.v);
@@ -519,15 +519,15 @@ static void test_bands(void)
     int ow, oh, nx, ny;
     /* scratch for the largest band of any algorithm, allocated once as a
      * filter does at configuration */
-    void *scr = malloc(fssim_ref_int_scratch_size(29, 37) +
-                       fssim_ref_float_scratch_size(29, 37, &fs) +
-                       fssim_ref_block_scratch_size(29));
+    void *scr = malloc(ff_fssim_ref_int_scratch_size(29, 37) +
+                          ff_fssim_ref_float_scratch_size(29, 37, &fs) +
+                          ff_fssim_ref_block_scratch_size(29));
 
-    fssim_ref_int_rows(&pa, &pb, 8, 0, 37, scr, &whole);
+    ff_fssim_ref_int_rows(&pa, &pb, 8, 0, 37, scr, &whole);
     for (int i = 0; i < 6; i++) {
         FSSIMRefIntSums band = { 0 };
-        fssim_ref_int_rows(&pa, &pb, 8, cuts[i], cuts[i + 1], scr, &seq);
-        fssim_ref_int_rows(&pa, &pb, 8, cuts[i], cuts[i + 1], scr, &band);
+        ff_fssim_ref_int_rows(&pa, &pb, 8, cuts[i], cuts[i + 1], scr, &seq);
+        ff_fssim_ref_int_rows(&pa, &pb, 8, cuts[i], cuts[i + 1], scr, &band);
         sep.t += band.t;
         sep.w += band.w;
     }
@@ -538,7 +538,7 @@ static void test_bands(void)
     tap_same(whole.t / (double)whole.w, naive_int(&a, &b), "int: whole-plane rows equal naive");
     {
         FSSIMRefIntSums e = { 0 };
-        fssim_ref_int_rows(&pa, &pb, 8, 7, 7, scr, &e);
+        ff_fssim_ref_int_rows(&pa, &pb, 8, 7, 7, scr, &e);
         tap_ok(e.t == 0.0 && e.w == 0, "int: an empty band adds nothing");
     }
 
@@ -546,12 +546,12 @@ static void test_bands(void)
     for (int pi = 0; pi < 2; pi++) {
         const FSSIMRefFloatParams *p = pi ? &fs : &fp;
         double w1 = 0, w2 = 0, sp = 0;
-        fssim_ref_float_out_size(29, 37, p, &ow, &oh);
-        fssim_ref_float_rows(&pa, &pb, 8, p, 0, oh, scr, &w1);
+        ff_fssim_ref_float_out_size(29, 37, p, &ow, &oh);
+        ff_fssim_ref_float_rows(&pa, &pb, 8, p, 0, oh, scr, &w1);
         for (int y = 0; y < oh; y += 4) {
             double band = 0;
-            fssim_ref_float_rows(&pa, &pb, 8, p, y, y + 4 < oh ? y + 4 : oh, scr, &w2);
-            fssim_ref_float_rows(&pa, &pb, 8, p, y, y + 4 < oh ? y + 4 : oh, scr, &band);
+            ff_fssim_ref_float_rows(&pa, &pb, 8, p, y, y + 4 < oh ? y + 4 : oh, scr, &w2);
+            ff_fssim_ref_float_rows(&pa, &pb, 8, p, y, y + 4 < oh ? y + 4 : oh, scr, &band);
             sp += band;
         }
         tap_same(w2, w1, "float (%s): bands into one accumulator give the whole plane's bits",
@@ -565,10 +565,10 @@ static void test_bands(void)
     /* block */
     {
         double w1 = 0, w2 = 0;
-        fssim_ref_block_windows(29, 37, &nx, &ny);
-        fssim_ref_block_rows(&pa, &pb, 8, 0, ny, scr, &w1);
+        ff_fssim_ref_block_windows(29, 37, &nx, &ny);
+        ff_fssim_ref_block_rows(&pa, &pb, 8, 0, ny, scr, &w1);
         for (int y = 0; y < ny; y += 3)
-            fssim_ref_block_rows(&pa, &pb, 8, y, y + 3 < ny ? y + 3 : ny, scr, &w2);
+            ff_fssim_ref_block_rows(&pa, &pb, 8, y, y + 3 < ny ? y + 3 : ny, scr, &w2);
         tap_same(w2, w1, "block: window-row bands into one accumulator give the whole plane's bits");
         tap_same(w1 / ((double)nx * ny), naive_block(&a, &b), "block: whole-plane rows equal naive");
     }
@@ -587,7 +587,7 @@ static void test_float(void)
     /* window 3, sigma 1.5: g = [e, 1, e] / (1 + 2e), e = exp(-1/4.5) */
     {
         const double e = exp(-1.0 / 4.5);
-        fssim_ref_gauss_weights(3, 1.5, g);
+        ff_fssim_ref_gauss_weights(3, 1.5, g);
         tap_close(g[1], 1.0 / (1.0 + 2.0 * e), 1e-16, "float: 3-tap Gaussian centre weight");
         tap_close(g[0], e / (1.0 + 2.0 * e), 1e-16, "float: 3-tap Gaussian side weight");
         tap_close(g[1], 0.38439734175306001, 1e-15, "float: 3-tap Gaussian centre weight, literal");
@@ -595,7 +595,7 @@ static void test_float(void)
     for (int w = 3; w <= 15; w += 2) {
         double s = 0;
         int sym = 1, mono = 1;
-        fssim_ref_gauss_weights(w, 1.5, g);
+        ff_fssim_ref_gauss_weights(w, 1.5, g);
         for (int i = 0; i < w; i++) {
             s += g[i];
             sym &= g[i] == g[w - 1 - i];
@@ -605,19 +605,19 @@ static void test_float(void)
                "float: %d-tap Gaussian weights sum to 1, symmetric, peaked", w);
     }
 
-    tap_ok(fssim_ref_float_out_size(20, 13, &DEF, &ow, &oh) == 0 && ow == 10 && oh == 3,
-           "float: valid padding, window 11 scores (W-10)x(H-10) positions");
+    tap_ok(ff_fssim_ref_float_out_size(20, 13, &DEF, &ow, &oh) == 0 && ow == 10 && oh == 3,
+              "float: valid padding, window 11 scores (W-10)x(H-10) positions");
     {
         const FSSIMRefFloatParams s5 = { 11, 1.5, FSSIM_REF_PAD_SAME };
-        tap_ok(fssim_ref_float_out_size(5, 5, &s5, &ow, &oh) == 0 && ow == 5 && oh == 5,
-               "float: same padding scores every pixel");
+        tap_ok(ff_fssim_ref_float_out_size(5, 5, &s5, &ow, &oh) == 0 && ow == 5 && oh == 5,
+                  "float: same padding scores every pixel");
     }
-    tap_ok(fssim_ref_float_out_size(10, 30, &DEF, &ow, &oh) < 0 && ow == 0 && oh == 0,
-           "float: valid padding on a plane narrower than the window scores nothing");
+    tap_ok(ff_fssim_ref_float_out_size(10, 30, &DEF, &ow, &oh) < 0 && ow == 0 && oh == 0,
+              "float: valid padding on a plane narrower than the window scores nothing");
     {
         Img a = img_content(10, 30, 8, 1, 3);
         tap_ok(isnan(ref_float(&a, &a, 11, 1.5, FSSIM_REF_PAD_VALID)),
-               "float: fssim_ref_float is NaN when nothing is scored");
+               "float: ff_fssim_ref_float is NaN when nothing is scored");
         free(a.v);
     }
 
@@ -711,12 +711,12 @@ static void test_block(void)
 {
     int nx, ny;
 
-    tap_ok(fssim_ref_block_windows(8, 8, &nx, &ny) == 0 && nx == 1 && ny == 1,
-           "block: an 8x8 plane has one window");
-    tap_ok(fssim_ref_block_windows(17, 9, &nx, &ny) == 0 && nx == 3 && ny == 1,
-           "block: 17x9 has 3x1 windows (4x4 blocks, stride 4, partial blocks dropped)");
-    tap_ok(fssim_ref_block_windows(7, 100, &nx, &ny) < 0 && fssim_ref_block_windows(6, 6, &nx, &ny) < 0,
-           "block: planes narrower or lower than 8 have no window");
+    tap_ok(ff_fssim_ref_block_windows(8, 8, &nx, &ny) == 0 && nx == 1 && ny == 1,
+              "block: an 8x8 plane has one window");
+    tap_ok(ff_fssim_ref_block_windows(17, 9, &nx, &ny) == 0 && nx == 3 && ny == 1,
+              "block: 17x9 has 3x1 windows (4x4 blocks, stride 4, partial blocks dropped)");
+    tap_ok(ff_fssim_ref_block_windows(7, 100, &nx, &ny) < 0 && ff_fssim_ref_block_windows(6, 6, &nx, &ny) < 0,
+                 "block: planes narrower or lower than 8 have no window");
 
     /*
      * 8x8, a = 100, b = 50 (8-bit): s1 = 6400, s2 = 3200, vars = covar = 0.
@@ -793,18 +793,18 @@ static void test_temporal(void)
         g[k] = exp(-(double)((k - 2) * (k - 2)) / (2 * 1.5 * 1.5));
 
     /* middle of a long sequence: the plain normalised Gaussian */
-    r = fssim_ref_temporal_weights(depth, 1.5, FSSIM_REF_TPAD_TRUNCATE, 5, 20, wt);
+    r = ff_fssim_ref_temporal_weights(depth, 1.5, FSSIM_REF_TPAD_TRUNCATE, 5, 20, wt);
     {
         double s = g[0] + g[1] + g[2] + g[3] + g[4], err = 0;
         for (int k = 0; k < depth; k++)
             err = fmax(err, fabs(wt[k] - g[k] / s));
         tap_ok(r == 1 && err < 1e-16, "temporal: full window is the normalised Gaussian");
     }
-    r = fssim_ref_temporal_weights(depth, 1.5, FSSIM_REF_TPAD_VALID, 5, 20, wt);
+    r = ff_fssim_ref_temporal_weights(depth, 1.5, FSSIM_REF_TPAD_VALID, 5, 20, wt);
     tap_ok(r == 1, "temporal: valid scores a frame with a full window");
 
     /* first frame, truncate: frames -2, -1 dropped, the rest renormalised */
-    r = fssim_ref_temporal_weights(depth, 1.5, FSSIM_REF_TPAD_TRUNCATE, 0, 20, wt);
+    r = ff_fssim_ref_temporal_weights(depth, 1.5, FSSIM_REF_TPAD_TRUNCATE, 0, 20, wt);
     {
         const double s = g[2] + g[3] + g[4];
         tap_ok(r == 1 && wt[0] == 0 && wt[1] == 0 && fabs(wt[2] - g[2] / s) < 1e-16 &&
@@ -812,30 +812,30 @@ static void test_temporal(void)
                "temporal: truncate at the start drops frames before 0 and renormalises");
         tap_close(wt[2] + wt[3] + wt[4], 1.0, 1e-15, "temporal: truncated weights sum to 1");
     }
-    r = fssim_ref_temporal_weights(depth, 1.5, FSSIM_REF_TPAD_VALID, 0, 20, wt);
+    r = ff_fssim_ref_temporal_weights(depth, 1.5, FSSIM_REF_TPAD_VALID, 0, 20, wt);
     tap_ok(r == 0, "temporal: valid gives no score to frame 0");
-    r = fssim_ref_temporal_weights(depth, 1.5, FSSIM_REF_TPAD_VALID, 1, 20, wt);
+    r = ff_fssim_ref_temporal_weights(depth, 1.5, FSSIM_REF_TPAD_VALID, 1, 20, wt);
     tap_ok(r == 0, "temporal: valid gives no score to frame 1 (depth 5)");
-    r = fssim_ref_temporal_weights(depth, 1.5, FSSIM_REF_TPAD_VALID, 2, 20, wt);
+    r = ff_fssim_ref_temporal_weights(depth, 1.5, FSSIM_REF_TPAD_VALID, 2, 20, wt);
     tap_ok(r == 1, "temporal: valid scores frame 2 (depth 5)");
 
     /* last frame of 10: frames 10, 11 do not exist */
-    r = fssim_ref_temporal_weights(depth, 1.5, FSSIM_REF_TPAD_TRUNCATE, 9, 10, wt);
+    r = ff_fssim_ref_temporal_weights(depth, 1.5, FSSIM_REF_TPAD_TRUNCATE, 9, 10, wt);
     {
         const double s = g[0] + g[1] + g[2];
         tap_ok(r == 1 && wt[3] == 0 && wt[4] == 0 && fabs(wt[0] - g[0] / s) < 1e-16 &&
                fabs(wt[2] - g[2] / s) < 1e-16,
                "temporal: truncate at the end drops frames past the last");
     }
-    r = fssim_ref_temporal_weights(depth, 1.5, FSSIM_REF_TPAD_VALID, 8, 10, wt);
+    r = ff_fssim_ref_temporal_weights(depth, 1.5, FSSIM_REF_TPAD_VALID, 8, 10, wt);
     tap_ok(r == 0, "temporal: valid gives no score to the second-to-last frame");
-    r = fssim_ref_temporal_weights(depth, 1.5, FSSIM_REF_TPAD_VALID, 7, 10, wt);
+    r = ff_fssim_ref_temporal_weights(depth, 1.5, FSSIM_REF_TPAD_VALID, 7, 10, wt);
     tap_ok(r == 1, "temporal: valid scores the last frame with a full window");
     /* end unknown yet: every later frame counts as present */
-    r = fssim_ref_temporal_weights(depth, 1.5, FSSIM_REF_TPAD_VALID, 9, -1, wt);
+    r = ff_fssim_ref_temporal_weights(depth, 1.5, FSSIM_REF_TPAD_VALID, 9, -1, wt);
     tap_ok(r == 1 && wt[4] > 0, "temporal: an unknown end counts later frames as present");
     /* sequence shorter than the window: both ends truncated */
-    r = fssim_ref_temporal_weights(depth, 1.5, FSSIM_REF_TPAD_TRUNCATE, 0, 1, wt);
+    r = ff_fssim_ref_temporal_weights(depth, 1.5, FSSIM_REF_TPAD_TRUNCATE, 0, 1, wt);
     tap_ok(r == 1 && wt[2] == 1.0 && wt[0] == 0 && wt[1] == 0 && wt[3] == 0 && wt[4] == 0,
            "temporal: a one-frame sequence puts all the weight on it");
 
@@ -846,17 +846,17 @@ static void test_temporal(void)
         FSSIMRefPlane pa = planar(&a, &s[0]), pb = planar(&b, &s[1]);
         FSSIMRefMoments m;
         int ow, oh;
-        fssim_ref_float_out_size(20, 18, &DEF, &ow, &oh);
-        void *scr = malloc(fssim_ref_float_moments_scratch_size(ow, oh, &DEF));
-        fssim_ref_moments_alloc(&m, ow, oh);
-        fssim_ref_float_moments_rows(&pa, &pb, &DEF, 0, oh, scr, &m);
+        ff_fssim_ref_float_out_size(20, 18, &DEF, &ow, &oh);
+        void *scr = malloc(ff_fssim_ref_float_moments_scratch_size(ow, oh, &DEF));
+        ff_fssim_ref_moments_alloc(&m, ow, oh);
+        ff_fssim_ref_float_moments_rows(&pa, &pb, &DEF, 0, oh, scr, &m);
         free(scr);
         const FSSIMRefMoments *mom[3] = { NULL, &m, NULL };
         const double w3[3] = { 0, 1, 0 };
-        tap_close(fssim_ref_3d_score(mom, w3, 3, (0.01 * 255) * (0.01 * 255), (0.03 * 255) * (0.03 * 255)),
-                  fssim_ref_float(&pa, &pb, 8, &DEF), 1e-15,
-                  "3d: one frame of temporal weight gives the 2-D float score");
-        fssim_ref_moments_free(&m);
+        tap_close(ff_fssim_ref_3d_score(mom, w3, 3, (0.01 * 255) * (0.01 * 255), (0.03 * 255) * (0.03 * 255)),
+                     ff_fssim_ref_float(&pa, &pb, 8, &DEF), 1e-15,
+                     "3d: one frame of temporal weight gives the 2-D float score");
+        ff_fssim_ref_moments_free(&m);
         free(s[0]); free(s[1]);
         free(a.v); free(b.v);
     }

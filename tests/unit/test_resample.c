@@ -72,9 +72,9 @@ static unsigned rnd(unsigned n)
 static void axes_init(FSSIMRefResampleAxis *ax, FSSIMRefResampleAxis *ay,
                       int iw, int ih, int ow, int oh, int scaler)
 {
-    if (fssim_ref_resample_axis_init(ax, iw, ow, scaler) < 0 ||
-        fssim_ref_resample_axis_init(ay, ih, oh, scaler) < 0)
-        tap_bail("axis init failed");
+    if (ff_fssim_ref_resample_axis_init(ax, iw, ow, scaler) < 0 ||
+           ff_fssim_ref_resample_axis_init(ay, ih, oh, scaler) < 0)
+           tap_bail("axis init failed");
 }
 
 /* The whole output plane through the API under test. */
@@ -86,13 +86,13 @@ static Img resample(const Img *in, int ow, int oh, int scaler, int depth)
     int64_t *tmp;
 
     axes_init(&ax, &ay, in->w, in->h, ow, oh, scaler);
-    tmp = malloc(sizeof(*tmp) * fssim_ref_resample_tmp_size(&ax, &ay));
+    tmp = malloc(sizeof(*tmp) * ff_fssim_ref_resample_tmp_size(&ax, &ay));
     if (!tmp)
         tap_bail("out of memory");
-    fssim_ref_resample_rows(&src, &ax, &ay, depth, 0, oh, out.v, (ptrdiff_t)ow * 2, tmp);
+    ff_fssim_ref_resample_rows(&src, &ax, &ay, depth, 0, oh, out.v, (ptrdiff_t)ow * 2, tmp);
     free(tmp);
-    fssim_ref_resample_axis_free(&ax);
-    fssim_ref_resample_axis_free(&ay);
+    ff_fssim_ref_resample_axis_free(&ax);
+    ff_fssim_ref_resample_axis_free(&ay);
     return out;
 }
 
@@ -168,9 +168,9 @@ static void test_hand(void)
     {
         const int start[] = { -1, 0, 0, 1 };
         const int coef[]  = { 4096, 12288, 12288, 4096, 4096, 12288, 12288, 4096 };
-        fssim_ref_resample_axis_init(&a, 2, 4, FSSIM_REF_SCALER_BILINEAR);
+        ff_fssim_ref_resample_axis_init(&a, 2, 4, FSSIM_REF_SCALER_BILINEAR);
         tap_ok(axis_is(&a, 2, start, coef), "bilinear 2->4: taps and weights worked out by hand");
-        fssim_ref_resample_axis_free(&a);
+        ff_fssim_ref_resample_axis_free(&a);
     }
 
     /* Bilinear 2 -> 1: f = 2, u = 1 * 2 / 1 - 0.5 = 0.5, taps |i - 0.5| < 2:
@@ -179,9 +179,9 @@ static void test_hand(void)
     {
         const int start[] = { -1 };
         const int coef[]  = { 2048, 6144, 6144, 2048 };
-        fssim_ref_resample_axis_init(&a, 2, 1, FSSIM_REF_SCALER_BILINEAR);
+        ff_fssim_ref_resample_axis_init(&a, 2, 1, FSSIM_REF_SCALER_BILINEAR);
         tap_ok(axis_is(&a, 4, start, coef), "bilinear 2->1: the kernel widens to 4 taps, by hand");
-        fssim_ref_resample_axis_free(&a);
+        ff_fssim_ref_resample_axis_free(&a);
     }
 
     /* Tie rule.  Bilinear 6 -> 1: f = 6, u = 0.5 * 6 - 0.5 = 2.5, taps
@@ -194,10 +194,10 @@ static void test_hand(void)
         const int start[] = { -3 };
         const int coef[]  = { 228, 683, 1138, 1593, 2048, 2501,
                               2503, 2048, 1593, 1138, 683, 228 };
-        fssim_ref_resample_axis_init(&a, 6, 1, FSSIM_REF_SCALER_BILINEAR);
+        ff_fssim_ref_resample_axis_init(&a, 6, 1, FSSIM_REF_SCALER_BILINEAR);
         tap_ok(axis_is(&a, 12, start, coef),
                "bilinear 6->1: the remainder -2 goes to the first of two equal largest weights");
-        fssim_ref_resample_axis_free(&a);
+        ff_fssim_ref_resample_axis_free(&a);
     }
 
     /* Halves round away from zero.  Bilinear 128 -> 1: f = 128, u = 63.5,
@@ -214,11 +214,11 @@ static void test_hand(void)
             coef[i + 64] = 128 - m;
         }
         coef[63 + 64] -= 128;
-        fssim_ref_resample_axis_init(&a, 128, 1, FSSIM_REF_SCALER_BILINEAR);
+        ff_fssim_ref_resample_axis_init(&a, 128, 1, FSSIM_REF_SCALER_BILINEAR);
         good = axis_is(&a, 256, start, coef);
         tap_ok(good, "bilinear 128->1: every 16384 w is an exact half and rounds away from "
                "zero; the remainder -128 empties the first largest tap");
-        fssim_ref_resample_axis_free(&a);
+        ff_fssim_ref_resample_axis_free(&a);
     }
 
     /* Bicubic 2 -> 4 (a = -0.6): x = 0, u = -0.25, taps i = -2..1 at
@@ -235,9 +235,9 @@ static void test_hand(void)
         const int start[] = { -2, -1, -1, 0 };
         const int coef[]  = { -461, 3942, 14285, -1382,   -1382, 14285, 3942, -461,
                               -461, 3942, 14285, -1382,   -1382, 14285, 3942, -461 };
-        fssim_ref_resample_axis_init(&a, 2, 4, FSSIM_REF_SCALER_BICUBIC);
+        ff_fssim_ref_resample_axis_init(&a, 2, 4, FSSIM_REF_SCALER_BICUBIC);
         tap_ok(axis_is(&a, 4, start, coef), "bicubic 2->4: Keys a=-0.6 weights worked out by hand");
-        fssim_ref_resample_axis_free(&a);
+        ff_fssim_ref_resample_axis_free(&a);
     }
 
     /* Samples.  [100, 200] bilinear 2x1 -> 4x1 (8-bit): 100,
@@ -327,11 +327,11 @@ static void test_identity(void)
         int good = 1;
         for (int k = 0; k < NB_SIZES; k++) {
             FSSIMRefResampleAxis a;
-            fssim_ref_resample_axis_init(&a, sizes[k], sizes[k], s);
+            ff_fssim_ref_resample_axis_init(&a, sizes[k], sizes[k], s);
             good &= a.ntaps == 1;
             for (int x = 0; x < a.out && good; x++)
                 good = a.start[x] == x && a.coef[x] == 16384;
-            fssim_ref_resample_axis_free(&a);
+            ff_fssim_ref_resample_axis_free(&a);
         }
         tap_ok(good, "%s: in == out gives one tap of 16384 at i = x (from the general "
                "formula), every size", scaler_names[s]);
@@ -360,7 +360,7 @@ static void test_tables(void)
             for (int b = 0; b < NB_SIZES; b++) {
                 FSSIMRefResampleAxis ax;
                 int any_first = 0, any_last = 0;
-                fssim_ref_resample_axis_init(&ax, sizes[a], sizes[b], s);
+                ff_fssim_ref_resample_axis_init(&ax, sizes[a], sizes[b], s);
                 for (int x = 0; x < ax.out; x++) {
                     const int32_t *c = ax.coef + (size_t)x * ax.ntaps;
                     int64_t sum = 0;
@@ -372,7 +372,7 @@ static void test_tables(void)
                 }
                 /* no tap column is zero for every output: ntaps is the widest span */
                 trimmed &= any_first && any_last;
-                fssim_ref_resample_axis_free(&ax);
+                ff_fssim_ref_resample_axis_free(&ax);
                 pairs++;
             }
         tap_ok(sums, "%s: every output's coefficients sum to 16384 (%d size pairs)",
@@ -448,11 +448,11 @@ static void test_naive(void)
                     good &= img_equal(&out, &ref, &x, &y);
                     /* bands of 3 rows, each into its own buffer row 0 */
                     band = img_new(out.w, 3);
-                    tmp = malloc(sizeof(*tmp) * fssim_ref_resample_tmp_size(&ax, &ay));
+                    tmp = malloc(sizeof(*tmp) * ff_fssim_ref_resample_tmp_size(&ax, &ay));
                     for (int y0 = 0; y0 < out.h; y0 += 3) {
                         const int y1 = y0 + 3 < out.h ? y0 + 3 : out.h;
-                        fssim_ref_resample_rows(&src, &ax, &ay, depth, y0, y1, band.v,
-                                                (ptrdiff_t)band.w * 2, tmp);
+                        ff_fssim_ref_resample_rows(&src, &ax, &ay, depth, y0, y1, band.v,
+                                                   (ptrdiff_t)band.w * 2, tmp);
                         bands &= !memcmp(band.v, out.v + (size_t)y0 * out.w,
                                          sizeof(uint16_t) * out.w * (y1 - y0));
                     }
@@ -469,8 +469,8 @@ static void test_naive(void)
                     free(out.v);
                     free(ref.v);
                     free(band.v);
-                    fssim_ref_resample_axis_free(&ax);
-                    fssim_ref_resample_axis_free(&ay);
+                    ff_fssim_ref_resample_axis_free(&ax);
+                    ff_fssim_ref_resample_axis_free(&ay);
                 }
             tap_ok(good, "%s %d-bit: random and checkerboard planes equal a direct 2-D "
                    "evaluation of the tables", scaler_names[s], depth);
@@ -501,7 +501,7 @@ static void test_bounds(void)
                 const int in  = a <= 140 ? a : more[a - 141];
                 const int out = b <= 140 ? b : more[b - 141];
                 FSSIMRefResampleAxis ax;
-                if (fssim_ref_resample_axis_init(&ax, in, out, s) < 0)
+                if (ff_fssim_ref_resample_axis_init(&ax, in, out, s) < 0)
                     tap_bail("axis init failed");
                 for (int x = 0; x < ax.out; x++) {
                     int64_t pos = 0, neg = 0;
@@ -515,7 +515,7 @@ static void test_bounds(void)
                     P = pos > P ? pos : P;
                     N = neg > N ? neg : N;
                 }
-                fssim_ref_resample_axis_free(&ax);
+                ff_fssim_ref_resample_axis_free(&ax);
                 pairs++;
             }
         hmax = 65535 * P;
@@ -539,11 +539,11 @@ static void test_bounds(void)
 static void test_errors(void)
 {
     FSSIMRefResampleAxis a;
-    tap_ok(fssim_ref_resample_axis_init(&a, 0, 4, FSSIM_REF_SCALER_BICUBIC) == -EINVAL &&
-           fssim_ref_resample_axis_init(&a, 4, 0, FSSIM_REF_SCALER_BICUBIC) == -EINVAL &&
-           fssim_ref_resample_axis_init(&a, 4, 4, 7) == -EINVAL && !a.coef && !a.start,
-           "empty sizes and unknown scalers are -EINVAL, leaving the axis empty");
-    fssim_ref_resample_axis_free(&a);
+    tap_ok(ff_fssim_ref_resample_axis_init(&a, 0, 4, FSSIM_REF_SCALER_BICUBIC) == -EINVAL &&
+              ff_fssim_ref_resample_axis_init(&a, 4, 0, FSSIM_REF_SCALER_BICUBIC) == -EINVAL &&
+              ff_fssim_ref_resample_axis_init(&a, 4, 4, 7) == -EINVAL && !a.coef && !a.start,
+              "empty sizes and unknown scalers are -EINVAL, leaving the axis empty");
+    ff_fssim_ref_resample_axis_free(&a);
 }
 
 int main(void)

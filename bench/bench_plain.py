@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""The plain command line against decoding alone, run on a machine with an
+NVIDIA GPU: the ratios that the README's performance table gives.
+
+For each workload, on the same clips and in the same run, the best of
+--reps runs of each (by whole-run wall time):
+
+  decode   the inputs decoded in one process with no filter, each stream
+           mapped to a null output (the baseline)
+  score    the same inputs into the filter, the user's command line as it
+           is (no second output)
+
+Workloads (clips of bench/make_bench_clips.py, looped to --frames frames,
+at least 600 per stream): 1080p, 2160p and 2160p 10-bit HEVC pairs, the
+7-stream ladder (2160p reference, six renditions down to 360p), and
+fssim3d at depth 11 on the 2160p pair; each on NVDEC frames (fssim_cuda,
+fssim3d) and on Vulkan Video frames (fssim_vulkan, fssim3d).  Beside each
+ratio: the filter's mean GPU time per frame (its verbose line), the peak
+resident memory of the process and the peak device memory.
+
+With --gpu-time, also the GPU time alone per 2160p pair for each algorithm
+and for float+int, at 8 and 10 bits, on CUDA and Vulkan (the filters' own
+timers), and the Vulkan/CUDA and msssim/float ratios.
+
+usage: bench_plain.py FFMPEG CLIPS_DIR [--out DIR] [--frames N] [--reps N]
+                      [--only cuda|vulkan] [--gpu-time] [--workloads a,b]
+Vulkan needs a loader: run under tests/device/vulkan-env.sh's set-up.
+"""
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import HW, MemSampler, clip_args, gpu_name, parse_gpu  # noqa: E402
+
+VK = ["-hwaccel", "vulkan", "-hwaccel_device", "vk", "-hwaccel_output_format", "vulkan"]
+VK_INIT = ["-init_hw_device", "vulkan=vk:0", "-filter_hw_device", "vk"]
+LADDER = ["2160_hevc_8_qp34.mkv", "ladder_1440.mkv", "ladder_1080.mkv", "ladder_720.mkv",
+          "ladder_540.mkv", "ladder_360.mkv", "2160_hevc_8_qp22.mkv"]
+
+
+def pair(size, depth):
+    return ["%s_hevc_%s_qp34.mkv" % (size, depth), "%s_hevc_%s_qp22.mkv" % (size, depth)]
+
+
+# name: (clips, the filter and its options by backend)
+WORKLOADS = {
+    "1080p": (pair("1080", "8"), "fssim_{b}"),
+    "2160p": (pair("2160", "8"), "fssim_{b}"),
+    "2160p10": (pair("2160", "10"), "fssim_{b}"),
+    "ladder7": (LADDER, "fssim_{b}=inputs=7"),
+    "fssim3d": (pair("2160", "8"), "fssim3d=depth=11"),
+}
+
+
+def run(cmd, timeout=900):
+    """Run cmd: (wall seconds, stderr, peak resident memory of the process
+    in MiB).  Raises on failure."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = []
+    reader = threading.Thread(target=lambda: err.append(p.stderr.read()), daemon=True)
+    reader.start()
+    timer = threading.Timer(timeout, p.kill)
+    timer.start()
+    _, status, ru = os.wait4(p.pid, 0)
+    timer.cancel()
+    dt = time.perf_counter() - t0
+    reader.join()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    text = err[0].decode("utf-8", "replace") if err else ""
+    if p.returncode != 0:
+        sys.stderr.write(text[-3000:])
+        raise RuntimeError("failed (%d): %s" % (p.returncode, " ".join(cmd)))
+    return dt, text, ru.ru_maxrss / 1024.0
+
+
+def best(cmd, frames, reps):
+    """The fastest of reps runs: fps, seconds, GPU time, peak RSS and
+    device memory (the highest over the runs)."""
+    runs = []
+    for _ in range(reps):
+        m = MemSampler()
+        m.start()
+        dt, err, rss = run(cmd)
+        m.stop = True
+        m.join()
+        runs.append({"s": dt, "fps": frames / dt, "rss_mib": rss, "mem_mib": m.peak,
+                     **parse_gpu(err)})
+    r = dict(min(runs, key=lambda x: x["s"]))
+    r["rss_mib"] = max(x["rss_mib"] for x in runs)
+    r["mem_mib"] = max(x["mem_mib"] for x in runs)
+    return r
+
+
+def inputs(paths, hw, loops):
+    out = []
+    for p in paths:
+        out += hw + ["-stream_loop", str(loops), "-i", p]
+    return out
+
+
+def commands(ff, clips, name, backend, loops):
+    """(decode, score) commands of a workload on a backend."""
+    files, filt = WORKLOADS[name]
+    paths = [os.path.join(clips, f) for f in files]
+    base = [ff, "-hide_banner", "-nostdin", "-y", "-v", "verbose"]
+    if backend == "vulkan":
+        base += VK_INIT
+    hw = HW if backend == "cuda" else VK
+    ins = inputs(paths, hw, loops)
+    maps = sum((["-map", "%d:v" % i] for i in range(len(paths))), [])
+    pads = "".join("[%d:v]" % i for i in range(len(paths)))
+    decode = base + ins + maps + ["-f", "null", "-"]
+    score = base + ins + ["-lavfi", pads + filt.format(b=backend), "-f", "null", "-"]
+    return decode, score
+
+
+def gpu_time(ff, clips, loops, frames, reps, backends):
+    """The filters' mean GPU time per 2160p pair, each algorithm alone and
+    float+int, at 8 and 10 bits."""
+    out = {}
+    for depth in ("8", "10"):
+        paths = [os.path.join(clips, f) for f in pair("2160", depth)]
+        for backend in backends:
+            base = [ff, "-hide_banner", "-nostdin", "-y", "-v", "verbose"]
+            if backend == "vulkan":
+                base += VK_INIT
+            ins = inputs(paths, HW if backend == "cuda" else VK, loops)
+            for algo in ("float", "int", "block", "psnr", "msssim", "float+int"):
+                r = best(base + ins + ["-lavfi", "[0:v][1:v]fssim_%s=algo=%s" % (backend, algo),
+                                       "-f", "null", "-"], frames, reps)
+                out["%s/%s/%s" % (depth, backend, algo)] = r["gpu_us"]
+                print("  GPU time %s-bit %s %s: %.1f us" % (depth, backend, algo,
+                                                          r["gpu_us"] or -1), flush=True)
+    return out
+
+
+def main():
+    ap = clip_args()
+    ap.set_defaults(frames=600)
+    ap.add_argument("--reps", type=int, default=2)
+    ap.add_argument("--only", choices=("cuda", "vulkan"))
+    ap.add_argument("--workloads", default=",".join(WORKLOADS))
+    ap.add_argument("--gpu-time", action="store_true")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    loops = max(0, -(-a.frames // a.clip_frames) - 1)
+    frames = a.clip_frames * (loops + 1)
+    backends = [a.only] if a.only else ["cuda", "vulkan"]
+    res = {"device": gpu_name(), "frames": frames, "reps": a.reps, "runs": {}}
+    print("device: %s; %d frames per stream, best of %d" % (res["device"], frames, a.reps),
+          flush=True)
+    for name in a.workloads.split(","):
+        files = WORKLOADS[name][0]
+        if not all(os.path.exists(os.path.join(a.clips, f)) for f in files):
+            print("%s: clips missing, skipped" % name, flush=True)
+            continue
+        for backend in backends:
+            decode, score = commands(a.ffmpeg, a.clips, name, backend, loops)
+            try:
+                d = best(decode, frames, a.reps)
+                s = best(score, frames, a.reps)
+            except RuntimeError as e:
+                print("%s %s: %s" % (name, backend, e), flush=True)
+                continue
+            ratio = s["fps"] / d["fps"]
+            res["runs"]["%s/%s" % (name, backend)] = {"decode": d, "score": s, "ratio": ratio}
+            print("%-8s %-6s decode %7.1f fps, scored %7.1f fps: %.3f; GPU %s us/frame; "
+                  "RSS %.0f/%.0f MiB, device %d/%d MiB"
+                  % (name, backend, d["fps"], s["fps"], ratio,
+                     "%.0f" % s["gpu_us"] if s["gpu_us"] else "-", d["rss_mib"], s["rss_mib"],
+                     d["mem_mib"], s["mem_mib"]), flush=True)
+    if a.gpu_time:
+        res["gpu_time"] = gpu_time(a.ffmpeg, a.clips, max(0, 300 // a.clip_frames - 1),
+                                   a.clip_frames * max(1, 300 // a.clip_frames), a.reps, backends)
+    with open(os.path.join(a.out, "bench_plain.json"), "w") as f:
+        json.dump(res, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
