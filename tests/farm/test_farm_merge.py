@@ -96,8 +96,30 @@ def main():
     csvs = [p for p in os.listdir(d) if p.startswith("ladder8_csv_seg")]
     refused(tap, "JSON and CSV segments together",
             [a, os.path.join(d, sorted(csvs)[1]), c], ["CSV"], out)
+    option_errors(tap, d, ref8, dists8)
     pooling_edges(tap)
     tap.done()
+
+
+def option_errors(tap, d, ref, dists):
+    """Invalid segment options fail at init naming them; a segment's
+    stats_file numbers its lines by title frame."""
+    base = ["-i", dists[0], "-i", ref, "-lavfi"]
+    for filt, opts, expect in (
+            ("fssim", "seg_base=10:seg_start=5", "seg_start=5 lies before seg_base=10"),
+            ("fssim", "seg_start=12:seg_end=12", "seg_end=12 is not after seg_start=12"),
+            ("fssim3d", "depth=5:seg_base=8:seg_start=9:seg_end=20",
+             "the temporal window needs 2 frames")):
+        p = ft.ffmpeg(*base, "[0:v][1:v]%s=%s" % (filt, opts), "-f", "null", "-", check=False)
+        tap.ok(p.returncode != 0 and expect in p.stderr,
+               "%s=%s fails at init: %s" % (filt, opts, expect), p.stderr[-600:])
+    stats = os.path.join(d, "seg_stats.txt")
+    p = ft.ffmpeg(*base, "[0:v][1:v]fssim=seg_start=5:seg_end=9:stats_file=%s" % stats,
+                  "-f", "null", "-", check=False)
+    lines = ft.parse_stats_file(open(stats).read()) if p.returncode == 0 else []
+    tap.ok([x["n"] for x in lines] == [6, 7, 8, 9],
+           "stats_file of title frames 5-8: n:6 to n:9, and the run ends at seg_end by itself",
+           p.stderr[-600:] or lines)
 
 
 def pooling_edges(tap):
