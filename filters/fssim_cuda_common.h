@@ -33,7 +33,7 @@
 #include "libavutil/hwcontext_cuda_internal.h"
 #include "libavfilter/avfilter.h"
 
-#include "fssim_common.h"
+#include "fssim_options.h"
 
 /* Driver API entry points that compat/cuda/dynlink_loader.h does not load;
  * taken from the already loaded driver library. */

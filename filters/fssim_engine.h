@@ -33,7 +33,8 @@
  *   queue (fssim_engine.c) in-order output, EOF flush, drain at uninit
  *     |  ff_fssim_scores() -> FSSIMScores
  *     v
- *   outputs (fssim_output.c) metadata, stats_file, logs, pooling, summary
+ *   outputs (fssim_output.c) metadata, stats_file, logs (fssim_log.c),
+ *                          pooling (fssim_pool.c), summary
  */
 #ifndef AVFILTER_FSSIM_ENGINE_H
 #define AVFILTER_FSSIM_ENGINE_H
@@ -45,7 +46,9 @@
 #include "libavutil/frame.h"
 #include "libavfilter/avfilter.h"
 
-#include "fssim_common.h"
+#include "fssim_format.h"
+#include "fssim_options.h"
+#include "fssim_output.h"
 
 /* ---- sums ---------------------------------------------------------------- */
 

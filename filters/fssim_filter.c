@@ -75,8 +75,7 @@ int ff_fssim_filter_init(AVFilterContext *ctx, FSSIMFilter *f, const FSSIMBacken
     ret = ff_fssim_append_inputs(ctx, &f->opts);
     if (ret < 0)
         return ret;
-    return ff_fssim_output_open(ctx, &f->out, &f->opts, "lavfi.fssim.", f->opts.algos,
-                                f->eng.nb_dist);
+    return ff_fssim_output_open(ctx, &f->out, &f->opts, "lavfi.fssim.", 0);
 }
 
 int ff_fssim_filter_query_formats(const AVFilterContext *ctx,

@@ -30,8 +30,10 @@
 #include "libavfilter/avfilter.h"
 #include "libavfilter/framesync.h"
 
-#include "fssim_common.h"
 #include "fssim_engine.h"
+#include "fssim_links.h"
+#include "fssim_options.h"
+#include "fssim_output.h"
 
 typedef struct FSSIMFilter {
     FFFrameSync  fs;        /* first: the framesync event finds the rest */

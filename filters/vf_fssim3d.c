@@ -37,6 +37,7 @@
 
 #include "config.h"
 #include "config_components.h"
+#include "libavutil/internal.h"
 #include "libavutil/mem.h"
 #include "libavutil/opt.h"
 #include "libavutil/pixdesc.h"
@@ -46,8 +47,10 @@
 #include "libavfilter/framesync.h"
 #include "libavfilter/video.h"
 
-#include "fssim_common.h"
 #include "fssim_engine.h"
+#include "fssim_links.h"
+#include "fssim_options.h"
+#include "fssim_output.h"
 
 /* The CUDA backend scores CUDA frames when FFmpeg compiles CUDA kernels;
  * the Vulkan backend Vulkan frames where fssim_vulkan is built (both need
@@ -254,7 +257,8 @@ static av_cold int init(AVFilterContext *ctx)
     s->eng.ctx = ctx;
     s->eng.opts = &s->opts;
     s->eng.nb_dist = 1;
-    return ff_fssim_output_open(ctx, &s->out, &s->opts, "lavfi.fssim3d.", 0, 1);
+    /* one score, fssim3d's, in the float algorithm's slot */
+    return ff_fssim_output_open(ctx, &s->out, &s->opts, "lavfi.fssim3d.", 1);
 }
 
 /* Each input negotiates its own format, so that inputs of different
