@@ -173,8 +173,9 @@ extern const FSSIMBackend ff_fssim_vulkan_backend;
  * Set up e for the given backend and the configured formats (e->fmt,
  * e->dist[], e->nb_dist filled by the caller), compute the divisors and
  * the resampler's axes, allocate the backend's state and run its init.
+ * fssim3d's ring is reported (its size, or that it did not fit).
  */
-int  ff_fssim_engine_init(FSSIMEngine *e, size_t *ring_bytes);
+int  ff_fssim_engine_init(FSSIMEngine *e);
 void ff_fssim_engine_uninit(FSSIMEngine *e);
 
 /**
