@@ -56,7 +56,6 @@
 
 #include "libavutil/avassert.h"
 #include "libavutil/mem.h"
-#include "libavutil/pixdesc.h"
 #include "libavfilter/filters.h"
 
 #include "fssim_cuda.h"
@@ -147,24 +146,7 @@ static void pop(FSSIMEngine *e, FSSIMCuda *c)
 
 static int cuda_check_inputs(FSSIMEngine *e, enum AVPixelFormat *sw_format)
 {
-    AVFilterContext *ctx = e->ctx;
-    int cuda = 0;
-
-    /* fssim3d takes software frames too: a mixed pair gets its own message */
-    for (int i = 0; i < ctx->nb_inputs; i++)
-        cuda += ctx->inputs[i]->format == AV_PIX_FMT_CUDA;
-    if (e->opts->depth && cuda == 1) {
-        const int sw = ctx->inputs[0]->format == AV_PIX_FMT_CUDA;
-        av_log(ctx, AV_LOG_ERROR, "The %s input carries CUDA frames but the %s input "
-               "software frames (%s): fssim3d scores both on the GPU or both on the CPU. "
-               "Put the %s input on the same CUDA device (-hwaccel cuda "
-               "-hwaccel_output_format cuda, or hwupload with -init_hw_device cuda=gpu "
-               "-filter_hw_device gpu), or bring both to system memory (hwdownload,format=...).\n",
-               ctx->input_pads[!sw].name, ctx->input_pads[sw].name,
-               av_get_pix_fmt_name(ctx->inputs[sw]->format), ctx->input_pads[sw].name);
-        return AVERROR(EINVAL);
-    }
-    return ff_fssim_cuda_check_inputs(ctx, sw_format);
+    return ff_fssim_cuda_check_inputs(e->ctx, sw_format);
 }
 
 /* ---- 2-D ------------------------------------------------------------------ */

@@ -40,6 +40,7 @@
 #include "config_components.h"
 #include "libavutil/internal.h"
 #include "libavutil/opt.h"
+#include "libavutil/pixdesc.h"
 #include "libavfilter/filters.h"
 #include "libavfilter/framesync.h"
 
@@ -50,6 +51,24 @@
  * Vulkan and a GLSL compiler, which has no CONFIG_ variable of its own). */
 #define FSSIM3D_CUDA   (CONFIG_FFNVCODEC && (CONFIG_CUDA_NVCC || CONFIG_CUDA_LLVM))
 #define FSSIM3D_VULKAN (CONFIG_VULKAN && CONFIG_FSSIM_VULKAN_FILTER)
+
+/* A backend fssim3d may pick, by the kind of frames it scores. */
+typedef struct FSSIM3DBackend {
+    enum AVPixelFormat format;     /* its frames; NONE: software frames */
+    const FSSIMBackend *backend;
+    const char *fix;               /* the filter that brings an input to the other's size */
+    const char *api, *hwaccel, *device;  /* named when one input has other frames */
+} FSSIM3DBackend;
+
+static const FSSIM3DBackend backends[] = {
+#if FSSIM3D_CUDA
+    { AV_PIX_FMT_CUDA,   &ff_fssim_cuda_backend,   "scale_cuda",   "CUDA",   "cuda",   "gpu" },
+#endif
+#if FSSIM3D_VULKAN
+    { AV_PIX_FMT_VULKAN, &ff_fssim_vulkan_backend, "scale_vulkan", "Vulkan", "vulkan", "vk" },
+#endif
+    { AV_PIX_FMT_NONE,   &ff_fssim_cpu_backend,    "scale" },
+};
 
 typedef struct FSSIM3DContext {
     FSSIMFilter f;          /* first: the shared body's */
@@ -65,6 +84,11 @@ typedef struct FSSIM3DContext {
     int64_t  nb_out;        /* frames of the sequence queued; f.ended: nb_in is
                                the sequence's length */
     int      warned_late_ref;
+
+    /* the formats of backends[], NONE terminated: each input negotiates
+     * its own, so that inputs of different formats are reported
+     * (doc/formats.md) rather than converted silently */
+    enum AVPixelFormat hw_formats[FF_ARRAY_ELEMS(backends)];
 } FSSIM3DContext;
 
 #define OFFSET(x) offsetof(FSSIM3DContext, f.opts.x)
@@ -247,18 +271,6 @@ static const FSSIMTemporal temporal = {
 
 static av_cold int init(AVFilterContext *ctx)
 {
-    /* Each input negotiates its own format, so that inputs of different
-     * formats are reported (doc/formats.md) rather than converted silently.
-     * The GPU backends add their hardware format here. */
-    static const enum AVPixelFormat hw_formats[] = {
-#if FSSIM3D_CUDA
-        AV_PIX_FMT_CUDA,
-#endif
-#if FSSIM3D_VULKAN
-        AV_PIX_FMT_VULKAN,
-#endif
-        AV_PIX_FMT_NONE
-    };
     FSSIM3DContext *s = ctx->priv;
     FSSIMOptions *o = &s->f.opts;
 
@@ -273,31 +285,42 @@ static av_cold int init(AVFilterContext *ctx)
      * scores carries the 3-D SSIM */
     o->algos = FSSIM_BIT(FSSIM_ALGO_FLOAT);
     o->nb_inputs = 2;
+    for (int i = 0; i < FF_ARRAY_ELEMS(backends); i++)
+        s->hw_formats[i] = backends[i].format;
     /* the backend is picked at configuration, from the frames' kind */
-    return ff_fssim_filter_init(ctx, NULL, NULL, hw_formats, &temporal);
+    return ff_fssim_filter_init(ctx, NULL, NULL, s->hw_formats, &temporal);
 }
 
 /* The backend for the frames the inputs carry, chosen by their hardware
- * format (the frames' sw_format then describes the planes).  One CUDA or
- * Vulkan input is enough to pick that backend: its check reports the
- * other.  fix: the filter that brings an input to the other's size. */
-static const FSSIMBackend *pick_backend(const AVFilterContext *ctx, const char **fix)
+ * format (the frames' sw_format then describes the planes).  One GPU
+ * input is enough to pick that backend: check_one_kind reports the other. */
+static const FSSIM3DBackend *pick_backend(const AVFilterContext *ctx)
 {
-#if FSSIM3D_CUDA
-    if (ctx->inputs[0]->format == AV_PIX_FMT_CUDA || ctx->inputs[1]->format == AV_PIX_FMT_CUDA) {
-        *fix = "scale_cuda";
-        return &ff_fssim_cuda_backend;
-    }
-#endif
-#if FSSIM3D_VULKAN
-    if (ctx->inputs[0]->format == AV_PIX_FMT_VULKAN ||
-        ctx->inputs[1]->format == AV_PIX_FMT_VULKAN) {
-        *fix = "scale_vulkan";
-        return &ff_fssim_vulkan_backend;
-    }
-#endif
-    *fix = "scale";
-    return &ff_fssim_cpu_backend;
+    const FSSIM3DBackend *b = backends;
+
+    while (b->format != AV_PIX_FMT_NONE && ctx->inputs[0]->format != b->format &&
+           ctx->inputs[1]->format != b->format)
+        b++;
+    return b;
+}
+
+/* fssim3d takes software frames too: a GPU input beside a software one
+ * gets its own message (the backends' checks name their own frames only). */
+static int check_one_kind(AVFilterContext *ctx, const FSSIM3DBackend *b)
+{
+    const int sw = ctx->inputs[0]->format == b->format;
+
+    if (b->format == AV_PIX_FMT_NONE || ctx->inputs[!sw]->format == ctx->inputs[sw]->format)
+        return 0;
+    av_log(ctx, AV_LOG_ERROR, "The %s input carries %s frames but the %s input software "
+           "frames (%s): fssim3d scores both on the GPU or both on the CPU. Put the %s input "
+           "on the same %s device (-hwaccel %s -hwaccel_output_format %s, or hwupload with "
+           "-init_hw_device %s=%s -filter_hw_device %s), or bring both to system memory "
+           "(hwdownload,format=...).\n", ctx->input_pads[!sw].name, b->api,
+           ctx->input_pads[sw].name, av_get_pix_fmt_name(ctx->inputs[sw]->format),
+           ctx->input_pads[sw].name, b->api, b->hwaccel, b->hwaccel, b->hwaccel, b->device,
+           b->device);
+    return AVERROR(EINVAL);
 }
 
 /* Configured here, once both inputs are (the output's config_props then
@@ -307,8 +330,13 @@ static int config_input_ref(AVFilterLink *inlink)
 {
     AVFilterContext *ctx = inlink->dst;
     FSSIM3DContext *s = ctx->priv;
+    const FSSIM3DBackend *b = pick_backend(ctx);
+    int ret;
 
-    s->f.eng.backend = pick_backend(ctx, &s->f.fix);
+    if ((ret = check_one_kind(ctx, b)) < 0)
+        return ret;
+    s->f.eng.backend = b->backend;
+    s->f.fix = b->fix;
     /* under tpadding=valid the first scored frame is frame depth/2 */
     s->f.out.first_n = s->f.opts.tpadding == FSSIM_REF_TPAD_VALID ? s->f.opts.depth / 2 : 0;
     return ff_fssim_filter_configure(ctx);
