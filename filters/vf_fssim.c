@@ -30,6 +30,7 @@
 
 #include "fssim_filter.h"
 
+/* Each filter has its own options, class and FFFilter; the rest is fssim_filter.c's. */
 static const AVOption fssim_options[] = {
     FSSIM_ALGO_OPTIONS(FSSIMFilter, opts),
     FSSIM_INPUT_OPTIONS(FSSIMFilter, opts),
