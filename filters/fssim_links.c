@@ -19,61 +19,21 @@
  */
 
 /*
- * fssim: what the four filters share -- the formats and their plane
- * layout, the inputs (pads, checks, framesync) and the options' checks.
+ * fssim: the filters' links -- pads, formats, input and frame checks,
+ * framesync, the output link.
  */
 #include <string.h>
 
 #include "libavutil/avstring.h"
-#include "libavutil/frame.h"
 #include "libavutil/hwcontext.h"
 #include "libavutil/mem.h"
 #include "libavutil/pixdesc.h"
-#include "libavfilter/avfilter.h"
-
 #include "libavfilter/filters.h"
 #include "libavfilter/formats.h"
 #include "libavfilter/framesync.h"
 
-#include "fssim_common.h"
-
-const enum AVPixelFormat ff_fssim_sw_pix_fmts[] = {
-    AV_PIX_FMT_GRAY8, AV_PIX_FMT_GRAY9, AV_PIX_FMT_GRAY10,
-    AV_PIX_FMT_GRAY12, AV_PIX_FMT_GRAY14, AV_PIX_FMT_GRAY16,
-    AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUV444P,
-    AV_PIX_FMT_YUV440P, AV_PIX_FMT_YUV411P, AV_PIX_FMT_YUV410P,
-    AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P,
-    AV_PIX_FMT_YUVJ440P, AV_PIX_FMT_YUVJ411P,
-    AV_PIX_FMT_GBRP,
-#define PF(suf) AV_PIX_FMT_YUV420##suf, AV_PIX_FMT_YUV422##suf, \
-                AV_PIX_FMT_YUV444##suf, AV_PIX_FMT_GBR##suf
-    PF(P9), PF(P10), PF(P12), PF(P14), PF(P16),
-#undef PF
-    AV_PIX_FMT_YUVA420P, AV_PIX_FMT_YUVA422P, AV_PIX_FMT_YUVA444P,
-    AV_PIX_FMT_YUVA420P10, AV_PIX_FMT_YUVA444P10, AV_PIX_FMT_YUVA444P16,
-    AV_PIX_FMT_GBRAP, AV_PIX_FMT_GBRAP10, AV_PIX_FMT_GBRAP12, AV_PIX_FMT_GBRAP16,
-    AV_PIX_FMT_NV12, AV_PIX_FMT_NV21, AV_PIX_FMT_NV16, AV_PIX_FMT_NV24, AV_PIX_FMT_NV42,
-    AV_PIX_FMT_P010, AV_PIX_FMT_P012, AV_PIX_FMT_P016,
-    AV_PIX_FMT_P210, AV_PIX_FMT_P212, AV_PIX_FMT_P216,
-    AV_PIX_FMT_P410, AV_PIX_FMT_P412, AV_PIX_FMT_P416,
-    /* what NVDEC gives for 4:4:4 10/12-bit: MSB-aligned planar samples */
-    AV_PIX_FMT_YUV444P10MSB, AV_PIX_FMT_YUV444P12MSB,
-    AV_PIX_FMT_GBRP10MSB, AV_PIX_FMT_GBRP12MSB,
-    AV_PIX_FMT_NONE
-};
-
-static const char *const algo_names[FSSIM_NB_ALGOS] = {
-    [FSSIM_ALGO_FLOAT]  = "float",
-    [FSSIM_ALGO_INT]    = "int",
-    [FSSIM_ALGO_BLOCK]  = "block",
-    [FSSIM_ALGO_PSNR]   = "psnr",
-    [FSSIM_ALGO_MSSSIM] = "msssim",
-};
-
-const char *ff_fssim_algo_name(int algo)
-{
-    return algo_names[algo];
-}
+#include "fssim_links.h"
+#include "fssim_output.h"
 
 static AVFilterFormats *link_formats(const enum AVPixelFormat *hw_formats)
 {
@@ -155,70 +115,6 @@ int ff_fssim_append_inputs(AVFilterContext *ctx, const FSSIMOptions *opts)
             return ret;
     }
     return 0;
-}
-
-static int is_supported(enum AVPixelFormat fmt)
-{
-    for (int i = 0; ff_fssim_sw_pix_fmts[i] != AV_PIX_FMT_NONE; i++)
-        if (ff_fssim_sw_pix_fmts[i] == fmt)
-            return 1;
-    return 0;
-}
-
-int ff_fssim_format_init(AVFilterContext *ctx, FSSIMFormat *f,
-                         enum AVPixelFormat sw_format, int width, int height)
-{
-    const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(sw_format);
-    const int rgb = desc && (desc->flags & AV_PIX_FMT_FLAG_RGB);
-    double total = 0.0;
-
-    if (!desc || !is_supported(sw_format)) {
-        av_log(ctx, AV_LOG_ERROR, "Pixel format %s is not supported: fssim scores planar "
-               "8-16-bit YUV, GRAY and GBR, and the semi-planar NV12/NV16/NV24/P0xx/P2xx/P4xx "
-               "formats. Convert the inputs first, e.g. with format=yuv420p or "
-               "scale_cuda=format=nv12.\n", desc ? desc->name : "(none)");
-        return AVERROR(ENOSYS);
-    }
-
-    memset(f, 0, sizeof(*f));
-    f->pix_fmt  = sw_format;
-    f->width    = width;
-    f->height   = height;
-    f->depth    = desc->comp[0].depth;
-    f->nb_comps = desc->nb_components;
-    for (int i = 0; i < f->nb_comps; i++) {
-        const AVComponentDescriptor *cd = &desc->comp[i];
-        const int chroma = !rgb && (i == 1 || i == 2);
-        FSSIMPlane *p = &f->comp[i];
-
-        p->name   = f->nb_comps == 1 ? 'Y' : (rgb ? "RGBA" : "YUVA")[i];
-        p->plane  = cd->plane;
-        p->offset = cd->offset;
-        p->bytes  = cd->depth + cd->shift > 8 ? 2 : 1;
-        p->step   = cd->step / p->bytes;
-        p->shift  = cd->shift;
-        p->width  = chroma ? AV_CEIL_RSHIFT(width,  desc->log2_chroma_w) : width;
-        p->height = chroma ? AV_CEIL_RSHIFT(height, desc->log2_chroma_h) : height;
-        total += (double)p->width * p->height;
-    }
-    for (int i = 0; i < f->nb_comps; i++)
-        f->weight[i] = (double)f->comp[i].width * f->comp[i].height / total;
-    return 0;
-}
-
-FSSIMRefPlane ff_fssim_ref_plane(const FSSIMFormat *f, int c,
-                                 uint8_t *const data[], const int linesize[])
-{
-    const FSSIMPlane *p = &f->comp[c];
-    return (FSSIMRefPlane) {
-        .data     = data[p->plane] + p->offset,
-        .linesize = linesize[p->plane],
-        .width    = p->width,
-        .height   = p->height,
-        .bytes    = p->bytes,
-        .step     = p->step,
-        .shift    = p->shift,
-    };
 }
 
 int ff_fssim_check_inputs(AVFilterContext *ctx, const enum AVPixelFormat *fmt, int scale,
@@ -415,69 +311,6 @@ int ff_fssim_check_frames(AVFilterContext *ctx, FSSIMOutput *out,
                "ranges (%s and %s): the samples are compared as they are. Convert one with "
                "scale=out_range=... if that is not what you mean.\n", ctx->input_pads[k].name,
                av_color_range_name(dist[k]->color_range), av_color_range_name(ref->color_range));
-    }
-    return 0;
-}
-
-/* doc/algorithms.md#msssim: the fifth scale must hold one whole window. */
-static int check_msssim_plane(AVFilterContext *ctx, const FSSIMOptions *o, const FSSIMPlane *p)
-{
-    const int min = ff_fssim_ref_msssim_min_side(o->window);
-    char smaller[64] = "";
-
-    if (FFMIN(p->width, p->height) >= min)
-        return 0;
-    if (o->window > FSSIM_MIN_WINDOW)
-        snprintf(smaller, sizeof(smaller), "a smaller window (window=%d needs %d), ",
-                 FSSIM_MIN_WINDOW, ff_fssim_ref_msssim_min_side(FSSIM_MIN_WINDOW));
-    av_log(ctx, AV_LOG_ERROR, "Plane %c is %dx%d: algo=msssim needs planes whose smaller side "
-           "is at least %d samples with window=%d (five scales, the last one window wide). "
-           "Use %sa 4:4:4 format for small chroma planes, or larger frames.\n", p->name,
-           p->width, p->height, min, o->window, smaller);
-    return AVERROR(EINVAL);
-}
-
-int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o, const FSSIMFormat *f)
-{
-    int ret;
-
-    /* the flags parser takes algo=none / algo=0 whatever the option's minimum */
-    if (!(o->algos & FSSIM_ALGOS_MASK)) {
-        av_log(ctx, AV_LOG_ERROR, "algo selects no algorithm: choose one or more of float, "
-               "int, block, psnr and msssim, e.g. algo=float+int.\n");
-        return AVERROR(EINVAL);
-    }
-    if (!(o->window & 1)) {
-        av_log(ctx, AV_LOG_ERROR, "window=%d: the window size must be odd (%d to %d).\n",
-               o->window, FSSIM_MIN_WINDOW, FSSIM_MAX_WINDOW);
-        return AVERROR(EINVAL);
-    }
-    if (o->stats_file_str && o->stats_algo >= 0 && !(o->algos & FSSIM_BIT(o->stats_algo))) {
-        av_log(ctx, AV_LOG_ERROR, "stats_algo=%s is not among the computed algorithms; "
-               "add it to algo.\n", algo_names[o->stats_algo]);
-        return AVERROR(EINVAL);
-    }
-    for (int i = 0; f && i < f->nb_comps; i++) {
-        const FSSIMPlane *p = &f->comp[i];
-        const FSSIMRefFloatParams fp = { o->window, o->sigma, o->padding };
-        int ow, oh, nx, ny;
-
-        if ((o->algos & FSSIM_BIT(FSSIM_ALGO_FLOAT)) &&
-            ff_fssim_ref_float_out_size(p->width, p->height, &fp, &ow, &oh) < 0) {
-            av_log(ctx, AV_LOG_ERROR, "Plane %c is %dx%d, smaller than the %dx%d window: "
-                   "padding=valid scores nothing. Use padding=same or a smaller window.\n",
-                   p->name, p->width, p->height, o->window, o->window);
-            return AVERROR(EINVAL);
-        }
-        if ((o->algos & FSSIM_BIT(FSSIM_ALGO_BLOCK)) &&
-            ff_fssim_ref_block_windows(p->width, p->height, &nx, &ny) < 0) {
-            av_log(ctx, AV_LOG_ERROR, "Plane %c is %dx%d: algo=block needs planes of at "
-                   "least 8x8 samples. Use algo=int or algo=float for frames this small.\n",
-                   p->name, p->width, p->height);
-            return AVERROR(EINVAL);
-        }
-        if ((o->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)) && (ret = check_msssim_plane(ctx, o, p)) < 0)
-            return ret;
     }
     return 0;
 }
