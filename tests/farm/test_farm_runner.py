@@ -6,6 +6,7 @@ starts a new worker); a failing segment is retried and then reported with
 its frames; the progress bar reports frames per second.
 """
 import os
+import shutil
 import signal
 import stat
 import threading
@@ -51,6 +52,9 @@ def main():
     from fssim_farm.progress import Progress
 
     d = ft.workdir("farm_runner")
+    for f in os.listdir(d):         # no segment of an earlier run is taken up
+        if f.endswith(".segments"):
+            shutil.rmtree(os.path.join(d, f))
     ref, dists = fm.make_title(d, frames=96, gop=8)
     title_id = segments.input_identity(dists + [ref])
     whole = fm.whole_run("fssim", ref, dists, OPTS, os.path.join(d, "whole.json"), title_id)
