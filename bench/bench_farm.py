@@ -21,7 +21,11 @@ clips' GOP of 30, so segments cut at real keyframes).
 Writes one JSON of all figures (--out) and prints a short summary.  Runs
 where only the repository, an ffmpeg binary and Python wheels exist: with
 --wheels DIR, dask and distributed are installed from DIR into a venv under
-the output folder (no network) if they are not importable.
+the output folder (no network) if they are not importable.  The wheels, made
+on a machine with a network:
+    pip download -d WHEELS --only-binary=:all: --python-version 3.12 dask distributed
+The title's runs use the fssim_cuda of FFMPEG (built with the segment
+options); --filter fssim runs the same script on the CPU as a smoke test.
 
 usage: bench_farm.py FFMPEG CLIPS_DIR [--gpus 4] [--frames 1200] [--out DIR]
                      [--wheels DIR] [--slots 3] [--segment-frames 150] [--algo float]
