@@ -38,10 +38,22 @@ static int filter_event(FFFrameSync *fs)
     AVFrame *out, *ref, *dist[FSSIM_MAX_DIST] = { NULL };
     unsigned present = 0;
     int slot = -1, ret;
+    int64_t t;
 
     ret = ff_fssim_get_frames(fs, &out, &ref, dist);
     if (ret < 0)
         return ret;
+    /* one event per frame of the leading input: its title number says
+     * whether the segment scores it */
+    t = f->opts.seg_base + f->nb_lead++;
+    if (f->seg_done) {
+        av_frame_free(&out);
+        return 0;
+    }
+    if (t < f->opts.seg_start)
+        ret = 0;
+    if (f->opts.seg_end >= 0 && t >= f->opts.seg_end - 1)
+        f->seg_done = 1;
     if (ret > 0) {
         for (int k = 0; k < e->nb_dist; k++)
             present |= !!dist[k] << k;
@@ -77,6 +89,12 @@ av_cold int ff_fssim_filter_init(AVFilterContext *ctx, const FSSIMBackend *be,
     f->eng.opts    = &f->opts;
     f->eng.nb_dist = f->opts.nb_inputs - 1;
     f->fs.on_event = temporal ? temporal->event : filter_event;
+    ret = ff_fssim_check_segment(ctx, &f->opts, temporal ? f->opts.depth / 2 : 0);
+    if (ret < 0)
+        return ret;
+    /* a segment's scored frames are numbered from seg_start on (fssim3d
+     * sets its own at configuration) */
+    f->out.first_n = f->opts.seg_start;
     /* the 2-D filters' pads follow the inputs option; fssim3d's are fixed */
     if (!ctx->nb_inputs && (ret = ff_fssim_append_inputs(ctx, &f->opts)) < 0)
         return ret;
@@ -142,13 +160,38 @@ const AVFilterPad ff_fssim_filter_outputs[1] = {
     },
 };
 
+/* The segment's last frame (fssim3d: and its context) is in: the frames
+ * still waiting go out, then the output and every input end, so that the
+ * run ends without -frames. */
+static int end_segment(AVFilterContext *ctx, FSSIMFilter *f)
+{
+    int ret;
+
+    if (ff_outlink_get_status(ctx->outputs[0]))
+        return 0;
+    ret = ff_fssim_queue_drain(&f->queue, &f->eng, &f->out, 1, 1);
+    if (ret < 0)
+        return ret;
+    for (int i = 0; i < ctx->nb_inputs; i++)
+        ff_inlink_set_status(ctx->inputs[i], AVERROR_EOF);
+    ff_outlink_set_status(ctx->outputs[0], AVERROR_EOF, f->fs.pts);
+    return 0;
+}
+
 int ff_fssim_filter_activate(AVFilterContext *ctx)
 {
     FSSIMFilter *f = ctx->priv;
-    int ret = ff_framesync_activate(&f->fs);
+    int ret;
 
+    if (f->seg_done)
+        return end_segment(ctx, f);
+    ret = ff_framesync_activate(&f->fs);
     if (ret < 0)
         return ret;
+    if (f->seg_done) {
+        ff_filter_set_ready(ctx, 100);
+        return 0;
+    }
     /* framesync has just marked the output finished: fssim3d's sequence
      * ends, and the frames still waiting for their scores go out before
      * anything downstream sees the EOF, as they reach the output link's
@@ -164,7 +207,7 @@ av_cold void ff_fssim_filter_uninit(AVFilterContext *ctx)
 {
     FSSIMFilter *f = ctx->priv;
     /* the inputs' end reached: the logs are complete, not parked */
-    const int ended = f->temporal ? f->ended : f->fs.eof;
+    const int ended = f->temporal ? f->ended : f->fs.eof || f->seg_done;
 
     /* frames scored but never sent (the run was cut short) still count;
      * after a GPU error none is (the backend refuses) */

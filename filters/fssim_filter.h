@@ -67,6 +67,9 @@ typedef struct FSSIMFilter {
     const FSSIMTemporal *temporal;         /* fssim3d's; NULL in the 2-D filters */
     int          ended;     /* fssim3d: the sequence is over (EOF, or the reference
                                ended under eof_action=pass) */
+    int64_t      nb_lead;   /* frames the leading input delivered */
+    int          seg_done;  /* the segment's last frame (and context) is in: the
+                               inputs and the output end (doc/options.md#segments) */
 } FSSIMFilter;
 
 /**

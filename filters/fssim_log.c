@@ -41,6 +41,11 @@
 #include "libavfilter/filters.h"
 
 #include "fssim_log.h"
+#include "fssim_version.h"
+
+/* doc/outputs.md#log-identity: the layout of the logs, which fssim-farm's
+ * merge checks; raised whenever a field changes meaning */
+#define FSSIM_LOG_SCHEMA 1
 
 /* The name of algorithm a's score in the logs. */
 static const char *score_name(const FSSIMOutput *out, int a)
@@ -111,8 +116,11 @@ static void for_each_option(AVFilterContext *ctx,
         const AVOption *opt = NULL;
         while ((opt = av_opt_next(objs[i], opt))) {
             char *val;
-            /* constants are values, not options; "f" is stats_file */
-            if (opt->type == AV_OPT_TYPE_CONST || !strcmp(opt->name, "f"))
+            /* constants are values, not options; "f" is stats_file; the
+             * segment options of a whole run are left out, so that a log
+             * merged from segments has a whole run's options */
+            if (opt->type == AV_OPT_TYPE_CONST || !strcmp(opt->name, "f") ||
+                (!strncmp(opt->name, "seg_", 4) && av_opt_is_set_to_default(objs[i], opt) > 0))
                 continue;
             if (!(val = option_value(objs[i], opt)))
                 continue;
@@ -158,7 +166,7 @@ static void write_options_csv(AVFilterContext *ctx, FILE *f)
 
     fprintf(f, "# filter=%s", ctx->filter->name);
     for_each_option(ctx, option_csv, &w);
-    fputc('\n', f);
+    fprintf(f, "\n# schema_version=%d\n# version=%s\n", FSSIM_LOG_SCHEMA, FSSIM_VERSION);
 }
 
 static int resampled(const FSSIMOutput *out, int k)
@@ -173,6 +181,8 @@ static void write_json_header(AVFilterContext *ctx, FSSIMOutput *out)
 
     fputs("{\n", log);
     fprintf(log, "  \"filter\": \"%s\",\n", ctx->filter->name);
+    fprintf(log, "  \"schema_version\": %d,\n  \"version\": \"%s\",\n", FSSIM_LOG_SCHEMA,
+            FSSIM_VERSION);
     write_options_json(ctx, log);
     fprintf(log, "  \"input\": {\"pix_fmt\": \"%s\", \"width\": %d, \"height\": %d, "
             "\"bit_depth\": %d, \"components\": [", av_get_pix_fmt_name(f->pix_fmt),
@@ -254,14 +264,16 @@ static void write_json_pooled(FSSIMOutput *out, int k, const char *indent)
 
 /* The pooled values and the closing brackets.  Rewritten after every frame
  * when the log is seekable, so the file is valid JSON even if the run is cut
- * short, with every frame scored so far. */
-static void write_json_trailer(FSSIMOutput *out)
+ * short, with every frame scored so far; padded with spaces over a longer
+ * trailer before it, except the last (final), after which the file is cut. */
+static void write_json_trailer(FSSIMOutput *out, int final)
 {
     FILE *log = out->log;
     int64_t start = ftell(log);
     int len;
 
-    fprintf(log, "\n  ],\n  \"frame_count\": %"PRIu64",\n  \"pooled\": {", out->nb_frames);
+    fprintf(log, "\n  ],\n  \"frame_count\": %"PRIu64",\n  \"complete\": %s,\n  \"pooled\": {",
+            out->nb_frames, out->complete ? "true" : "false");
     if (ff_fssim_is_ladder(out)) {
         fputs("\n    \"renditions\": [", log);
         for (int k = 0; k < out->nb_dist; k++) {
@@ -277,7 +289,7 @@ static void write_json_trailer(FSSIMOutput *out)
     fputs("\n  }\n}", log);
     /* a shorter trailer than the last one must not leave its tail behind */
     len = (int)(ftell(log) - start);
-    for (int i = len; i < out->log_trailer_len; i++)
+    for (int i = len; !final && i < out->log_trailer_len; i++)
         fputc(' ', log);
     fputc('\n', log);
     out->log_trailer_len = FFMAX(len, out->log_trailer_len);
@@ -409,7 +421,7 @@ static void write_csv_pooled(FSSIMOutput *out)
             fputc('\n', log);
         }
     }
-    fprintf(log, "# frames=%"PRIu64"\n", out->nb_frames);
+    fprintf(log, "# frames=%"PRIu64"\n# complete=%d\n", out->nb_frames, out->complete);
 }
 
 /* Cut the file at the current position (a resumed CSV log whose old
@@ -429,7 +441,7 @@ void ff_fssim_log_header(AVFilterContext *ctx, FSSIMOutput *out)
         /* a seekable log gets its trailer now and after every frame */
         out->log_trailer_pos = out->log == stdout ? -1 : ftell(out->log);
         if (out->log_trailer_pos >= 0)
-            write_json_trailer(out);
+            write_json_trailer(out, 0);
     } else {
         write_csv_header(ctx, out);
     }
@@ -450,7 +462,7 @@ void ff_fssim_log_pooled(FSSIMOutput *out)
 {
     if (out->log_fmt == FSSIM_LOG_JSON && out->log_trailer_pos >= 0) {
         out->log_trailer_pos = ftell(out->log);
-        write_json_trailer(out);
+        write_json_trailer(out, 0);
     }
 }
 
@@ -467,7 +479,10 @@ void ff_fssim_log_close(AVFilterContext *ctx, FSSIMOutput *out)
     } else if (out->log_fmt == FSSIM_LOG_JSON) {
         if (out->log_trailer_pos >= 0)
             fseek(out->log, out->log_trailer_pos, SEEK_SET);
-        write_json_trailer(out);
+        write_json_trailer(out, 1);
+        /* no padding after the last trailer: the log ends as a merged one */
+        if (out->log_trailer_pos >= 0 && !fflush(out->log))
+            truncate_here(out->log);
     } else if (out->nb_frames) {
         out->log_trailer_pos = out->log == stdout ? -1 : ftell(out->log);
         write_csv_pooled(out);

@@ -22,6 +22,7 @@
  * fssim: what the options mean -- the algorithms' names, and the checks of
  * the options against each other and against the planes they score.
  */
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "libavutil/common.h"
@@ -101,6 +102,30 @@ int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o, const FS
         }
         if ((o->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)) && (ret = check_msssim_plane(ctx, o, p)) < 0)
             return ret;
+    }
+    return 0;
+}
+
+int ff_fssim_check_segment(AVFilterContext *ctx, const FSSIMOptions *o, int context)
+{
+    if (o->seg_start < o->seg_base) {
+        av_log(ctx, AV_LOG_ERROR, "seg_start=%"PRId64" lies before seg_base=%"PRId64": the "
+               "first frame the filter receives is title frame seg_base, and it scores from "
+               "seg_start on.\n", o->seg_start, o->seg_base);
+        return AVERROR(EINVAL);
+    }
+    if (o->seg_end >= 0 && o->seg_end <= o->seg_start) {
+        av_log(ctx, AV_LOG_ERROR, "seg_end=%"PRId64" is not after seg_start=%"PRId64": a "
+               "segment scores title frames seg_start to seg_end - 1 (seg_end=-1: to the "
+               "end).\n", o->seg_end, o->seg_start);
+        return AVERROR(EINVAL);
+    }
+    if (o->seg_base > 0 && o->seg_start - o->seg_base < context) {
+        av_log(ctx, AV_LOG_ERROR, "seg_start=%"PRId64" with seg_base=%"PRId64": the temporal "
+               "window needs %d frames before the first scored one; decode from frame %"PRId64
+               " or earlier (seg_base), or from the start.\n", o->seg_start, o->seg_base,
+               context, o->seg_start - context);
+        return AVERROR(EINVAL);
     }
     return 0;
 }

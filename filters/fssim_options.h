@@ -60,6 +60,11 @@ typedef struct FSSIMOptions {
     int    depth;          /* odd */
     double tsigma;
     int    tpadding;       /* enum FSSIMRefTPadding */
+    /* doc/options.md#segments: a part of a title, numbered as in the title */
+    int64_t seg_base;      /* the title's number of the leading input's first frame */
+    int64_t seg_start;     /* the first title frame scored */
+    int64_t seg_end;       /* scoring stops there (exclusive); -1: the end */
+    char  *title;          /* a label for the logs */
 } FSSIMOptions;
 
 #define FSSIM_OPT_FLAGS (AV_OPT_FLAG_FILTERING_PARAM | AV_OPT_FLAG_VIDEO_PARAM)
@@ -152,7 +157,17 @@ typedef struct FSSIMOptions {
     { "json", "JSON", 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_LOG_JSON }, 0, 0,            \
       FSSIM_OPT_FLAGS, .unit = "log_fmt" },                                              \
     { "csv",  "CSV",  0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_LOG_CSV },  0, 0,            \
-      FSSIM_OPT_FLAGS, .unit = "log_fmt" }
+      FSSIM_OPT_FLAGS, .unit = "log_fmt" },                                              \
+    { "seg_base", "title number of the leading input's first frame",                   \
+      offsetof(type, field.seg_base), AV_OPT_TYPE_INT64, { .i64 = 0 }, 0, INT64_MAX,    \
+      FSSIM_OPT_FLAGS },                                                                 \
+    { "seg_start", "first title frame to score", offsetof(type, field.seg_start),      \
+      AV_OPT_TYPE_INT64, { .i64 = 0 }, 0, INT64_MAX, FSSIM_OPT_FLAGS },                 \
+    { "seg_end", "title frame at which scoring stops (exclusive), -1 for none",        \
+      offsetof(type, field.seg_end), AV_OPT_TYPE_INT64, { .i64 = -1 }, -1, INT64_MAX,   \
+      FSSIM_OPT_FLAGS },                                                                 \
+    { "title", "a label written to the logs", offsetof(type, field.title),             \
+      AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FSSIM_OPT_FLAGS }
 
 /** Name of an algorithm ("float", ...) as in the options, keys and logs. */
 const char *ff_fssim_algo_name(int algo);
@@ -162,5 +177,13 @@ struct FSSIMFormat;
 /** Check the options against each other and against the plane sizes. */
 int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o,
                            const struct FSSIMFormat *f);
+
+/**
+ * The segment options at init (doc/options.md#segments): seg_start not
+ * before seg_base, seg_end after seg_start, and after a cut (seg_base > 0)
+ * `context` frames decoded before seg_start (fssim3d: depth/2).  Errors
+ * name the options.
+ */
+int ff_fssim_check_segment(AVFilterContext *ctx, const FSSIMOptions *o, int context);
 
 #endif /* AVFILTER_FSSIM_OPTIONS_H */

@@ -506,6 +506,7 @@ int ff_fssim_output_close(AVFilterContext *ctx, FSSIMOutput *out, int ended)
 
     if (!out->opts)
         return 0;    /* never opened, or its paths are another filter's */
+    out->complete = ended;
     if (out->nb_frames > 0)
         log_summary(ctx, out);
 

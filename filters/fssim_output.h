@@ -67,6 +67,7 @@ typedef struct FSSIMOutput {
     int64_t     log_trailer_pos;  /* where the JSON trailer (CSV: the pooled rows)
                                      starts; -1: not seekable */
     int         log_trailer_len;
+    int         complete;     /* closing after the inputs' end (or seg_end) */
     uint64_t    nb_frames;
     uint64_t    first_n;      /* number of the first scored frame: fssim3d with
                                  tpadding=valid scores from frame depth/2 on */

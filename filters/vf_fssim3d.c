@@ -126,9 +126,18 @@ static int queue_frame(AVFilterContext *ctx, int64_t t, int64_t nb_frames, AVFra
     FSSIMEngine *e = &s->f.eng;
     const int r = o->depth / 2;
     FSSIM3DWindow win = { .t = t, .depth = o->depth };
+    /* the window's taps at title positions: a segment's cut is no border
+     * (doc/options.md#segments) */
+    const int64_t tt = o->seg_base + t;
     int slot = -1, ret;
 
-    if (ff_fssim_ref_temporal_weights(o->depth, o->tsigma, o->tpadding, t, nb_frames, win.wt)) {
+    if (o->seg_end >= 0 && tt >= o->seg_end) {
+        av_frame_free(&frame);      /* the next segment's */
+        return 0;
+    }
+    if (tt >= o->seg_start &&
+        ff_fssim_ref_temporal_weights(o->depth, o->tsigma, o->tpadding, tt,
+                                      nb_frames < 0 ? -1 : o->seg_base + nb_frames, win.wt)) {
         for (int k = 0; k < o->depth; k++)
             win.slot[k] = win.wt[k] != 0.0 ? (int)((t - r + k) % e->ring_size) : -1;
         slot = ff_fssim_queue_slot(&s->f.queue, e);
@@ -209,6 +218,10 @@ static int do_fssim3d(FFFrameSync *fs)
     ret = ff_framesync_dualinput_get(fs, &master, &ref);
     if (ret < 0)
         return ret;
+    if (s->f.seg_done) {
+        av_frame_free(&master);
+        return 0;
+    }
 
     if (!ref || s->f.ended) {
         /* No reference frame: before the reference starts, or after it
@@ -241,6 +254,14 @@ static int do_fssim3d(FFFrameSync *fs)
     ret = queue_ready(ctx, 0, 1);
     if (ret < 0)
         return ret;
+    /* the segment's last frame and its context are in: what follows is the
+     * next segment's, and the held context frames are never scored */
+    if (s->f.opts.seg_end >= 0 &&
+        s->f.opts.seg_base + s->nb_in >= s->f.opts.seg_end + s->f.opts.depth / 2) {
+        s->f.seg_done = s->f.ended = 1;
+        ff_filter_set_ready(ctx, 100);
+        return 0;
+    }
     /* Nothing went out while the delay line fills: the output still wants
      * a frame, so run again to make framesync request the next inputs. */
     if (!ret)
@@ -338,7 +359,8 @@ static int config_input_ref(AVFilterLink *inlink)
     s->f.eng.backend = b->backend;
     s->f.fix = b->fix;
     /* under tpadding=valid the first scored frame is frame depth/2 */
-    s->f.out.first_n = s->f.opts.tpadding == FSSIM_REF_TPAD_VALID ? s->f.opts.depth / 2 : 0;
+    s->f.out.first_n = FFMAX(s->f.opts.seg_start, s->f.opts.tpadding == FSSIM_REF_TPAD_VALID ?
+                             s->f.opts.depth / 2 : 0);
     return ff_fssim_filter_configure(ctx);
 }
 

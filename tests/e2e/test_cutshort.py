@@ -320,7 +320,7 @@ def reinit(d):
                 rows = [l for l in text.splitlines() if l and l[0].isdigit()]
                 tap.ok([int(r.split(",")[0]) for r in rows] == list(range(total)) and
                        text.count("\nmean,") == 1 and text.count("\nn,pts") == 1 and
-                       text.rstrip().endswith("# frames=%d" % total),
+                       text.rstrip().endswith("# frames=%d\n# complete=1" % total),
                        "%s: the CSV log holds the %d frames under one header, then the "
                        "pooled rows once" % (desc, total), text[-800:])
 

@@ -743,9 +743,12 @@ def check_csv(text):
     errs = []
     if any(len(r.split(",")) != ncol for r in rows[1:]):
         errs.append("rows with other than %d columns" % ncol)
-    m = re.match(r"^# frames=(\d+)$", lines[-1]) if lines else None
-    if data and (not m or int(m.group(1)) != len(data)):
-        errs.append("last line %r does not count the %d rows" % (lines[-1:], len(data)))
+    # the closing lines: the frame count, then whether the run finished
+    m = re.match(r"^# frames=(\d+)$", lines[-2]) if len(lines) > 1 else None
+    if data and (not m or int(m.group(1)) != len(data) or
+                 not re.match(r"^# complete=[01]$", lines[-1])):
+        errs.append("last lines %r do not count the %d rows and say whether the run "
+                    "finished" % (lines[-2:], len(data)))
     # psnr adds the PSNR of the mean MSE (doc/outputs.md#csv-log)
     want = ["mean", "min", "max", "harmonic_mean", "p1", "p5", "p50"] + \
         (["psnr_of_mean_mse"] if ",psnr." in rows[0] else [])

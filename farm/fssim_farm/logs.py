@@ -1,0 +1,444 @@
+"""Reading and writing the filters' JSON and CSV logs in their own format.
+
+The writer reproduces the filters' log writer (filters/fssim_log.c, once
+fssim_output.c) character for character -- the same members in the same
+order, the same separators and indents, numbers with %.17g (Python's and C's
+%.17g print the same correctly rounded digits), non-finite numbers as
+null -- so that a merged log can be compared with a whole run's by `cmp`.
+
+A log is held as a `Log`: its header (filter, versions, options, input,
+renditions), its frames in order, and for each frame the values that the
+pooling reads.  JSON frames keep their parsed objects and are written back
+from them; CSV frames keep their rows' text, which is copied unchanged.
+"""
+import json
+import math
+import re
+
+from .errors import LogError
+
+SCHEMA_VERSIONS = (1,)
+# options that describe where one run writes or which part of the title it
+# scores, not how it scores: they may differ between the segments of a title
+SEGMENT_OPTIONS = ("seg_base", "seg_start", "seg_end")
+OUTPUT_OPTIONS = ("log_path", "stats_file")
+# a segment option's value in a run that did not set it (the filters leave
+# such an option out of the logs)
+SEGMENT_DEFAULTS = {"seg_base": "0", "seg_start": "0", "seg_end": "-1"}
+
+
+def fmt_number(v):
+    """json_number()/"%.17g" of the C writer."""
+    if isinstance(v, bool):
+        raise TypeError("bool is not a number")
+    if isinstance(v, int):
+        return str(v)
+    if v is None or not math.isfinite(v):
+        return "null"
+    return "%.17g" % v
+
+
+def fmt_csv_number(v):
+    """fprintf("%.17g") of a double, non-finite values included (inf, nan)."""
+    return "%.17g" % v
+
+
+def json_string(s):
+    """json_string() of the C writer: only '"', '\\' and control bytes escaped."""
+    out = ['"']
+    for ch in s:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20:
+            out.append("\\u%04x" % ord(ch))
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def json_value(v):
+    """A parsed JSON value back in the C writer's spacing: ", " and ": "."""
+    if isinstance(v, dict):
+        return "{" + ", ".join(json_string(k) + ": " + json_value(x) for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(json_value(x) for x in v) + "]"
+    if isinstance(v, str):
+        return json_string(v)
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    return fmt_number(v)
+
+
+class Entry:
+    """The values of one rendition in one frame: per algorithm (or
+    "fssim3d") the components and All in the log's order, and for psnr the
+    per-component MSE."""
+    __slots__ = ("k", "scores", "mse")
+
+    def __init__(self, k, scores, mse):
+        self.k, self.scores, self.mse = k, scores, mse
+
+
+class Frame:
+    __slots__ = ("n", "payload", "entries")
+
+    def __init__(self, n, payload, entries):
+        self.n, self.payload, self.entries = n, payload, entries
+
+
+class Log:
+    """One log, JSON or CSV.
+
+    options      {name: value string}, in the log's order (CSV: those with a value)
+    input        {"pix_fmt", "width", "height", "bit_depth"[, "components"]}
+    components   component letters, e.g. ["Y", "U", "V"]
+    renditions   ladders: the header's rendition list; None for two inputs
+    slots        the algorithms in the log's order ("fssim3d" for fssim3d)
+    frames       [Frame]
+    complete     True once the filter saw the end of its input (or seg_end)
+    extra        the CSV's header lines as written (JSON: unused)
+    """
+
+    def __init__(self, path, fmt):
+        self.path, self.fmt = path, fmt
+        self.filter = None
+        self.schema_version = None
+        self.version = None
+        self.options = {}
+        self.input = {}
+        self.components = []
+        self.renditions = None
+        self.slots = []
+        self.frames = []
+        self.frame_count = None
+        self.complete = None
+        self.pooled = None
+        self.segments = None
+        self.csv_columns = None
+
+    @property
+    def is_ladder(self):
+        return self.renditions is not None
+
+    @property
+    def depth(self):
+        return int(self.input["bit_depth"])
+
+    def option(self, name):
+        return self.options.get(name, SEGMENT_DEFAULTS.get(name, ""))
+
+    def seg_range(self):
+        """(seg_start, seg_end) as ints; seg_end -1: to the title's end."""
+        return int(self.option("seg_start")), int(self.option("seg_end"))
+
+    def describe(self):
+        """The file and the title frames it holds, for error messages."""
+        a, b = self.seg_range()
+        rng = "frames %d-%s" % (a, "end" if b < 0 else str(b - 1))
+        if self.frames:
+            rng += " (logged %d-%d)" % (self.frames[0].n, self.frames[-1].n)
+        return "%s [%s]" % (self.path, rng)
+
+
+# ---------------------------------------------------------------------------
+# JSON
+# ---------------------------------------------------------------------------
+
+def _num(v, what, log, n):
+    if v is None:
+        return None
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return float(v)
+    raise LogError("%s: frame %s: %s is not a number" % (log.path, n, what))
+
+
+def _json_entry(log, obj, k, n):
+    scores, mse = {}, None
+    for slot in log.slots:
+        vals = obj.get(slot)
+        if vals is None:
+            raise LogError("%s: frame %d lacks %s" % (log.path, n, slot))
+        scores[slot] = [_num(vals.get(c), slot + "." + c, log, n)
+                        for c in log.components + ["All"]]
+    if "mse" in obj:
+        mse = [_num(obj["mse"].get(c), "mse." + c, log, n) for c in log.components + ["All"]]
+    return Entry(k, scores, mse)
+
+
+def _slots_of(frame_obj):
+    return [key for key, v in frame_obj.items()
+            if isinstance(v, dict) and key != "mse"]
+
+
+def read_json(path, text=None):
+    if text is None:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    log = Log(path, "json")
+    try:
+        d = json.loads(text)
+    except ValueError as e:
+        raise LogError("%s: not valid JSON (%s)" % (path, e))
+    if not isinstance(d, dict) or "frames" not in d:
+        raise LogError("%s: not an fssim log" % path)
+    if "error" in d:
+        raise LogError("%s: the run failed before scoring: %s" % (path, d["error"]))
+    log.filter = d.get("filter")
+    log.schema_version = d.get("schema_version")
+    log.version = d.get("version")
+    log.options = d.get("options", {})
+    log.input = d.get("input", {})
+    log.components = list(log.input.get("components", []))
+    log.renditions = d.get("renditions")
+    log.frame_count = d.get("frame_count")
+    log.complete = d.get("complete")
+    log.pooled = d.get("pooled")
+    log.segments = d.get("segments")
+    pooled = log.pooled or {}
+    first = (pooled.get("renditions") or [{}])[0] if log.is_ladder else pooled
+    log.slots = [key for key, v in first.items() if isinstance(v, dict)]
+    for fr in d["frames"]:
+        n = fr.get("n")
+        if not isinstance(n, int):
+            raise LogError("%s: a frame without a number" % path)
+        if log.is_ladder:
+            entries = [_json_entry(log, r, r["k"], n) for r in fr.get("renditions", [])]
+        else:
+            if not log.slots:
+                log.slots = _slots_of(fr)
+            entries = [_json_entry(log, fr, None, n)]
+        log.frames.append(Frame(n, fr, entries))
+    return log
+
+
+def _pooled_json(log, pools, k, indent):
+    """write_json_pooled()."""
+    out = []
+    for i, slot in enumerate(log.slots):
+        out.append("%s\n%s%s: {" % ("," if i else "", indent, json_string(slot)))
+        for c, comp in enumerate(log.components + ["All"]):
+            p = pools[(k, slot, c)]
+            out.append("%s\n%s  %s: {" % ("," if c else "", indent, json_string(comp)))
+            out.append(", ".join("%s: %s" % (json_string(name), fmt_number(v))
+                                 for name, v in p.items()))
+            out.append("}")
+        out.append("\n%s}" % indent)
+    return "".join(out)
+
+
+def write_json(log, pools, counts, f, segments=None):
+    """The whole log as the filter writes it.  pools[(k, slot, c)] are the
+    pooled values (pooling.Pool.pooled()), counts[k] the frames of
+    rendition k; segments, if given, is added as the last member."""
+    w = f.write
+    w("{\n")
+    w('  "filter": %s,\n' % json_string(log.filter))
+    w('  "schema_version": %d,\n' % log.schema_version)
+    w('  "version": %s,\n' % json_string(log.version))
+    w('  "options": {')
+    for i, (name, value) in enumerate(log.options.items()):
+        w("%s\n    %s: %s" % ("," if i else "", json_string(name), json_string(value)))
+    w("\n  },\n")
+    inp = log.input
+    w('  "input": {"pix_fmt": %s, "width": %d, "height": %d, "bit_depth": %d, '
+      '"components": [%s]},\n' % (json_string(inp["pix_fmt"]), inp["width"], inp["height"],
+                                  inp["bit_depth"],
+                                  ", ".join(json_string(c) for c in log.components)))
+    if log.is_ladder:
+        w('  "renditions": [')
+        for i, r in enumerate(log.renditions):
+            w("%s\n    %s" % ("," if i else "", json_value(r)))
+        w("\n  ],\n")
+    w('  "frames": [')
+    for i, fr in enumerate(log.frames):
+        w("%s\n    %s" % ("," if i else "", json_value(fr.payload)))
+    w('\n  ],\n  "frame_count": %d,\n' % len(log.frames))
+    w('  "complete": %s,\n' % ("true" if log.complete else "false"))
+    w('  "pooled": {')
+    if log.is_ladder:
+        w('\n    "renditions": [')
+        for i, r in enumerate(log.renditions):
+            k = r["k"]
+            w('%s\n      {"k": %d, "frame_count": %d,' % ("," if i else "", k, counts[k]))
+            w(_pooled_json(log, pools, k, "        "))
+            w("\n      }")
+        w("\n    ]")
+    else:
+        w(_pooled_json(log, pools, None, "    "))
+    w("\n  }")
+    if segments is not None:
+        w(',\n  "segments": [%s]' % ", ".join(
+            '{"start": %d, "end": %d}' % (a, b) for a, b in segments))
+    w("\n}\n")
+
+
+# ---------------------------------------------------------------------------
+# CSV
+# ---------------------------------------------------------------------------
+
+_OPT_SPLIT = re.compile(r" (?=[A-Za-z_][A-Za-z0-9_]*=)")
+_POOLED_ROWS = ("mean", "min", "max", "harmonic_mean", "p1", "p5", "p50", "psnr_of_mean_mse")
+
+
+def _csv_float(s, log, n, col):
+    try:
+        return float(s)
+    except ValueError:
+        raise LogError("%s: frame %s: column %s is not a number: %r" % (log.path, n, col, s))
+
+
+def read_csv(path, text=None):
+    if text is None:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    log = Log(path, "csv")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    i = 0
+    while i < len(lines) and lines[i].startswith("#"):
+        line = lines[i]
+        if line.startswith("# filter="):
+            parts = _OPT_SPLIT.split(line[len("# filter="):])
+            log.filter = parts[0]
+            log.options = dict(p.split("=", 1) for p in parts[1:])
+        elif line.startswith("# schema_version="):
+            try:
+                log.schema_version = int(line.split("=", 1)[1])
+            except ValueError:
+                log.schema_version = line.split("=", 1)[1]
+        elif line.startswith("# version="):
+            log.version = line.split("=", 1)[1]
+        elif line.startswith("# input "):
+            kv = dict(p.split("=", 1) for p in line[len("# input "):].split())
+            log.input = {"pix_fmt": kv["pix_fmt"], "width": int(kv["width"]),
+                         "height": int(kv["height"]), "bit_depth": int(kv["bit_depth"])}
+        elif line.startswith("# rendition "):
+            f = line.split()
+            kv = dict(p.split("=", 1) for p in f[3:])
+            if log.renditions is None:
+                log.renditions = []
+            log.renditions.append({"k": int(f[2]), "pad": kv["pad"], "width": int(kv["width"]),
+                                   "height": int(kv["height"]),
+                                   "resampled": kv["resampled"] == "1"})
+        i += 1
+    if i >= len(lines) or not lines[i].startswith("n,pts,pts_time"):
+        raise LogError("%s: no CSV column line (a log of fssim?)" % path)
+    cols = lines[i].split(",")
+    log.csv_columns = lines[i]
+    first = 4 if log.is_ladder else 3
+    for c in cols[first:]:
+        slot, comp = c.rsplit(".", 1)
+        if slot not in log.slots and slot != "mse":
+            log.slots.append(slot)
+        if comp not in ("All", "dB") and comp not in log.components:
+            log.components.append(comp)
+    log.input["components"] = list(log.components)
+    nc = len(log.components) + 1
+    # per slot: the column of its first component, and of its MSE (psnr)
+    layout, at = [], first
+    for slot in log.slots:
+        if slot == "psnr":
+            layout.append((slot, at, at + nc))
+            at += 2 * nc
+        else:
+            layout.append((slot, at, None))
+            at += nc + 1
+    i += 1
+    cur = None
+    while i < len(lines) and not lines[i].startswith("#"):
+        row = lines[i]
+        f = row.split(",")
+        if not f[0].lstrip("-").isdigit():
+            break                  # the pooled rows
+        if len(f) != len(cols):
+            raise LogError("%s: row %r has %d columns, not %d" % (path, row[:40], len(f),
+                                                                   len(cols)))
+        n = int(f[0])
+        k = int(f[3]) if log.is_ladder else None
+        scores, mse = {}, None
+        for slot, a, m in layout:
+            scores[slot] = [_csv_float(f[a + c], log, n, cols[a + c]) for c in range(nc)]
+            if m is not None:
+                mse = [_csv_float(f[m + c], log, n, cols[m + c]) for c in range(nc)]
+        if cur is None or cur.n != n:
+            cur = Frame(n, [], [])
+            log.frames.append(cur)
+        cur.payload.append(row)
+        cur.entries.append(Entry(k, scores, mse))
+        i += 1
+    while i < len(lines) and not lines[i].startswith("#"):
+        i += 1                     # pooled rows: recomputed, never read
+    for line in lines[i:]:
+        if line.startswith("# frames="):
+            log.frame_count = int(line.split("=", 1)[1])
+        elif line.startswith("# complete="):
+            log.complete = line.split("=", 1)[1] == "1"
+        elif line.startswith("# segments="):
+            log.segments = line.split("=", 1)[1]
+    return log
+
+
+def write_csv(log, pools, counts, f, segments=None):
+    """The whole CSV log as the filter writes it (write_csv_header(),
+    log_frame_csv(), write_csv_pooled()); segments, if given, as a last
+    `# segments=a-b,...` line."""
+    w = f.write
+    w("# filter=%s%s\n" % (log.filter, "".join(" %s=%s" % (k, v)
+                                              for k, v in log.options.items() if v)))
+    w("# schema_version=%d\n# version=%s\n" % (log.schema_version, log.version))
+    inp = log.input
+    w("# input pix_fmt=%s width=%d height=%d bit_depth=%d\n" % (
+        inp["pix_fmt"], inp["width"], inp["height"], inp["bit_depth"]))
+    for r in log.renditions or []:
+        w("# rendition %d pad=%s width=%d height=%d resampled=%d\n" % (
+            r["k"], r["pad"], r["width"], r["height"], 1 if r["resampled"] else 0))
+    w(log.csv_columns + "\n")
+    for fr in log.frames:
+        for row in fr.payload:
+            w(row + "\n")
+    nc = len(log.components)
+    psnr = "psnr" in log.slots
+    if log.frames:
+        keys = [r["k"] for r in log.renditions] if log.is_ladder else [None]
+        for k in keys:
+            for r, row in enumerate(_POOLED_ROWS[:7 + psnr]):
+                w("%s,," % row)
+                if log.is_ladder:
+                    w(",%d" % k)
+                for slot in log.slots:
+                    has_db = slot != "psnr"
+                    v = 0.0
+                    for c in range(nc + 1):
+                        v = pools[(k, slot, c)][row] if (r < 7 or not has_db) else math.nan
+                        if r < 7 or not has_db:
+                            w("," + fmt_csv_number(v))
+                        else:
+                            w(",")
+                    if has_db and r < 7:
+                        from .pooling import db
+                        w("," + fmt_csv_number(db(v)))
+                    else:
+                        w("," * (1 if has_db else nc + 1))
+                w("\n")
+        w("# frames=%d\n" % len(log.frames))
+        w("# complete=%d\n" % (1 if log.complete else 0))
+    if segments is not None:
+        w("# segments=%s\n" % ",".join("%d-%d" % (a, b) for a, b in segments))
+
+
+def read_log(path):
+    """A JSON or CSV log, told apart by its first character."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise LogError("%s: %s" % (path, e.strerror or e))
+    if text.lstrip().startswith("{"):
+        return read_json(path, text)
+    if text.startswith("#"):
+        return read_csv(path, text)
+    raise LogError("%s: neither a JSON nor a CSV log of fssim" % path)

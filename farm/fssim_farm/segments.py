@@ -1,0 +1,271 @@
+"""Cutting a title into segments, and the ffmpeg command of one segment.
+
+The reference's packets are probed once: sorted by presentation time they
+are the title's frames, and their keyframe flags say where a decoder can
+start.  A segment [start, end) begins at a reference keyframe; its run
+decodes every input from `base` (the keyframe at or before the first frame
+the filter needs: `start`, or for fssim3d `start - depth/2`, its temporal
+context) with
+
+    ffmpeg -copyts -start_at_zero -ss T-0.5 -i DIST ... -ss T -i REF
+           -lavfi "...fssim=...:seg_base=base:seg_start=start:seg_end=end" -f null -
+
+where T is halfway between the timestamps of frames base-1 and base: the
+accurate seek keeps frame base of the input that leads framesync (a
+ladder's reference; the main input of a pair and of fssim3d, whose
+frames carry the reference's timestamps) and drops base-1, and -copyts
+-start_at_zero keeps the whole run's timestamps, so the filter logs each
+frame with the title's n and pts and the very values of a whole run.  The
+other inputs start half a second earlier (OTHER_LEAD), so that framesync
+finds for the first leading frame the frame a whole run pairs with it,
+even where that frame's timestamp lies a little before (coarser time
+bases) or far before (lower frame rates).
+"""
+import hashlib
+import json
+import os
+import re
+import subprocess
+from fractions import Fraction
+
+from .errors import ScoreError
+
+FILTERS = ("fssim", "fssim_cuda", "fssim_vulkan", "fssim3d")
+# the kind of frames each filter takes; fssim3d scores on whatever it gets
+HWACCEL = {"fssim": "none", "fssim_cuda": "cuda", "fssim_vulkan": "vulkan", "fssim3d": "none"}
+FSSIM3D_DEFAULT_DEPTH = 11
+# the inputs that do not lead framesync start this much (seconds, exact)
+# before the leading one: the frame a whole run pairs with the segment's
+# first leading frame may lie before it (an input in a container of coarser
+# timestamps, or of a lower frame rate), and framesync pairs it only if it
+# is there
+OTHER_LEAD = Fraction(1, 2)
+
+
+class Probe:
+    """The reference's frames: timestamps (in time_base units, presentation
+    order), which of them are keyframes, and the file's start time."""
+
+    def __init__(self, pts, keyframes, time_base, start_time):
+        self.pts = pts
+        self.keyframes = keyframes
+        self.time_base = time_base
+        self.start_time = start_time
+
+    @property
+    def nb_frames(self):
+        return len(self.pts)
+
+    def seek_time(self, k):
+        """T for a run that starts at frame k: the midpoint of frames k-1
+        and k, in seconds from the file's start, as an exact decimal."""
+        mid = Fraction(self.pts[k - 1] + self.pts[k], 2) * self.time_base - self.start_time
+        return mid
+
+    def to_json(self):
+        return {"pts": self.pts, "keyframes": self.keyframes,
+                "time_base": str(self.time_base), "start_time": str(self.start_time)}
+
+    @classmethod
+    def from_json(cls, d):
+        return cls(d["pts"], d["keyframes"], Fraction(d["time_base"]), Fraction(d["start_time"]))
+
+
+def probe(path, ffprobe="ffprobe"):
+    """Probe the reference's first video stream's packets once."""
+    cmd = [ffprobe, "-v", "error", "-select_streams", "v:0", "-show_entries",
+           "stream=time_base:format=start_time:packet=pts,flags", "-of", "json", path]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        raise ScoreError("%s: ffprobe failed: %s" % (path, p.stderr.strip()[-500:]))
+    d = json.loads(p.stdout)
+    try:
+        tb = Fraction(d["streams"][0]["time_base"])
+    except (KeyError, IndexError):
+        raise ScoreError("%s: no video stream" % path)
+    start = d.get("format", {}).get("start_time")
+    start = Fraction(start) if start not in (None, "N/A") else Fraction(0)
+    pkts = d.get("packets", [])
+    if not pkts:
+        raise ScoreError("%s: no video packets" % path)
+    if any(pk.get("pts") in (None, "N/A") for pk in pkts):
+        raise ScoreError("%s: packets without timestamps (a raw elementary stream?): remux "
+                         "it into Matroska or MP4 so that segments can seek" % path)
+    order = sorted(range(len(pkts)), key=lambda i: int(pkts[i]["pts"]))
+    pts = [int(pkts[i]["pts"]) for i in order]
+    if len(set(pts)) != len(pts):
+        raise ScoreError("%s: two frames share a timestamp" % path)
+    keys = [j for j, i in enumerate(order) if "K" in pkts[i].get("flags", "")]
+    if not keys or keys[0] != 0:
+        keys = [0] + keys
+    return Probe(pts, keys, tb, start)
+
+
+class Segment:
+    """Title frames [start, end) of one title, decoded from frame base."""
+
+    def __init__(self, index, start, end, base):
+        self.index, self.start, self.end, self.base = index, start, end, base
+
+    def __repr__(self):
+        return "Segment(%d: %d-%d from %d)" % (self.index, self.start, self.end, self.base)
+
+    @property
+    def frames(self):
+        return self.end - self.start
+
+    def name(self, ext):
+        return "seg_%08d_%08d.%s" % (self.start, self.end, ext)
+
+
+def context_frames(filter_name, options):
+    """The frames before a segment that its filter must see first: fssim3d's
+    temporal context (depth/2), none for the 2-D filters."""
+    if filter_name != "fssim3d":
+        return 0
+    depth = FSSIM3D_DEFAULT_DEPTH
+    m = re.search(r"(?:^|:)depth=(\d+)", options or "")
+    if m:
+        depth = int(m.group(1))
+    return depth // 2
+
+
+def plan(probe_, segment_frames, context=0):
+    """Segments of about segment_frames frames: each cut at the reference
+    keyframe nearest to segment_frames after the previous cut (never an
+    empty segment).  Each is decoded from the last keyframe at or before
+    start - context."""
+    import bisect
+    n = probe_.nb_frames
+    keys = probe_.keyframes
+    cuts = [0]
+    while segment_frames > 0:
+        target = cuts[-1] + segment_frames
+        if target >= n:
+            break
+        i = bisect.bisect_right(keys, target)
+        below = keys[i - 1] if i and keys[i - 1] > cuts[-1] else None
+        above = keys[i] if i < len(keys) else None
+        if below is None and above is None:
+            break
+        if below is None or (above is not None and above - target < target - below):
+            cut = above
+        else:
+            cut = below
+        cuts.append(cut)
+    segs = []
+    for i, a in enumerate(cuts):
+        b = cuts[i + 1] if i + 1 < len(cuts) else n
+        first = max(0, a - context)
+        base = keys[bisect.bisect_right(keys, first) - 1]
+        segs.append(Segment(i, a, b, base))
+    return segs
+
+
+def input_identity(paths):
+    """The title of a title's inputs, for the filters' `title` option: a
+    digest of the paths (or URLs) with each file's size and modification
+    time, so that segments of different inputs are never merged."""
+    h = hashlib.sha256()
+    for p in paths:
+        h.update(p.encode())
+        try:
+            st = os.stat(p)
+            h.update(b"\t%d\t%d" % (st.st_size, int(st.st_mtime)))
+        except OSError:
+            pass       # a URL: its name alone
+        h.update(b"\n")
+    return "fssimfarm-" + h.hexdigest()[:20]
+
+
+def escape_value(s):
+    """A filter option's value inside a -lavfi graph: escaped for the
+    option parser (\\ ' :) and then for the graph parser (\\ ' [ ] , ;)."""
+    s = re.sub(r"([\\':])", r"\\\1", s)
+    return re.sub(r"([\\'\[\],;])", r"\\\1", s)
+
+
+def hw_args(hwaccel, gpu, nb_inputs, vulkan_from_cuda=False, upload=False):
+    """The device of a segment's run and its decoders' arguments per input
+    (none with upload: software decoding, hwupload in the graph)."""
+    if hwaccel == "none":
+        return [], [[] for _ in range(nb_inputs)]
+    if gpu is None:
+        gpu = 0
+    if hwaccel == "cuda":
+        dev = ["-init_hw_device", "cuda=g:%d" % gpu]
+    elif vulkan_from_cuda:
+        # the Vulkan device of the same GPU as CUDA device `gpu` (by UUID)
+        dev = ["-init_hw_device", "cuda=c:%d" % gpu, "-init_hw_device", "vulkan=g@c"]
+    else:
+        dev = ["-init_hw_device", "vulkan=g:%d" % gpu]
+    per = [] if upload else ["-hwaccel", hwaccel, "-hwaccel_device", "g",
+                             "-hwaccel_output_format", hwaccel]
+    return dev + ["-filter_hw_device", "g"], [list(per) for _ in range(nb_inputs)]
+
+
+def leading_input(filter_name, nb_dist):
+    """The input whose frames lead framesync (and that seg_base counts):
+    the main input of a pair and of fssim3d, the reference of a ladder."""
+    return 0 if nb_dist == 1 else nb_dist
+
+
+def filter_graph(filter_name, nb_dist, options, log_path, log_fmt, title, seg=None,
+                 upload=None):
+    """The -lavfi graph: renditions first, the reference last; upload: a
+    software format to upload every input in (hwupload to the run's
+    device), for codecs the GPU does not decode or devices without video
+    decoding (lavapipe)."""
+    opts = []
+    if filter_name != "fssim3d" and nb_dist > 1:
+        opts.append("inputs=%d" % (nb_dist + 1))
+    if options:
+        opts.append(options)
+    opts.append("log_path=" + escape_value(log_path))
+    opts.append("log_fmt=" + log_fmt)
+    if title:
+        opts.append("title=" + escape_value(title))
+    if seg is not None:
+        opts.append("seg_base=%d:seg_start=%d:seg_end=%d" % (seg.base, seg.start, seg.end))
+    if upload:
+        chains = ";".join("[%d:v]format=%s,hwupload[u%d]" % (i, upload, i)
+                          for i in range(nb_dist + 1))
+        pads = "".join("[u%d]" % i for i in range(nb_dist + 1))
+        return "%s;%s%s=%s" % (chains, pads, filter_name, ":".join(opts))
+    pads = "".join("[%d:v]" % i for i in range(nb_dist + 1))
+    return "%s%s=%s" % (pads, filter_name, ":".join(opts))
+
+
+def command(ffmpeg, filter_name, reference, dists, options, log_path, log_fmt="json",
+            title=None, seg=None, probe_=None, hwaccel=None, gpu=None, progress=True,
+            vulkan_from_cuda=False, upload=None):
+    """The argument list of one run: a whole run with seg None, else the
+    run of segment seg (probe_ gives its seek time).  upload: decode in
+    software and upload in this pixel format (filter_graph)."""
+    hwaccel = hwaccel or HWACCEL[filter_name]
+    inputs = list(dists) + [reference]
+    dev, per = hw_args(hwaccel, gpu, len(inputs), vulkan_from_cuda, bool(upload))
+    cmd = [ffmpeg, "-hide_banner", "-nostdin", "-y", "-v", "error"]
+    if progress:
+        cmd += ["-nostats", "-progress", "pipe:1", "-stats_period", "0.5"]
+    cmd += dev
+    seek_lead = seek_other = []
+    if seg is not None and seg.base > 0:
+        t = probe_.seek_time(seg.base)
+        cmd += ["-copyts", "-start_at_zero"]
+        seek_lead = ["-ss", _decimal(t)]
+        if t > OTHER_LEAD:
+            seek_other = ["-ss", _decimal(t - OTHER_LEAD)]
+    lead = leading_input(filter_name, len(dists))
+    for i, path in enumerate(inputs):
+        cmd += per[i] + (seek_lead if i == lead else seek_other) + ["-i", path]
+    cmd += ["-lavfi", filter_graph(filter_name, len(dists), options, log_path, log_fmt,
+                                   title, seg, upload), "-f", "null", "-"]
+    return cmd
+
+
+def _decimal(t):
+    """An exact-enough decimal of a Fraction of seconds (to the nanosecond,
+    far inside half a frame)."""
+    ns = round(t * 1000000000)
+    return "%d.%09d" % (ns // 1000000000, ns % 1000000000)
