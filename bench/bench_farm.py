@@ -81,7 +81,7 @@ def loop_clips(ffmpeg, clips, frames, out):
     return paths[0], paths[1:]
 
 
-def decode_cmd(ffmpeg, gpu, inputs, hw=True):
+def decode_cmd(ffmpeg, gpu, inputs, hw=True, frames=None):
     cmd = [ffmpeg, "-hide_banner", "-nostdin", "-v", "error"]
     if hw:
         cmd += ["-init_hw_device", "cuda=g:%d" % gpu]
@@ -91,20 +91,63 @@ def decode_cmd(ffmpeg, gpu, inputs, hw=True):
                     "cuda"]
         cmd += ["-i", p]
     for i in range(len(inputs)):
-        cmd += ["-map", "%d:v" % i, "-f", "null", "-"]
+        cmd += ["-map", "%d:v" % i] + (["-frames:v", str(frames)] if frames else []) + \
+               ["-f", "null", "-"]
     return cmd
+
+
+class Load(threading.Thread):
+    """What the host and the GPUs are busy with while a run goes: the mean
+    NVDEC and SM utilisation of GPUs 0..gpus-1 (nvidia-smi, every 0.2 s)
+    and the host's CPU time in use, in cores (/proc/stat).  Says which of
+    the decoders, the SMs or the CPUs bounds a layout."""
+
+    def __init__(self, gpus):
+        super().__init__(daemon=True)
+        self.gpus, self.dec, self.sm, self.stop = gpus, [], [], False
+
+    @staticmethod
+    def cpu():
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        return sum(v) - v[3] - v[4], sum(v)
+
+    def run(self):
+        self.c0 = self.cpu()
+        while not self.stop:
+            try:
+                out = subprocess.run(["nvidia-smi", "--query-gpu=utilization.decoder,"
+                                      "utilization.gpu", "--format=csv,noheader,nounits",
+                                      "-i", ",".join(str(g) for g in range(self.gpus))],
+                                     stdout=subprocess.PIPE, text=True, timeout=5).stdout
+                rows = [[float(x) for x in r.split(",")] for r in out.split("\n") if r.strip()]
+                self.dec.append(sum(r[0] for r in rows) / len(rows))
+                self.sm.append(sum(r[1] for r in rows) / len(rows))
+            except (OSError, ValueError, subprocess.SubprocessError, ZeroDivisionError):
+                pass
+            time.sleep(0.2)
+
+    def result(self):
+        self.stop = True
+        self.join()
+        busy, total = (b - a for a, b in zip(self.c0, self.cpu()))
+        mean = lambda v: round(sum(v) / len(v), 1) if v else None  # noqa: E731
+        return {"nvdec_util": mean(self.dec), "sm_util": mean(self.sm),
+                "cpu_cores_busy": round(os.cpu_count() * busy / total, 1) if total else None}
 
 
 def decode_layout(ffmpeg, gpus, per_gpu, inputs, frames, hw=True):
     """Ladder frames/s of per_gpu processes on each of `gpus`, together."""
+    load = Load(gpus)
+    load.start()
     t0 = time.time()
-    procs = [subprocess.Popen(decode_cmd(ffmpeg, g, inputs, hw), stderr=subprocess.PIPE)
+    procs = [subprocess.Popen(decode_cmd(ffmpeg, g, inputs, hw, frames), stderr=subprocess.PIPE)
              for g in range(gpus) for _ in range(per_gpu)]
     errs = [p.communicate()[1] for p in procs]
     wall = time.time() - t0
     bad = [e.decode(errors="replace")[-300:] for p, e in zip(procs, errs) if p.returncode]
     return {"gpus": gpus, "per_gpu": per_gpu, "processes": len(procs), "wall_s": round(wall, 3),
-            "fps": round(len(procs) * frames / wall, 1), "errors": bad}
+            "fps": round(len(procs) * frames / wall, 1), "errors": bad, **load.result()}
 
 
 def farm_run(args, ref, dists, gpus, out_log, kill_after=None, slots=None):
@@ -121,6 +164,8 @@ def farm_run(args, ref, dists, gpus, out_log, kill_after=None, slots=None):
     subprocess.run(["rm", "-rf", workdir])
     t = Title(ref, dists, out_log, args.filter, "algo=%s" % args.algo, args.segment_frames,
               ffmpeg=args.ffmpeg)
+    load = Load(gpus)
+    load.start()
     t0 = time.time()
     with local_cluster(gpus=list(range(gpus)), slots=slots or args.slots) as cluster, \
             Client(cluster) as client:
@@ -148,7 +193,7 @@ def farm_run(args, ref, dists, gpus, out_log, kill_after=None, slots=None):
             "scoring_s": round(t2 - t1, 3),
             "fps_wall": round(frames / (t2 - t0), 1) if frames else 0,
             "fps_scoring": round(frames / (t2 - t1), 1) if frames else 0,
-            "killed_pid": killed}
+            "killed_pid": killed, **load.result()}
 
 
 def same_as_whole(merged_path, whole_path):
@@ -170,6 +215,9 @@ def main():
     ap.add_argument("--frames", type=int, default=1200)
     ap.add_argument("--out", default="bench_farm_out")
     ap.add_argument("--wheels", default=None)
+    ap.add_argument("--decode-frames", type=int, default=None,
+                    help="frames each process of a decoding layout decodes (default: the "
+                         "whole title); the rate is what is compared")
     ap.add_argument("--slots", type=int, default=3)
     ap.add_argument("--slots-list", default="2,4", help="more --slots tried on all GPUs")
     ap.add_argument("--segment-frames", type=int, default=150)
@@ -200,22 +248,25 @@ def main():
         best = None
         if not args.skip_decode:
             for p in (1, 2, 3, 4):
-                r = decode_layout(args.ffmpeg, g, p, inputs, args.frames,
+                r = decode_layout(args.ffmpeg, g, p, inputs, args.decode_frames or args.frames,
                                   hw=args.filter == "fssim_cuda")
                 res["decode"].append(r)
-                print("decode %d GPU x %d proc: %7.1f ladder fps%s" % (
-                    g, p, r["fps"], "  ERR " + r["errors"][0] if r["errors"] else ""),
-                    flush=True)
+                print("decode %d GPU x %d proc: %7.1f ladder fps, NVDEC %s%%, SM %s%%, "
+                      "CPU %s cores%s" % (g, p, r["fps"], r["nvdec_util"], r["sm_util"],
+                                          r["cpu_cores_busy"],
+                                          "  ERR " + r["errors"][0] if r["errors"] else ""),
+                      flush=True)
                 if not r["errors"] and (best is None or r["fps"] > best["fps"]):
                     best = r
         f = farm_run(args, ref, dists, g, os.path.join(args.out, "farm_%dgpu.json" % g))
         f["best_decode_fps"] = best["fps"] if best else None
         f["ratio_to_best_decode"] = round(f["fps_scoring"] / best["fps"], 3) if best else None
         res["farm"].append(f)
-        print("farm   %d GPU slots %d: %7.1f fps scoring (%.1f with cluster start), %s%s" % (
-            g, f["slots"], f["fps_scoring"], f["fps_wall"], f["status"],
-            "  ratio %.2f to best decode" % f["ratio_to_best_decode"] if best else ""),
-            flush=True)
+        print("farm   %d GPU slots %d: %7.1f fps scoring (%.1f with cluster start), %s%s; "
+              "NVDEC %s%%, SM %s%%, CPU %s cores" % (
+                  g, f["slots"], f["fps_scoring"], f["fps_wall"], f["status"],
+                  "  ratio %.2f to best decode" % f["ratio_to_best_decode"] if best else "",
+                  f["nvdec_util"], f["sm_util"], f["cpu_cores_busy"]), flush=True)
     top = counts[-1]
     for sl in [int(x) for x in args.slots_list.split(",") if x]:
         f = farm_run(args, ref, dists, top,
