@@ -23,7 +23,7 @@ sync_file() { # sync_file SRC DST: copy when different
 }
 
 mkdir -p "$dst" "$tree/tests/ref/fate"
-for f in "$src"/ref/*.[ch] "$src"/filters/*.[ch] "$src"/kernels/*.cu "$src"/kernels/*.cuh "$src"/kernels/*.h \
+for f in "$src"/ref/*.[ch] "$src"/filters/*.[ch] "$src"/kernels/*.cuh "$src"/kernels/*.h \
          "$src"/vulkan_shaders/*.glsl; do
     [ -e "$f" ] || continue
     sync_file "$f" "$dst/$(basename "$f")"
