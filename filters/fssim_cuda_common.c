@@ -91,10 +91,11 @@ int ff_fssim_cuda_check_inputs(AVFilterContext *ctx, enum AVPixelFormat *sw_form
         if (dev0 && dev->cuda_ctx != dev0->cuda_ctx) {
             av_log(ctx, AV_LOG_ERROR, "The %s and %s inputs are on different CUDA "
                    "devices or contexts. Put every input on one device: -hwaccel cuda on all "
-                   "inputs shares one by default; for uploads use hwupload with "
-                   "-init_hw_device cuda=gpu -filter_hw_device gpu (each hwupload_cuda "
-                   "creates a context of its own).\n", ctx->input_pads[0].name,
-                   ctx->input_pads[i].name);
+                   "inputs shares one by default; to pick GPU 1, create it once with "
+                   "-init_hw_device cuda=g:1 and give -hwaccel cuda -hwaccel_device g on each "
+                   "input; for uploads use hwupload with -init_hw_device cuda=g:1 "
+                   "-filter_hw_device g (each hwupload_cuda creates a context of its own).\n",
+                   ctx->input_pads[0].name, ctx->input_pads[i].name);
             return AVERROR(EINVAL);
         }
         dev0 = dev;
