@@ -599,10 +599,11 @@ RESAMPLE_CLI = os.path.join(os.environ.get("top_builddir", "."), "tests", "unit"
                             "resample_cli")
 
 
-def resample_plane(plane, scaler, out_w, out_h, depth, directory=None):
+def resample_plane(plane, scaler, out_w, out_h, depth, directory=None, in_depth=None):
     """plane resampled to out_w x out_h by the reference resampler
     (doc/algorithms.md#resampling, ref/ref_resample.c through the built
-    tests/unit/resample_cli), as int64 samples."""
+    tests/unit/resample_cli), as int64 samples; in_depth: the plane's bit
+    depth where it is not depth, the output's."""
     import numpy as np
     directory = directory or workdir("resample")
     cli = RESAMPLE_CLI
@@ -610,7 +611,8 @@ def resample_plane(plane, scaler, out_w, out_h, depth, directory=None):
     src = os.path.join(directory, "in.raw")
     dst = os.path.join(directory, "out.raw")
     plane.astype("<u2").tofile(src)
-    subprocess.run([cli, scaler, str(depth), str(w_in), str(h_in), str(out_w), str(out_h),
+    depths = "%d:%d" % (in_depth or depth, depth)
+    subprocess.run([cli, scaler, depths, str(w_in), str(h_in), str(out_w), str(out_h),
                     src, dst], check=True, stderr=subprocess.PIPE)
     return np.fromfile(dst, "<u2").reshape(out_h, out_w).astype(np.int64)
 
