@@ -7,9 +7,10 @@ FSSIM_REF    = fssim/ref_plane.o fssim/ref_int.o fssim/ref_float.o \
 FSSIM_COMMON = fssim/fssim_common.o fssim/fssim_output.o fssim/fssim_engine.o \
                fssim/fssim_be_cpu.o framesync.o $(FSSIM_REF)
 # The CUDA modules: each embedded as PTX (FFmpeg's rules) and as machine
-# code, SASS (below).
+# code, SASS (below).  fssim_resample serves both filters, loaded only
+# where an input is resampled.
 FSSIM_PTX     = fssim_8 fssim_12 fssim_16 fssim_8_any fssim_12_any fssim_16_any
-FSSIM_MODULES = $(FSSIM_PTX) $(FSSIM_PTX:%=%_ladder) fssim3d fssim3d_any
+FSSIM_MODULES = $(FSSIM_PTX) $(FSSIM_PTX:%=%_ladder) fssim3d fssim3d_any fssim_resample
 # The CUDA backend serves fssim_cuda and fssim3d: both sets of kernels.
 FSSIM_CUDA   = fssim/fssim_be_cuda.o fssim/fssim_cuda_common.o fssim/fssim_cuda_params.o \
                fssim/fssim3d_cuda_params.o cuda/load_helper.o \
@@ -45,10 +46,13 @@ endif
 
 # FFmpeg's %.ptx rule knows only the .cu file: the modules are rebuilt
 # when a kernel header they include changes.
-FSSIM_PTX_HEADERS = fssim_plane.cuh fssim_resample.cuh fssim_msssim.cuh fssim_cuda.h \
+FSSIM_PTX_HEADERS = fssim_plane.cuh fssim_msssim.cuh fssim_cuda.h \
                     fssim_cuda_device.cuh fssim_consts.h
 $(addprefix $(SUBDIR)fssim/,$(FSSIM_PTX:%=%.ptx) $(FSSIM_PTX:%=%_ladder.ptx)): \
   $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,$(FSSIM_PTX_HEADERS))
+$(SUBDIR)fssim/fssim_resample.ptx: \
+  $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,fssim_resample.cuh fssim_cuda.h \
+                                          fssim_cuda_device.cuh fssim_consts.h)
 # FFmpeg's clang flags (sm_30) make clang emit PTX ISA 3.2, which has no
 # shfl.sync (kernels/fssim_cuda_device.cuh, warp_xor); ISA 6.0 has, and
 # every driver since CUDA 9 reads it.

@@ -9,8 +9,10 @@ fssimtest.natural_clip; flat frames for the flat cases) twice: with
 fssim_cuda on uploaded frames and with the CPU fssim on the same software
 frames, and compares every frame's every component to the contracts: int
 <= 1e-12, float <= 1e-5, block <= 1e-6.  The cases cover the six PTX
-modules (8-, 10- and 16-bit samples, each with the default window and with
-another), planar and semi-planar formats, both paddings, odd widths (even
+modules (8-bit samples, 9-12-bit MSB-aligned ones (P010, P012) and 16-bit
+words, which LSB-aligned 9-16-bit samples take since they may exceed their
+depth, each with the default window and with another), planar and
+semi-planar formats, both paddings, odd widths (even
 heights for 4:2:0: FFmpeg's hwcontext_cuda drops the last chroma row of an
 odd-height 4:2:0 upload), the stand-in driver's lazy mode (events complete
 only when waited for, so that frames wait in the pipeline and leave at
@@ -20,8 +22,9 @@ was given is checked too: a host choosing the wrong one fails.
 Ladders (inputs=N): the same comparison per rendition, with renditions
 smaller than the reference (upscaled), larger (downscaled) and of its size,
 in a planar and a semi-planar 10-bit format, the resampling done on the
-GPU (fssim_resample) against the CPU reference's, in tiles of 32 and of 16
-rows and by the direct path.
+GPU (the resampler's module, kernels/fssim_resample.cu, loaded only then)
+against the CPU reference's, in tiles of 32 and of 16 rows and by the
+direct path.
 
 msssim (fssim_ms_scale, fssim_ms_reduce): <= 1e-5 per plane per frame, alone
 and with the fused algorithms, two inputs and ladders (a resampled
@@ -62,7 +65,8 @@ WORK = ft.workdir("cuda-emu")
 # name, pix_fmt, w, h, options, the module the filter must load, content
 CASES = [
     ("8-bit yuv420p 66x38", "yuv420p", 66, 38, "", "fssim_8.ptx", "natural"),
-    ("10-bit yuv420p10 70x46", "yuv420p10le", 70, 46, "", "fssim_12.ptx", "natural"),
+    # samples at the bottom of 16-bit words may exceed the depth: the 16-bit class
+    ("10-bit yuv420p10 70x46", "yuv420p10le", 70, 46, "", "fssim_16.ptx", "natural"),
     ("16-bit yuv444p16 40x36", "yuv444p16le", 40, 36, "", "fssim_16.ptx", "natural"),
     ("8-bit nv12 50x34 window=7", "nv12", 50, 34, "window=7", "fssim_8_any.ptx", "natural"),
     ("10-bit p010 70x40 window=9 padding=same", "p010le", 70, 40, "window=9:padding=same",
@@ -74,7 +78,8 @@ CASES = [
     ("8-bit yuv420p 48x32 flat frames, two levels", "yuv420p", 48, 32, "", "fssim_8.ptx",
      "flat"),
     ("10-bit yuv420p10 48x32 flat frames, two levels", "yuv420p10le", 48, 32, "",
-     "fssim_12.ptx", "flat"),
+     "fssim_16.ptx", "flat"),
+    ("12-bit p012 64x64 flat frames, two levels", "p012le", 64, 64, "", "fssim_12.ptx", "flat"),
     ("10-bit p010 58x34 identical frames", "p010le", 58, 34, "", "fssim_12.ptx", "identical"),
 ]
 
@@ -82,7 +87,7 @@ CASES = [
 MS_CASES = [
     ("msssim 8-bit yuv420p 322x324", "yuv420p", 322, 324, "", "fssim_8.ptx", "natural",
      "msssim"),
-    ("msssim 10-bit yuv444p10 161x165", "yuv444p10le", 161, 165, "", "fssim_12.ptx", "natural",
+    ("msssim 10-bit yuv444p10 161x165", "yuv444p10le", 161, 165, "", "fssim_16.ptx", "natural",
      "msssim+float+int+block"),
     ("msssim 10-bit p010 196x194 window=7", "p010le", 196, 194, "window=7:sigma=1.2",
      "fssim_12_any.ptx", "natural", "msssim"),
@@ -180,7 +185,9 @@ MS_LADDERS = [
     ("ladder msssim 8-bit yuv420p", "yuv420p", (322, 324), [(322, 324), (240, 180)],
      "algo=msssim", "fssim_8_ladder.ptx"),
     ("ladder msssim 10-bit yuv444p10 lanczos", "yuv444p10le", (161, 165),
-     [(161, 165), (120, 100)], "algo=msssim+float:scaler=lanczos", "fssim_12_ladder.ptx"),
+     [(161, 165), (120, 100)], "algo=msssim+float:scaler=lanczos", "fssim_16_ladder.ptx"),
+    ("ladder msssim 10-bit p010", "p010le", (322, 324), [(322, 324), (240, 180)],
+     "algo=msssim+int", "fssim_12_ladder.ptx"),
 ]
 
 
@@ -213,9 +220,12 @@ def run_ladder(name, fmt, size, sizes, opts, module, rows=None, nb=NB):
     cpu, why_c = fc.read_log(cpu_log)
     gpu, why_g = fc.read_log(gpu_log)
     loaded = re.findall(r"\[fake cuda\] module (\S+)", pg.stderr)
-    tiles = {int(r) for r in re.findall(r"fssim_resample component \d+: (\d+)-row", pg.stderr)}
+    tiles = {int(r) for r in re.findall(r"fssim_resample_\w+ component \d+: (\d+)-row",
+                                        pg.stderr)}
+    # the resampler's module only where a rendition is resampled
+    modules = [module] + (["fssim_resample.ptx"] if any(s != size for s in sizes) else [])
     t.ok(pc.returncode == 0 and pg.returncode == 0 and cpu and gpu and
-         len(ft.log_values(gpu)) == nb * len(sizes) and loaded == [module] and
+         len(ft.log_values(gpu)) == nb * len(sizes) and loaded == modules and
          (rows is None or tiles == rows),
          "%s: scored on the emulated driver, %s loaded" % (name, module) +
          (", resampled %s" % " and ".join("by the direct path" if r == 0 else "in %d-row tiles" % r

@@ -1,0 +1,28 @@
+/*
+ * Copyright (c) 2026 the fssim developers
+ *
+ * This file is part of fssim, built into FFmpeg.
+ *
+ * fssim is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * fssim is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with fssim; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
+ * fssim CUDA kernels: the resampler of inputs of another size or format
+ * than the reference (see fssim_resample.cuh), a module of its own that
+ * fssim_cuda and fssim3d load only where an input is resampled.
+ */
+#include "fssim_resample.cuh"
+
+FSSIM_RESAMPLE_MODULE()
