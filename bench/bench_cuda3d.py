@@ -20,7 +20,7 @@ decode-only (nvidia-smi), and the time from process start to the first
 scored frame at 1080p with an empty (CUDA_CACHE_DISABLE=1) and a warm
 driver JIT cache.
 
-The performance goals (README, Performance): GPU time per frame at 2160p, depth 11, <= 1 ms; start
+The performance targets (doc/performance.md#targets): GPU time per frame at 2160p, depth 11, <= 1 ms; start
 to first scored frame <= 1 s cold.
 
 usage: bench_cuda3d.py FFMPEG CLIPS_DIR [--out DIR] [--frames N] [--sizes 1080,2160]

@@ -1,5 +1,5 @@
 #!/bin/sh
-# fssim3d on Vulkan frames: benchmark on a GPU machine (README, Performance), the Vulkan
+# fssim3d on Vulkan frames: benchmark on a GPU machine (doc/performance.md), the Vulkan
 # counterpart of bench/bench_cuda3d.py, on the same clip pairs (bench/make_bench_clips.py:
 # SIZE_CODEC_DEPTH_qp22.mkv the reference, _qp34.mkv the distorted one).  Not run by
 # make check.

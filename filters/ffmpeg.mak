@@ -4,8 +4,10 @@
 FSSIM_REF    = fssim/ref_plane.o fssim/ref_int.o fssim/ref_float.o \
                fssim/ref_block.o fssim/ref_3d.o \
                fssim/ref_psnr.o fssim/ref_msssim.o fssim/ref_resample.o
-FSSIM_COMMON = fssim/fssim_common.o fssim/fssim_output.o fssim/fssim_engine.o \
-               fssim/fssim_be_cpu.o framesync.o $(FSSIM_REF)
+FSSIM_COMMON = fssim/fssim_filter.o fssim/fssim_options.o fssim/fssim_format.o \
+               fssim/fssim_links.o fssim/fssim_output.o fssim/fssim_log.o \
+               fssim/fssim_pool.o fssim/fssim_engine.o fssim/fssim_be_cpu.o framesync.o \
+               $(FSSIM_REF)
 # The CUDA modules: each embedded as PTX (FFmpeg's rules) and as machine
 # code, SASS (below).  fssim_resample serves both filters, loaded only
 # where an input is resampled.
@@ -16,10 +18,9 @@ FSSIM_CUDA   = fssim/fssim_be_cuda.o fssim/fssim_cuda_common.o fssim/fssim_cuda_
                fssim/fssim3d_cuda_params.o cuda/load_helper.o \
                $(FSSIM_MODULES:%=fssim/%.ptx.o) $(FSSIM_MODULES:%=fssim/%.sass.o)
 
-OBJS-$(CONFIG_FSSIM_FILTER)        += fssim/vf_fssim.o fssim/fssim_filter.o $(FSSIM_COMMON)
+OBJS-$(CONFIG_FSSIM_FILTER)        += fssim/vf_fssim.o $(FSSIM_COMMON)
 OBJS-$(CONFIG_FSSIM3D_FILTER)      += fssim/vf_fssim3d.o $(FSSIM_COMMON)
-OBJS-$(CONFIG_FSSIM_CUDA_FILTER)   += fssim/vf_fssim_cuda.o fssim/fssim_filter.o \
-                                      $(FSSIM_CUDA) $(FSSIM_COMMON)
+OBJS-$(CONFIG_FSSIM_CUDA_FILTER)   += fssim/vf_fssim_cuda.o $(FSSIM_CUDA) $(FSSIM_COMMON)
 # The Vulkan backend serves fssim_vulkan and fssim3d: both sets of shaders.
 FSSIM_VULKAN = fssim/fssim_be_vulkan.o fssim/fssim_be_vulkan3d.o fssim/fssim_vulkan_common.o \
                fssim/fssim_vulkan_resample.o fssim/fssim_vulkan_msssim.o \
@@ -27,8 +28,7 @@ FSSIM_VULKAN = fssim/fssim_be_vulkan.o fssim/fssim_be_vulkan3d.o fssim/fssim_vul
                fssim/fssim_resample.comp.spv.o fssim/fssim3d_moments.comp.spv.o \
                fssim/fssim3d_score.comp.spv.o vulkan.o vulkan_filter.o
 
-OBJS-$(CONFIG_FSSIM_VULKAN_FILTER) += fssim/vf_fssim_vulkan.o fssim/fssim_filter.o \
-                                      $(FSSIM_VULKAN) $(FSSIM_COMMON)
+OBJS-$(CONFIG_FSSIM_VULKAN_FILTER) += fssim/vf_fssim_vulkan.o $(FSSIM_VULKAN) $(FSSIM_COMMON)
 
 # fssim3d scores CUDA frames too when FFmpeg compiles CUDA kernels, and
 # Vulkan frames where fssim_vulkan is built: both need Vulkan and a GLSL

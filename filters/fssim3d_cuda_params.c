@@ -34,6 +34,7 @@ void ff_fssim3d_cuda_fill_moment_params(FSSIM3DCudaMomentParams *p, int width, i
     const FSSIMRefFloatParams fp = { window, sigma, same_padding ? FSSIM_REF_PAD_SAME
                                                                  : FSSIM_REF_PAD_VALID };
 
+    /* as ff_fssim_cuda_fill_params's, into the 3-D kernels' own parameter block */
     memset(p, 0, sizeof(*p));
     p->width  = width;
     p->height = height;

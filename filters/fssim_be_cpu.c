@@ -529,6 +529,7 @@ static void cpu_uninit(FSSIMEngine *e)
     av_freep(&b->results);
 }
 
+/* This backend's entries of the interface (fssim_engine.h); each backend has its own. */
 const FSSIMBackend ff_fssim_cpu_backend = {
     .name         = "software",
     .priv_size    = sizeof(CPUBackend),

@@ -58,7 +58,6 @@
 
 #include "libavutil/avassert.h"
 #include "libavutil/mem.h"
-#include "libavutil/pixdesc.h"
 #include "libavfilter/filters.h"
 
 #include "fssim_cuda.h"
@@ -150,30 +149,13 @@ static void pop(FSSIMEngine *e, FSSIMCuda *c)
 
 static int cuda_check_inputs(FSSIMEngine *e, enum AVPixelFormat *sw_format)
 {
-    AVFilterContext *ctx = e->ctx;
-    int cuda = 0;
-
-    /* fssim3d takes software frames too: a mixed pair gets its own message */
-    for (int i = 0; i < ctx->nb_inputs; i++)
-        cuda += ctx->inputs[i]->format == AV_PIX_FMT_CUDA;
-    if (e->opts->depth && cuda == 1) {
-        const int sw = ctx->inputs[0]->format == AV_PIX_FMT_CUDA;
-        av_log(ctx, AV_LOG_ERROR, "The %s input carries CUDA frames but the %s input "
-               "software frames (%s): fssim3d scores both on the GPU or both on the CPU. "
-               "Put the %s input on the same CUDA device (-hwaccel cuda "
-               "-hwaccel_output_format cuda, or hwupload with -init_hw_device cuda=gpu "
-               "-filter_hw_device gpu), or bring both to system memory (hwdownload,format=...).\n",
-               ctx->input_pads[!sw].name, ctx->input_pads[sw].name,
-               av_get_pix_fmt_name(ctx->inputs[sw]->format), ctx->input_pads[sw].name);
-        return AVERROR(EINVAL);
-    }
-    return ff_fssim_cuda_check_inputs(ctx, sw_format);
+    return ff_fssim_cuda_check_inputs(e->ctx, sw_format);
 }
 
 /* ---- 2-D ------------------------------------------------------------------ */
 
 /* Bytes of the coefficient tables of one axis on the device: start, then
- * coef (put_table). */
+ * coef (upload_table). */
 static size_t axis_bytes(const FSSIMRefResampleAxis *a)
 {
     return FFALIGN((size_t)a->out * sizeof(int32_t), OFFSET_ALIGN) +
@@ -188,8 +170,8 @@ static int tiles_y(const FSSIMCudaResampleComp *p)
 }
 
 /* Copy n int32s to the device tables at *off, and advance it. */
-static int put_table(FSSIMEngine *e, CUDABackend *b, size_t *off, const int32_t *v, size_t n,
-                     unsigned long long *dev)
+static int upload_table(FSSIMEngine *e, CUDABackend *b, size_t *off, const int32_t *v,
+                        size_t n, unsigned long long *dev)
 {
     FSSIMCuda *c = &b->cuda;
 
@@ -238,15 +220,15 @@ static int init_resample_comp(FSSIMEngine *e, CUDABackend *b, int k, int i, size
         .first_block = r->nb_blocks,
     };
     r->nb_blocks += rp->tiles_x * tiles_y(rp);
-    ret = put_table(e, b, off, ax->start, ax->out, &rp->xstart);
+    ret = upload_table(e, b, off, ax->start, ax->out, &rp->xstart);
     if (ret >= 0)
-        ret = put_table(e, b, off, ax->coef, (size_t)ax->out * ax->ntaps, &rp->xcoef);
+        ret = upload_table(e, b, off, ax->coef, (size_t)ax->out * ax->ntaps, &rp->xcoef);
     if (ret >= 0)
-        ret = put_table(e, b, off, ay->start, ay->out, &rp->ystart);
+        ret = upload_table(e, b, off, ay->start, ay->out, &rp->ystart);
     if (ret >= 0)
-        ret = put_table(e, b, off, ay->coef, (size_t)ay->out * ay->ntaps, &rp->ycoef);
+        ret = upload_table(e, b, off, ay->coef, (size_t)ay->out * ay->ntaps, &rp->ycoef);
     if (ret >= 0)
-        ret = put_table(e, b, off, bands, rows ? 2 * (size_t)tiles_y(rp) : 0, &rp->bands);
+        ret = upload_table(e, b, off, bands, rows ? 2 * (size_t)tiles_y(rp) : 0, &rp->bands);
     av_free(bands);
     return ret;
 }
@@ -1001,37 +983,25 @@ static void cuda_uninit(FSSIMEngine *e)
         CudaFunctions *cu = c->cu;
         FSSIM_FREE_CU(c, ctx, cu->cuCtxPushCurrent(c->cu_ctx));
         for (int k = 0; k < FSSIM3D_MAX_RING; k++) {
-            if (b->mstart[k])
-                FSSIM_FREE_CU(c, ctx, cu->cuEventDestroy(b->mstart[k]));
-            if (b->mdone[k])
-                FSSIM_FREE_CU(c, ctx, cu->cuEventDestroy(b->mdone[k]));
+            ff_fssim_cuda_free_event(ctx, c, b->mstart[k]);
+            ff_fssim_cuda_free_event(ctx, c, b->mdone[k]);
         }
-        if (b->mready)
-            FSSIM_FREE_CU(c, ctx, cu->cuEventDestroy(b->mready));
-        if (b->partials)
-            FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->partials));
+        ff_fssim_cuda_free_event(ctx, c, b->mready);
+        ff_fssim_cuda_free_mem(ctx, c, b->partials);
         for (int j = 0; j < 3; j++) {
             if (b->side[j])
                 FSSIM_FREE_CU(c, ctx, cu->cuStreamDestroy(b->side[j]));
-            if (b->join[j])
-                FSSIM_FREE_CU(c, ctx, cu->cuEventDestroy(b->join[j]));
+            ff_fssim_cuda_free_event(ctx, c, b->join[j]);
         }
-        if (b->fork)
-            FSSIM_FREE_CU(c, ctx, cu->cuEventDestroy(b->fork));
+        ff_fssim_cuda_free_event(ctx, c, b->fork);
         for (int k = 0; k < FSSIM_MAX_DIST; k++)
             for (int j = 0; j < 4; j++)
-                if (b->rs[k].data[j])
-                    FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->rs[k].data[j]));
-        if (b->tables)
-            FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->tables));
-        if (b->ms_levels)
-            FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->ms_levels));
-        if (b->ms_partials)
-            FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->ms_partials));
-        if (b->ring)
-            FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->ring));
-        if (b->win.dev)
-            FSSIM_FREE_CU(c, ctx, cu->cuMemFree(b->win.dev));
+                ff_fssim_cuda_free_mem(ctx, c, b->rs[k].data[j]);
+        ff_fssim_cuda_free_mem(ctx, c, b->tables);
+        ff_fssim_cuda_free_mem(ctx, c, b->ms_levels);
+        ff_fssim_cuda_free_mem(ctx, c, b->ms_partials);
+        ff_fssim_cuda_free_mem(ctx, c, b->ring);
+        ff_fssim_cuda_free_mem(ctx, c, b->win.dev);
         if (b->win.host)
             FSSIM_FREE_CU(c, ctx, c->ext.cuMemFreeHost(b->win.host));
         FSSIM_FREE_CU(c, ctx, cu->cuCtxPopCurrent(&(CUcontext){ NULL }));
@@ -1043,6 +1013,7 @@ static void cuda_uninit(FSSIMEngine *e)
     ff_fssim_cuda_uninit(ctx, c);
 }
 
+/* This backend's entries of the interface (fssim_engine.h); each backend has its own. */
 const FSSIMBackend ff_fssim_cuda_backend = {
     .name         = "CUDA",
     .priv_size    = sizeof(CUDABackend),

@@ -33,7 +33,7 @@
 #include "libavutil/hwcontext_cuda_internal.h"
 #include "libavfilter/avfilter.h"
 
-#include "fssim_common.h"
+#include "fssim_options.h"
 
 /* Driver API entry points that compat/cuda/dynlink_loader.h does not load;
  * taken from the already loaded driver library. */
@@ -77,6 +77,19 @@ int ff_fssim_cuda_checked(AVFilterContext *ctx, FSSIMCuda *c, int ret);
  * repeat it), without failing anything. */
 #define FSSIM_FREE_CU(c, ctx, x) \
     ((c)->failed ? (void)(x) : (void)((c)->failed = FF_CUDA_CHECK_DL(ctx, (c)->cu, x)))
+
+/* Teardown of an event or device buffer that init may not have made (0). */
+static inline void ff_fssim_cuda_free_event(AVFilterContext *ctx, FSSIMCuda *c, CUevent ev)
+{
+    if (ev)
+        FSSIM_FREE_CU(c, ctx, c->cu->cuEventDestroy(ev));
+}
+
+static inline void ff_fssim_cuda_free_mem(AVFilterContext *ctx, FSSIMCuda *c, CUdeviceptr p)
+{
+    if (p)
+        FSSIM_FREE_CU(c, ctx, c->cu->cuMemFree(p));
+}
 
 /**
  * Check every input of a filter (doc/errors.md): CUDA frames, all of one

@@ -35,6 +35,7 @@ void ff_fssim_cuda_fill_params(FSSIMCudaParams *p, int depth, int width, int hei
     const double L = (double)max;
     double g[FSSIM_MAX_WINDOW];
 
+    /* fssim3d's moments block has its own copy of these fields (fssim3d_cuda.h) */
     memset(p, 0, sizeof(*p));
     p->width  = width;
     p->height = height;

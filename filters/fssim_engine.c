@@ -181,19 +181,37 @@ int ff_fssim_resample_tiles(const FSSIMRefResampleAxis *a, int max_rows, int spa
     return 0;
 }
 
-int ff_fssim_engine_init(FSSIMEngine *e, size_t *ring_bytes)
+/* fssim3d: what the ring of moments costs, or that it did not fit. */
+static void report_ring(const FSSIMEngine *e, int ret, size_t bytes)
+{
+    /* other failures (a GPU backend's device or module) have said why */
+    if (ret == AVERROR(ENOMEM))
+        av_log(e->ctx, AV_LOG_ERROR, "Could not allocate the ring of %d moment sets "
+               "(%.1f MiB). Use a smaller depth or smaller frames.\n", e->ring_size,
+               bytes / 1048576.0);
+    else if (ret >= 0)
+        av_log(e->ctx, AV_LOG_INFO, "fssim3d: ring of %d moment sets, %.1f MiB (%s, %s), "
+               "output delayed by %d frames\n", e->ring_size, bytes / 1048576.0,
+               e->backend->name, e->backend->storage3d, e->opts->depth / 2);
+}
+
+int ff_fssim_engine_init(FSSIMEngine *e)
 {
     const FSSIMBackend *be = e->backend;
+    size_t ring_bytes = 0;
     int ret;
 
     setup_divisors(e);
     e->nb_slots = be->queue_depth + 1;
     e->ring_size = e->opts->depth ? e->opts->depth + be->ring_extra3d : 0;
-    if ((ret = setup_resampling(e)) < 0)
-        return ret;
-    if (be->priv_size && !(e->priv = av_mallocz(be->priv_size)))
-        return AVERROR(ENOMEM);
-    return be->init(e, ring_bytes);
+    ret = setup_resampling(e);
+    if (ret >= 0 && be->priv_size && !(e->priv = av_mallocz(be->priv_size)))
+        ret = AVERROR(ENOMEM);
+    if (ret >= 0)
+        ret = be->init(e, &ring_bytes);
+    if (e->ring_size)
+        report_ring(e, ret, ring_bytes);
+    return ret;
 }
 
 void ff_fssim_engine_uninit(FSSIMEngine *e)

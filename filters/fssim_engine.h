@@ -33,7 +33,8 @@
  *   queue (fssim_engine.c) in-order output, EOF flush, drain at uninit
  *     |  ff_fssim_scores() -> FSSIMScores
  *     v
- *   outputs (fssim_output.c) metadata, stats_file, logs, pooling, summary
+ *   outputs (fssim_output.c) metadata, stats_file, logs (fssim_log.c),
+ *                          pooling (fssim_pool.c), summary
  */
 #ifndef AVFILTER_FSSIM_ENGINE_H
 #define AVFILTER_FSSIM_ENGINE_H
@@ -45,7 +46,9 @@
 #include "libavutil/frame.h"
 #include "libavfilter/avfilter.h"
 
-#include "fssim_common.h"
+#include "fssim_format.h"
+#include "fssim_options.h"
+#include "fssim_output.h"
 
 /* ---- sums ---------------------------------------------------------------- */
 
@@ -187,8 +190,9 @@ extern const FSSIMBackend ff_fssim_vulkan_backend;
  * Set up e for the given backend and the configured formats (e->fmt,
  * e->dist[], e->nb_dist filled by the caller), compute the divisors and
  * the resampler's axes, allocate the backend's state and run its init.
+ * fssim3d's ring is reported (its size, or that it did not fit).
  */
-int  ff_fssim_engine_init(FSSIMEngine *e, size_t *ring_bytes);
+int  ff_fssim_engine_init(FSSIMEngine *e);
 void ff_fssim_engine_uninit(FSSIMEngine *e);
 
 /**

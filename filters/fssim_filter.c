@@ -19,20 +19,21 @@
  */
 
 /*
- * fssim: the body of the 2-D filters, the same whatever the backend.
+ * fssim: the body of the filters, the same whatever the backend.
  */
-#include "libavutil/hwcontext.h"
+#include "libavutil/attributes.h"
+#include "libavutil/common.h"
 #include "libavfilter/filters.h"
-#include "libavfilter/formats.h"
 
 #include "fssim_filter.h"
 
-/* One framesync event: score the reference against the renditions that
- * have a frame, and queue the frame that goes out behind the others. */
+/* The 2-D filters' framesync event: score the reference against the
+ * renditions that have a frame, and queue the frame that goes out behind
+ * the others. */
 static int filter_event(FFFrameSync *fs)
 {
     AVFilterContext *ctx = fs->parent;
-    FSSIMFilter *f = (FSSIMFilter *)fs;
+    FSSIMFilter *f = ctx->priv;
     FSSIMEngine *e = &f->eng;
     AVFrame *out, *ref, *dist[FSSIM_MAX_DIST] = { NULL };
     unsigned present = 0;
@@ -61,42 +62,44 @@ static int filter_event(FFFrameSync *fs)
     return FFMIN(ret, 0);
 }
 
-int ff_fssim_filter_init(AVFilterContext *ctx, FSSIMFilter *f, const FSSIMBackend *be,
-                         const char *fix)
+av_cold int ff_fssim_filter_init(AVFilterContext *ctx, const FSSIMBackend *be,
+                                 const char *fix, const enum AVPixelFormat *hw_formats,
+                                 const FSSIMTemporal *temporal)
 {
+    FSSIMFilter *f = ctx->priv;
     int ret;
 
-    f->fix = fix;
-    f->eng.ctx = ctx;
+    f->fix         = fix;
+    f->hw_formats  = hw_formats;
+    f->temporal    = temporal;
+    f->eng.ctx     = ctx;
     f->eng.backend = be;
-    f->eng.opts = &f->opts;
+    f->eng.opts    = &f->opts;
     f->eng.nb_dist = f->opts.nb_inputs - 1;
-    f->fs.on_event = filter_event;
-    ret = ff_fssim_append_inputs(ctx, &f->opts);
-    if (ret < 0)
+    f->fs.on_event = temporal ? temporal->event : filter_event;
+    /* the 2-D filters' pads follow the inputs option; fssim3d's are fixed */
+    if (!ctx->nb_inputs && (ret = ff_fssim_append_inputs(ctx, &f->opts)) < 0)
         return ret;
-    return ff_fssim_output_open(ctx, &f->out, &f->opts, "lavfi.fssim.", f->opts.algos,
-                                f->eng.nb_dist);
+    return ff_fssim_output_open(ctx, &f->out, &f->opts,
+                                temporal ? "lavfi.fssim3d." : "lavfi.fssim.", !!temporal);
 }
 
 int ff_fssim_filter_query_formats(const AVFilterContext *ctx,
                                   struct AVFilterFormatsConfig **cfg_in,
-                                  struct AVFilterFormatsConfig **cfg_out,
-                                  enum AVPixelFormat hw_format)
+                                  struct AVFilterFormatsConfig **cfg_out)
 {
-    const enum AVPixelFormat hw[] = { hw_format, AV_PIX_FMT_NONE };
-    return ff_fssim_query_formats(ctx, cfg_in, cfg_out, hw, ff_fssim_out_pad(ctx));
+    const FSSIMFilter *f = ctx->priv;
+    return ff_fssim_query_formats(ctx, cfg_in, cfg_out, f->hw_formats, ff_fssim_out_pad(ctx));
 }
 
-int ff_fssim_filter_config_output(AVFilterLink *outlink, FSSIMFilter *f)
+int ff_fssim_filter_configure(AVFilterContext *ctx)
 {
-    AVFilterContext *ctx = outlink->src;
+    FSSIMFilter *f = ctx->priv;
     FSSIMEngine *e = &f->eng;
     const AVFilterLink *ref = ctx->inputs[e->nb_dist];
     /* a ladder resamples renditions of another size; two inputs never */
     const int scale = e->nb_dist > 1 && f->opts.scale == FSSIM_SCALE_AUTO;
     enum AVPixelFormat sw_format[FSSIM_MAX_INPUTS];
-    size_t ring_bytes = 0;
     int ret;
 
     ret = e->backend->check_inputs(e, sw_format);
@@ -111,36 +114,64 @@ int ff_fssim_filter_config_output(AVFilterLink *outlink, FSSIMFilter *f)
     if (ret >= 0)
         ret = ff_fssim_check_options(ctx, &f->opts, &e->fmt);
     if (ret >= 0)
-        ret = ff_fssim_engine_init(e, &ring_bytes);
+        ret = ff_fssim_engine_init(e);
     if (ret >= 0)
         ret = ff_fssim_queue_init(&f->queue, e);
     if (ret >= 0)
         ret = ff_fssim_output_config(ctx, &f->out, &e->fmt, e->dist);
-    if (ret < 0)
+    return ret;
+}
+
+int ff_fssim_filter_config_output(AVFilterLink *outlink)
+{
+    AVFilterContext *ctx = outlink->src;
+    FSSIMFilter *f = ctx->priv;
+    int ret;
+
+    /* fssim3d is configured at its reference input */
+    if (!f->temporal && (ret = ff_fssim_filter_configure(ctx)) < 0)
         return ret;
     return ff_fssim_config_output(outlink, &f->fs, &f->out);
 }
 
-int ff_fssim_filter_activate(AVFilterContext *ctx, FSSIMFilter *f)
+const AVFilterPad ff_fssim_filter_outputs[1] = {
+    {
+        .name          = "default",
+        .type          = AVMEDIA_TYPE_VIDEO,
+        .config_props  = ff_fssim_filter_config_output,
+    },
+};
+
+int ff_fssim_filter_activate(AVFilterContext *ctx)
 {
+    FSSIMFilter *f = ctx->priv;
     int ret = ff_framesync_activate(&f->fs);
 
     if (ret < 0)
         return ret;
-    /* framesync has just marked the output finished: the frames still
-     * waiting for their scores go out before anything downstream sees the
-     * EOF, as they reach the output link's queue first */
+    /* framesync has just marked the output finished: fssim3d's sequence
+     * ends, and the frames still waiting for their scores go out before
+     * anything downstream sees the EOF, as they reach the output link's
+     * queue first */
+    if (f->fs.eof && f->temporal && (ret = f->temporal->end(ctx)) < 0)
+        return ret;
     if (f->fs.eof)
         ret = ff_fssim_queue_drain(&f->queue, &f->eng, &f->out, 1, 1);
     return FFMIN(ret, 0);
 }
 
-void ff_fssim_filter_uninit(AVFilterContext *ctx, FSSIMFilter *f)
+av_cold void ff_fssim_filter_uninit(AVFilterContext *ctx)
 {
+    FSSIMFilter *f = ctx->priv;
+    /* the inputs' end reached: the logs are complete, not parked */
+    const int ended = f->temporal ? f->ended : f->fs.eof;
+
     /* frames scored but never sent (the run was cut short) still count;
      * after a GPU error none is (the backend refuses) */
+    if (f->temporal)
+        f->temporal->drop_held(ctx);
     ff_fssim_queue_drain(&f->queue, &f->eng, &f->out, 1, 0);
-    ff_fssim_output_close(ctx, &f->out, f->fs.eof);
+    ff_fssim_output_close(ctx, &f->out, ended);
     ff_fssim_queue_uninit(&f->queue);
     ff_fssim_engine_uninit(&f->eng);
     ff_framesync_uninit(&f->fs);

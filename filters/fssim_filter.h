@@ -19,45 +19,87 @@
  */
 
 /*
- * fssim: the body of the 2-D filters (fssim, fssim_cuda, fssim_vulkan).
- * Each filter file holds its context, options, pads and FFFilter, and
- * calls these with its backend; the per-frame work is the same for all:
- * framesync event -> checks -> backend submit -> queue -> outputs.
+ * fssim: the body every filter shares -- fssim, fssim_cuda, fssim_vulkan
+ * and fssim3d.  A filter's file holds its options, class, pads and
+ * FFFilter, and its init calls ff_fssim_filter_init with its backend; the
+ * other callbacks are these, and the per-frame work is the same for all:
+ * framesync event -> checks -> backend -> queue -> outputs.  fssim3d adds
+ * its temporal layer (FSSIMTemporal): its frames wait in a delay line until
+ * their temporal window is complete.
  */
 #ifndef AVFILTER_FSSIM_FILTER_H
 #define AVFILTER_FSSIM_FILTER_H
 
+#include "libavutil/log.h"
 #include "libavfilter/avfilter.h"
 #include "libavfilter/framesync.h"
 
-#include "fssim_common.h"
 #include "fssim_engine.h"
+#include "fssim_links.h"
+#include "fssim_options.h"
+#include "fssim_output.h"
 
+/* fssim3d's temporal layer, in place of the 2-D event. */
+typedef struct FSSIMTemporal {
+    /** The framesync event: the pair's moments into the ring, its frame
+     *  into the delay line, and the frames whose window is complete queued
+     *  with their score jobs. */
+    int  (*event)(FFFrameSync *fs);
+    /** The inputs have ended (framesync's EOF): the sequence ends, its held
+     *  frames are queued with truncated windows.  Called at every activate
+     *  from then on; sets FSSIMFilter.ended. */
+    int  (*end)(AVFilterContext *ctx);
+    /** At uninit: the frames still held are scored and logged, not sent
+     *  on (a run cut short), and freed. */
+    void (*drop_held)(AVFilterContext *ctx);
+} FSSIMTemporal;
+
+/* The start of every filter's private context. */
 typedef struct FSSIMFilter {
-    FFFrameSync  fs;        /* first: the framesync event finds the rest */
+    const AVClass *class;
+    FFFrameSync  fs;
     FSSIMOptions opts;
     FSSIMOutput  out;
     FSSIMEngine  eng;
     FSSIMQueue   queue;
     const char  *fix;       /* the filter that brings inputs to one size/format */
+    const enum AVPixelFormat *hw_formats;  /* the backends' frames, NONE terminated */
+    const FSSIMTemporal *temporal;         /* fssim3d's; NULL in the 2-D filters */
+    int          ended;     /* fssim3d: the sequence is over (EOF, or the reference
+                               ended under eof_action=pass) */
 } FSSIMFilter;
 
-/** At init: the input pads (opts.nb_inputs), the outputs, the backend. */
-int  ff_fssim_filter_init(AVFilterContext *ctx, FSSIMFilter *f, const FSSIMBackend *be,
-                          const char *fix);
+/**
+ * At init: the input pads (from opts.nb_inputs, unless the filter has
+ * fixed ones), the outputs, the backend (NULL: picked at configuration,
+ * with fix), the hardware formats the filter takes.  A temporal layer
+ * makes fssim3d: one score, keys lavfi.fssim3d.*.
+ */
+int  ff_fssim_filter_init(AVFilterContext *ctx, const FSSIMBackend *be, const char *fix,
+                          const enum AVPixelFormat *hw_formats,
+                          const FSSIMTemporal *temporal);
 
-/** query_formats: hw_format is the backend's kind of frames (or NONE). */
 int  ff_fssim_filter_query_formats(const AVFilterContext *ctx,
                                    struct AVFilterFormatsConfig **cfg_in,
-                                   struct AVFilterFormatsConfig **cfg_out,
-                                   enum AVPixelFormat hw_format);
+                                   struct AVFilterFormatsConfig **cfg_out);
 
-/** The output's config_props: checks, formats, backend set-up, framesync. */
-int  ff_fssim_filter_config_output(AVFilterLink *outlink, FSSIMFilter *f);
+/**
+ * Configuration once every input is configured: the inputs' checks, the
+ * formats, the options against them, the engine, the queue, the outputs.
+ * From the output's config_props, or, in fssim3d, from its reference
+ * input's, once it has picked its backend.
+ */
+int  ff_fssim_filter_configure(AVFilterContext *ctx);
 
-int  ff_fssim_filter_activate(AVFilterContext *ctx, FSSIMFilter *f);
+/** The output's config_props (configures the 2-D filters first). */
+int  ff_fssim_filter_config_output(AVFilterLink *outlink);
+
+/** The output pad of every filter. */
+extern const AVFilterPad ff_fssim_filter_outputs[1];
+
+int  ff_fssim_filter_activate(AVFilterContext *ctx);
 
 /** At uninit: frames still waiting are scored and logged, not sent on. */
-void ff_fssim_filter_uninit(AVFilterContext *ctx, FSSIMFilter *f);
+void ff_fssim_filter_uninit(AVFilterContext *ctx);
 
 #endif /* AVFILTER_FSSIM_FILTER_H */

@@ -59,38 +59,13 @@ static void warn_odd_subsampled(AVFilterContext *ctx, int i, enum AVPixelFormat 
                av_get_pix_fmt_name(sw));
 }
 
-/* fssim3d takes software frames too: a mixed pair gets its own message.
- * cuda_check_inputs() has its twin, which names CUDA's device options. */
-static int check_mixed_pair(FSSIMEngine *e)
-{
-    AVFilterContext *ctx = e->ctx;
-    int vk = 0, sw;
-
-    for (int i = 0; i < ctx->nb_inputs; i++)
-        vk += ctx->inputs[i]->format == AV_PIX_FMT_VULKAN;
-    if (!e->opts->depth || vk != 1)
-        return 0;
-    sw = ctx->inputs[0]->format == AV_PIX_FMT_VULKAN;
-    av_log(ctx, AV_LOG_ERROR, "The %s input carries Vulkan frames but the %s input "
-           "software frames (%s): fssim3d scores both on the GPU or both on the CPU. "
-           "Put the %s input on the same Vulkan device (-hwaccel vulkan "
-           "-hwaccel_output_format vulkan, or hwupload with -init_hw_device vulkan=vk "
-           "-filter_hw_device vk), or bring both to system memory (hwdownload,format=...).\n",
-           ctx->input_pads[!sw].name, ctx->input_pads[sw].name,
-           av_get_pix_fmt_name(ctx->inputs[sw]->format), ctx->input_pads[sw].name);
-    return AVERROR(EINVAL);
-}
-
 /* ff_fssim_cuda_check_inputs() has the same shape: each message names its
  * API's own frames, devices and options. */
 int ff_fssim_vk_check_inputs(FSSIMEngine *e, enum AVPixelFormat *sw_format)
 {
     AVFilterContext *ctx = e->ctx;
     AVVulkanDeviceContext *dev0 = NULL;
-    int err = check_mixed_pair(e);
 
-    if (err < 0)
-        return err;
     for (int i = 0; i < ctx->nb_inputs; i++) {
         AVFilterLink *link = ctx->inputs[i];
         FilterLink *l = ff_filter_link(link);

@@ -25,67 +25,26 @@
  */
 #include "libavutil/internal.h"
 #include "libavutil/opt.h"
-#include "libavfilter/avfilter.h"
 #include "libavfilter/filters.h"
-#include "libavfilter/formats.h"
 #include "libavfilter/framesync.h"
-#include "libavfilter/video.h"
 
 #include "fssim_filter.h"
 
-typedef struct FSSIMContext {
-    const AVClass *class;
-    FSSIMFilter f;
-} FSSIMContext;
-
-#define OFFSET(x) offsetof(FSSIMContext, x)
-
+/* Each filter has its own options, class and FFFilter; the rest is fssim_filter.c's. */
 static const AVOption fssim_options[] = {
-    FSSIM_ALGO_OPTIONS(FSSIMContext, f.opts),
-    FSSIM_INPUT_OPTIONS(FSSIMContext, f.opts),
-    FSSIM_OUTPUT_OPTIONS(FSSIMContext, f.opts),
+    FSSIM_ALGO_OPTIONS(FSSIMFilter, opts),
+    FSSIM_INPUT_OPTIONS(FSSIMFilter, opts),
+    FSSIM_OUTPUT_OPTIONS(FSSIMFilter, opts),
     { NULL }
 };
 
-FRAMESYNC_DEFINE_CLASS(fssim, FSSIMContext, f.fs);
-
-static int query_formats(const AVFilterContext *ctx, AVFilterFormatsConfig **cfg_in,
-                         AVFilterFormatsConfig **cfg_out)
-{
-    return ff_fssim_filter_query_formats(ctx, cfg_in, cfg_out, AV_PIX_FMT_NONE);
-}
+FRAMESYNC_DEFINE_CLASS(fssim, FSSIMFilter, fs);
 
 static av_cold int init(AVFilterContext *ctx)
 {
-    FSSIMContext *s = ctx->priv;
-    return ff_fssim_filter_init(ctx, &s->f, &ff_fssim_cpu_backend, "scale");
+    static const enum AVPixelFormat hw_formats[] = { AV_PIX_FMT_NONE };
+    return ff_fssim_filter_init(ctx, &ff_fssim_cpu_backend, "scale", hw_formats, NULL);
 }
-
-static int config_output(AVFilterLink *outlink)
-{
-    FSSIMContext *s = outlink->src->priv;
-    return ff_fssim_filter_config_output(outlink, &s->f);
-}
-
-static int activate(AVFilterContext *ctx)
-{
-    FSSIMContext *s = ctx->priv;
-    return ff_fssim_filter_activate(ctx, &s->f);
-}
-
-static av_cold void uninit(AVFilterContext *ctx)
-{
-    FSSIMContext *s = ctx->priv;
-    ff_fssim_filter_uninit(ctx, &s->f);
-}
-
-static const AVFilterPad fssim_outputs[] = {
-    {
-        .name          = "default",
-        .type          = AVMEDIA_TYPE_VIDEO,
-        .config_props  = config_output,
-    },
-};
 
 /* The inputs are made at init (option inputs): main and reference, or a
  * ladder's renditions and reference. */
@@ -97,10 +56,10 @@ const FFFilter ff_vf_fssim = {
                       AVFILTER_FLAG_SLICE_THREADS | AVFILTER_FLAG_METADATA_ONLY,
     .preinit        = fssim_framesync_preinit,
     .init           = init,
-    .uninit         = uninit,
-    .activate       = activate,
-    .priv_size      = sizeof(FSSIMContext),
+    .uninit         = ff_fssim_filter_uninit,
+    .activate       = ff_fssim_filter_activate,
+    .priv_size      = sizeof(FSSIMFilter),
     .p.inputs       = NULL,
-    FILTER_OUTPUTS(fssim_outputs),
-    FILTER_QUERY_FUNC2(query_formats),
+    FILTER_OUTPUTS(ff_fssim_filter_outputs),
+    FILTER_QUERY_FUNC2(ff_fssim_filter_query_formats),
 };

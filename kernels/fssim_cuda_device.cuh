@@ -429,7 +429,7 @@ static __device__ __forceinline__ void keep_warp_sums(double *red, double s)
  * over the warps in order, after one barrier.  block_sums' two barriers and
  * 32-long chains of additions, paid per tile, cost a 2160p pair's kernels
  * 8% of their time with clang's PTX and 5% with nvcc's (H200,
- * doc/performance.md, session 30).  Every thread of the block calls it;
+ * doc/performance.md#cuda-the-tile-and-frame-reductions).  Every thread calls it;
  * the first four write out.
  */
 static __device__ __forceinline__ void tile_sums(double *red, const double (&v)[4], double *out)

@@ -755,7 +755,7 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
  * FSSIM_REDUCE_LOADS partials before it adds them: each load is a round
  * trip to L2, and with one block per component, waiting on 32 of them in
  * turn, the reduction cost a 2160p pair 14 us of GPU time, 6 to 9 more than
- * now (H200, doc/performance.md, session 30).  psnr's sums
+ * now (H200, doc/performance.md#cuda-the-tile-and-frame-reductions).  psnr's sums
  * of squared differences are integers: a tile's below 2^42, a thread's
  * (eight tiles) and a warp's below 2^53, so exact as doubles; a chunk's
  * may be beyond, so the warps' are added, and written, as a 64-bit integer.

@@ -79,7 +79,7 @@ bool tile_inside(ivec2 org, int r)
  * per sample, each with and without the bounds checks that only the tiles
  * near the plane's edges need (inside: the region lies inside the plane).
  * Both choices made per sample had cost more than the loads themselves
- * (doc/performance.md, session 28).
+ * (doc/performance.md#vulkan-the-fused-shader).
  */
 #define FSSIM_LOAD_COPIES(load, org, tid, inside)                                       \
     switch (plane) {                                                                  \

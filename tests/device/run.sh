@@ -10,8 +10,8 @@
 #   FSSIM_CLIPS (environment) the NVDEC test clips of tests/cuda/make_clips.py
 #
 # A .gl/ folder of Debian libvulkan1/libglvnd packages next to this
-# checkout (see README, "Running the GPU tests") is unpacked first when the
-# machine has no Vulkan loader.
+# checkout (doc/architecture.md, "Running on a GPU machine") is unpacked
+# first when the machine has no Vulkan loader.
 set -u
 bench= vulkan=0
 while [ $# -gt 0 ]; do

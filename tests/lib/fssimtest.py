@@ -275,9 +275,9 @@ def pix_fmt(name):
 
 def fssim_sw_pix_fmts(src=None):
     """The software formats of the fssim filter, read from
-    ff_fssim_sw_pix_fmts in filters/fssim_common.c (so the tests follow
+    ff_fssim_sw_pix_fmts in filters/fssim_format.c (so the tests follow
     the list), as FFmpeg names (native little-endian)."""
-    src = src or os.path.join(TOP_SRCDIR, "filters", "fssim_common.c")
+    src = src or os.path.join(TOP_SRCDIR, "filters", "fssim_format.c")
     with open(src) as f:
         text = f.read()
     m = re.search(r"ff_fssim_sw_pix_fmts\[\]\s*=\s*\{(.*?)AV_PIX_FMT_NONE", text, re.S)

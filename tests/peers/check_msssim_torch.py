@@ -11,7 +11,7 @@ scratch virtual environment, e.g.
     python3 -m venv /tmp/venv-torch
     /tmp/venv-torch/bin/pip install torch pytorch-msssim numpy scipy scikit-image
     /tmp/venv-torch/bin/python tests/peers/check_msssim_torch.py \
-        [build/tests/unit/metrics_cli] > bench/results/msssim-transcription.txt
+        [build/tests/unit/metrics_cli] > msssim-transcription.txt
 
 For every case it prints, as the largest absolute difference over the five
 per-scale S and CS means and the combined MS-SSIM:

@@ -6,7 +6,7 @@ two raw planes).  Peers:
 
 - tests/lib/msssim_np.py: pytorch-msssim's ms_ssim transcribed to numpy in
   float64, with the float64 Gaussian window (the transcription equals the
-  real pytorch-msssim to ~3e-15: bench/results/msssim-transcription.txt).
+  real pytorch-msssim to ~3e-15: doc/algorithms.md#msssim).
   Per-scale S and CS means and the combined MS-SSIM, to <= 1e-12.
 - scikit-image's structural_similarity(gaussian_weights=True, sigma,
   use_sample_covariance=False, data_range=L) for the finest scale's S: it is

@@ -29,7 +29,7 @@
 #
 # Without a Vulkan loader on the machine, a .gl/ folder of Debian
 # libvulkan1 packages next to this checkout is unpacked first (see
-# /work/.library/device/README.md or the project README).
+# doc/architecture.md, "Running on a GPU machine").
 set -u
 device=0
 while getopts d: opt; do

@@ -176,7 +176,7 @@ def upload_broken(inputs, key):
     these frames cannot be scored (no fssim filter in the graph: the frames
     do not come back from hwupload,hwdownload within UPLOAD_PROBE_TIMEOUT, or
     not byte for byte), or None.  The NVIDIA driver (580.159) hangs on
-    odd-sized 4:2:0 uploads (README, Limitations).  Lavapipe is never probed:
+    odd-sized 4:2:0 uploads (doc/errors.md#known-limitations).  Lavapipe is never probed:
     there every case runs."""
     if not BIG:
         return None

@@ -1,0 +1,316 @@
+/*
+ * Copyright (c) 2026 the fssim developers
+ *
+ * This file is part of fssim, built into FFmpeg.
+ *
+ * fssim is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * fssim is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with fssim; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
+ * fssim: the filters' links -- pads, formats, input and frame checks,
+ * framesync, the output link.
+ */
+#include <string.h>
+
+#include "libavutil/avstring.h"
+#include "libavutil/hwcontext.h"
+#include "libavutil/mem.h"
+#include "libavutil/pixdesc.h"
+#include "libavfilter/filters.h"
+#include "libavfilter/formats.h"
+#include "libavfilter/framesync.h"
+
+#include "fssim_links.h"
+#include "fssim_output.h"
+
+static AVFilterFormats *link_formats(const enum AVPixelFormat *hw_formats)
+{
+    AVFilterFormats *f = ff_make_pixel_format_list(ff_fssim_sw_pix_fmts);
+
+    for (int i = 0; f && hw_formats[i] != AV_PIX_FMT_NONE; i++)
+        if (ff_add_format(&f, hw_formats[i]) < 0)
+            return NULL;   /* ff_add_format freed the list */
+    return f;
+}
+
+/*
+ * Colour space, range and alpha mode lists: one per input, the output
+ * sharing the list of the input whose frames it carries (they go out
+ * untouched).  With the default single list FFmpeg converts the other
+ * inputs to one range behind the filter (an auto-inserted scale: identical
+ * content then scores below 1); scored as decoded, a difference only gets
+ * a warning.
+ */
+static int query_frame_metadata(const AVFilterContext *ctx,
+                                struct AVFilterFormatsConfig **cfg_in,
+                                struct AVFilterFormatsConfig **cfg_out, int out_pad)
+{
+    static const struct {
+        AVFilterFormats *(*all)(void);
+        size_t offset;
+    } kinds[] = {
+        { ff_all_color_spaces, offsetof(AVFilterFormatsConfig, color_spaces) },
+        { ff_all_color_ranges, offsetof(AVFilterFormatsConfig, color_ranges) },
+        { ff_all_alpha_modes,  offsetof(AVFilterFormatsConfig, alpha_modes)  },
+    };
+#define LIST(cfg, k) ((AVFilterFormats **)((uint8_t *)(cfg) + kinds[k].offset))
+    for (int k = 0; k < FF_ARRAY_ELEMS(kinds); k++) {
+        for (int i = 0; i < ctx->nb_inputs; i++) {
+            /* a failed ff_formats_ref() frees its unowned list */
+            int ret = ff_formats_ref(kinds[k].all(), LIST(cfg_in[i], k));
+            if (ret >= 0 && i == out_pad)
+                ret = ff_formats_ref(*LIST(cfg_in[i], k), LIST(cfg_out[0], k));
+            if (ret < 0)
+                return ret;
+        }
+    }
+#undef LIST
+    return 0;
+}
+
+int ff_fssim_query_formats(const AVFilterContext *ctx,
+                           struct AVFilterFormatsConfig **cfg_in,
+                           struct AVFilterFormatsConfig **cfg_out,
+                           const enum AVPixelFormat *hw_formats, int out_pad)
+{
+    for (int i = 0; i < ctx->nb_inputs; i++) {
+        int ret = ff_formats_ref(link_formats(hw_formats), &cfg_in[i]->formats);
+        if (ret >= 0 && i == out_pad)
+            ret = ff_formats_ref(cfg_in[i]->formats, &cfg_out[0]->formats);
+        if (ret < 0)
+            return ret;
+    }
+    return query_frame_metadata(ctx, cfg_in, cfg_out, out_pad);
+}
+
+int ff_fssim_append_inputs(AVFilterContext *ctx, const FSSIMOptions *opts)
+{
+    const int n = opts->nb_inputs;
+
+    for (int i = 0; i < n; i++) {
+        AVFilterPad pad = { .type = AVMEDIA_TYPE_VIDEO };
+        int ret;
+
+        if (i == n - 1)
+            pad.name = av_strdup("reference");
+        else if (n == 2)
+            pad.name = av_strdup("main");
+        else
+            pad.name = av_asprintf("dist%d", i + 1);
+        if (!pad.name)
+            return AVERROR(ENOMEM);
+        if ((ret = ff_append_inpad_free_name(ctx, &pad)) < 0)
+            return ret;
+    }
+    return 0;
+}
+
+int ff_fssim_check_inputs(AVFilterContext *ctx, const enum AVPixelFormat *fmt, int scale,
+                          const char *fix)
+{
+    const int r = ctx->nb_inputs - 1;
+    const AVFilterLink *ref = ctx->inputs[r];
+    /* the software scale filter has no format option: format does it */
+    const int sw = !strcmp(fix, "scale");
+
+    for (int i = 0; i < r; i++) {
+        const AVFilterLink *in = ctx->inputs[i];
+        const char *pad = ctx->input_pads[i].name;
+
+        if (!scale && (in->w != ref->w || in->h != ref->h)) {
+            if (r == 1)
+                av_log(ctx, AV_LOG_ERROR, "Input sizes differ: main is %dx%d, reference is %dx%d. "
+                       "Scale one input to the other's size first, e.g. %s=%d:%d on the "
+                       "reference.\n", in->w, in->h, ref->w, ref->h, fix, in->w, in->h);
+            else
+                av_log(ctx, AV_LOG_ERROR, "Input sizes differ: %s is %dx%d, reference is %dx%d, "
+                       "and scale=none. Use scale=auto to resample the renditions to the "
+                       "reference's size, or %s=%d:%d on %s.\n", pad, in->w, in->h, ref->w,
+                       ref->h, fix, ref->w, ref->h, pad);
+            return AVERROR(EINVAL);
+        }
+        if (fmt[i] != fmt[r] && r == 1) {
+            av_log(ctx, AV_LOG_ERROR, "Input pixel formats differ: main is %s, reference is "
+                   "%s. Convert one input to the other's format first, e.g. %s%sformat=%s on "
+                   "the reference.\n", av_get_pix_fmt_name(fmt[0]), av_get_pix_fmt_name(fmt[1]),
+                   sw ? "" : fix, sw ? "" : "=", av_get_pix_fmt_name(fmt[0]));
+            return AVERROR(EINVAL);
+        }
+        if (fmt[i] != fmt[r]) {
+            av_log(ctx, AV_LOG_ERROR, "Input pixel formats differ: %s is %s, reference is %s. "
+                   "A ladder's inputs share one format: convert %s first, e.g. "
+                   "%s%sformat=%s.\n", pad, av_get_pix_fmt_name(fmt[i]),
+                   av_get_pix_fmt_name(fmt[r]), pad, sw ? "" : fix, sw ? "" : "=",
+                   av_get_pix_fmt_name(fmt[r]));
+            return AVERROR(EINVAL);
+        }
+    }
+    return 0;
+}
+
+/*
+ * framesync for a ladder: the reference leads (its frames go out) and the
+ * renditions follow, with the same options as two inputs, where main
+ * leads.  framesync applies repeatlast, eof_action and shortest on the
+ * assumption that input 0 leads, so they are applied here, and framesync
+ * is configured with the values that leave the inputs as set.
+ */
+static int configure_ladder_sync(AVFilterContext *ctx, FFFrameSync *fs)
+{
+    const int r = ctx->nb_inputs - 1;
+    const int repeatlast = fs->opt_repeatlast, shortest = fs->opt_shortest;
+    const int eof_action = fs->opt_eof_action;
+    const int repeat = repeatlast && eof_action != EOF_ACTION_PASS;
+    const int stop = shortest || eof_action == EOF_ACTION_ENDALL;
+    int ret;
+
+    for (int i = 0; i <= r; i++) {
+        FFFrameSyncIn *in = &fs->in[i];
+        in->time_base = ctx->inputs[i]->time_base;
+        in->sync   = i == r ? 2 : repeat;
+        in->before = i == r ? EXT_STOP : EXT_NULL;
+        in->after  = stop ? EXT_STOP : i == r || repeat ? EXT_INFINITY : EXT_NULL;
+    }
+    fs->opt_repeatlast = 1;
+    fs->opt_shortest   = 0;
+    fs->opt_eof_action = EOF_ACTION_REPEAT;
+    ret = ff_framesync_configure(fs);
+    fs->opt_repeatlast = repeatlast;
+    fs->opt_shortest   = shortest;
+    fs->opt_eof_action = eof_action;
+    return ret;
+}
+
+int ff_fssim_config_output(AVFilterLink *outlink, FFFrameSync *fs, FSSIMOutput *out)
+{
+    AVFilterContext *ctx = outlink->src;
+    const int o = ff_fssim_out_pad(ctx), r = ctx->nb_inputs - 1;
+    AVFilterLink *olink = ctx->inputs[o], *reflink = ctx->inputs[r];
+    FilterLink *il = ff_filter_link(olink);
+    FilterLink *ol = ff_filter_link(outlink);
+    int ret;
+
+    outlink->w = olink->w;
+    outlink->h = olink->h;
+    outlink->time_base = olink->time_base;
+    outlink->sample_aspect_ratio = olink->sample_aspect_ratio;
+    ol->frame_rate = il->frame_rate;
+    if (il->hw_frames_ctx && (ret = av_buffer_replace(&ol->hw_frames_ctx, il->hw_frames_ctx)) < 0)
+        return ret;
+
+    if (ctx->nb_inputs == 2) {
+        ret = ff_framesync_init_dualinput(fs, ctx);
+        if (ret >= 0)
+            ret = ff_framesync_configure(fs);
+    } else {
+        ret = ff_framesync_init(fs, ctx, ctx->nb_inputs);
+        if (ret >= 0)
+            ret = configure_ladder_sync(ctx, fs);
+    }
+    if (ret < 0)
+        return ret;
+    outlink->time_base = out->time_base = fs->time_base;
+
+    /* as FFmpeg's ssim: pairing by timestamps is only as good as the bases */
+    for (int i = 0; i < r; i++) {
+        const AVFilterLink *in = ctx->inputs[i];
+        if (!av_cmp_q(in->time_base, reflink->time_base))
+            continue;
+        av_log(ctx, AV_LOG_WARNING, "The %s and reference inputs have different time "
+               "bases (%d/%d and %d/%d): frames are paired by timestamp, check that the "
+               "pairs are the frames you mean to compare (setpts, fps).\n",
+               ctx->input_pads[i].name, in->time_base.num, in->time_base.den,
+               reflink->time_base.num, reflink->time_base.den);
+    }
+    return 0;
+}
+
+int ff_fssim_get_frames(FFFrameSync *fs, AVFrame **out, AVFrame **ref, AVFrame **dist)
+{
+    AVFilterContext *ctx = fs->parent;
+    const int r = ctx->nb_inputs - 1, o = ff_fssim_out_pad(ctx);
+    int nb = 0, ret;
+
+    *out = *ref = NULL;
+    if (r == 1) {
+        ret = ff_framesync_dualinput_get(fs, &dist[0], ref);
+        if (ret < 0)
+            return ret;
+        *out = dist[0];
+        return *ref ? 1 : 0;
+    }
+    /* the reference's frame goes out: a writable copy of framesync's */
+    ret = ff_framesync_get_frame(fs, o, out, 1);
+    if (ret < 0)
+        return ret;
+    (*out)->pts = av_rescale_q(fs->pts, fs->time_base, ctx->outputs[0]->time_base);
+    *ref = *out;
+    for (int i = 0; i < r; i++) {
+        ret = ff_framesync_get_frame(fs, i, &dist[i], 0);
+        if (ret < 0) {
+            av_frame_free(out);
+            return ret;
+        }
+        if (ctx->is_disabled)
+            dist[i] = NULL;
+        nb += !!dist[i];
+    }
+    return nb;
+}
+
+/* A frame's own size and format must be those the filter was configured
+ * with: a size changed inside the graph (scale with eval=frame) reaches the
+ * filter without a rebuild, and scoring it with the configured layout
+ * would read outside the frame. */
+static int check_frame(AVFilterContext *ctx, const FSSIMFormat *f, const AVFrame *frame,
+                       const char *pad)
+{
+    enum AVPixelFormat fmt = frame->format;
+
+    if (frame->hw_frames_ctx)
+        fmt = ((AVHWFramesContext *)frame->hw_frames_ctx->data)->sw_format;
+    if (frame->width == f->width && frame->height == f->height && fmt == f->pix_fmt)
+        return 0;
+    av_log(ctx, AV_LOG_ERROR, "A %s frame is %dx%d %s, but the filter was configured for "
+           "%dx%d %s: the size or format changed inside the filter graph, which FFmpeg does "
+           "not rebuild for it. Keep the size and format constant in front of the filter, "
+           "e.g. scale=%d:%d,format=%s.\n", pad, frame->width, frame->height,
+           av_get_pix_fmt_name(fmt), f->width, f->height, av_get_pix_fmt_name(f->pix_fmt),
+           f->width, f->height, av_get_pix_fmt_name(f->pix_fmt));
+    return AVERROR(EINVAL);
+}
+
+int ff_fssim_check_frames(AVFilterContext *ctx, FSSIMOutput *out,
+                          const AVFrame *ref, AVFrame *const *dist, int nb_dist)
+{
+    int ret;
+
+    for (int k = 0; k < nb_dist; k++)
+        if (dist[k] && (ret = check_frame(ctx, &out->dist_fmt[k], dist[k],
+                                          ctx->input_pads[k].name)) < 0)
+            return ret;
+    if ((ret = check_frame(ctx, &out->fmt, ref, "reference")) < 0)
+        return ret;
+    for (int k = 0; k < nb_dist && !out->warned_range; k++) {
+        if (!dist[k] || dist[k]->color_range == ref->color_range)
+            continue;
+        out->warned_range = 1;
+        av_log(ctx, AV_LOG_WARNING, "The %s and reference frames use different colour "
+               "ranges (%s and %s): the samples are compared as they are. Convert one with "
+               "scale=out_range=... if that is not what you mean.\n", ctx->input_pads[k].name,
+               av_color_range_name(dist[k]->color_range), av_color_range_name(ref->color_range));
+    }
+    return 0;
+}

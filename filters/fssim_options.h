@@ -1,0 +1,166 @@
+/*
+ * Copyright (c) 2026 the fssim developers
+ *
+ * This file is part of fssim, built into FFmpeg.
+ *
+ * fssim is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * fssim is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with fssim; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
+ * fssim: the options every filter shares -- the algorithms and their
+ * window, the ladder's inputs, the outputs -- as FSSIMOptions, the option
+ * tables' entries that fill it, and what the options mean: the algorithms'
+ * names and the checks of the options against each other and the planes.
+ */
+#ifndef AVFILTER_FSSIM_OPTIONS_H
+#define AVFILTER_FSSIM_OPTIONS_H
+
+#include <stddef.h>
+
+#include "libavutil/opt.h"
+#include "libavfilter/avfilter.h"
+
+#include "fssim_consts.h"
+#include "fssim_ref.h"
+
+/* A ladder: one reference and up to FSSIM_MAX_DIST renditions (fssim_consts.h). */
+#define FSSIM_MAX_INPUTS (FSSIM_MAX_DIST + 1)
+
+enum FSSIMLogFormat { FSSIM_LOG_JSON, FSSIM_LOG_CSV };
+
+enum FSSIMScale { FSSIM_SCALE_NONE, FSSIM_SCALE_AUTO };
+
+/* Options of the algorithms, the inputs and the outputs, embedded in each
+ * filter's context and filled by the option tables below. */
+typedef struct FSSIMOptions {
+    int    algos;          /* FSSIM_BIT() set */
+    int    window;
+    double sigma;
+    int    padding;        /* enum FSSIMRefPadding */
+    int    nb_inputs;      /* 2: main and reference; more: a ladder */
+    int    scale;          /* enum FSSIMScale */
+    int    scaler;         /* enum FSSIMRefScaler */
+    char  *stats_file_str;
+    int    stats_algo;     /* FSSIM_ALGO_*, or -1: the first computed */
+    char  *log_path;
+    int    log_fmt;        /* enum FSSIMLogFormat */
+    /* fssim3d's temporal window; depth 0 in the 2-D filters */
+    int    depth;          /* odd */
+    double tsigma;
+    int    tpadding;       /* enum FSSIMRefTPadding */
+} FSSIMOptions;
+
+#define FSSIM_OPT_FLAGS (AV_OPT_FLAG_FILTERING_PARAM | AV_OPT_FLAG_VIDEO_PARAM)
+
+#define FSSIM_WINDOW_OPTIONS(type, field)                                               \
+    { "window",  "Gaussian window size (odd)", offsetof(type, field.window),            \
+      AV_OPT_TYPE_INT, { .i64 = FSSIM_DEFAULT_WINDOW }, FSSIM_MIN_WINDOW,               \
+      FSSIM_MAX_WINDOW, FSSIM_OPT_FLAGS },                                               \
+    { "sigma",   "Gaussian sigma", offsetof(type, field.sigma),                         \
+      AV_OPT_TYPE_DOUBLE, { .dbl = FSSIM_DEFAULT_SIGMA }, 0.1, 10.0, FSSIM_OPT_FLAGS }, \
+    { "padding", "spatial border handling", offsetof(type, field.padding),              \
+      AV_OPT_TYPE_INT, { .i64 = FSSIM_REF_PAD_VALID }, 0, 1, FSSIM_OPT_FLAGS,           \
+      .unit = "padding" },                                                               \
+    { "valid", "score windows wholly inside the plane (scikit-image)", 0,              \
+      AV_OPT_TYPE_CONST, { .i64 = FSSIM_REF_PAD_VALID }, 0, 0, FSSIM_OPT_FLAGS,         \
+      .unit = "padding" },                                                               \
+    { "same",  "zeros outside the plane, score every pixel (fused-ssim)", 0,           \
+      AV_OPT_TYPE_CONST, { .i64 = FSSIM_REF_PAD_SAME }, 0, 0, FSSIM_OPT_FLAGS,          \
+      .unit = "padding" }
+
+#define FSSIM_ALGO_OPTIONS(type, field)                                                 \
+    { "algo", "algorithms to compute", offsetof(type, field.algos), AV_OPT_TYPE_FLAGS,  \
+      { .i64 = FSSIM_BIT(FSSIM_ALGO_FLOAT) | FSSIM_BIT(FSSIM_ALGO_INT) }, 1,            \
+      FSSIM_ALGOS_MASK, FSSIM_OPT_FLAGS, .unit = "algo" },                               \
+    { "float", "Gaussian SSIM (Wang et al.)", 0, AV_OPT_TYPE_CONST,                     \
+      { .i64 = FSSIM_BIT(FSSIM_ALGO_FLOAT) }, 0, 0, FSSIM_OPT_FLAGS, .unit = "algo" },  \
+    { "int",   "integer SSIM (libvmaf integer_ssim)", 0, AV_OPT_TYPE_CONST,             \
+      { .i64 = FSSIM_BIT(FSSIM_ALGO_INT) }, 0, 0, FSSIM_OPT_FLAGS, .unit = "algo" },    \
+    { "block", "FFmpeg ssim filter algorithm", 0, AV_OPT_TYPE_CONST,                    \
+      { .i64 = FSSIM_BIT(FSSIM_ALGO_BLOCK) }, 0, 0, FSSIM_OPT_FLAGS, .unit = "algo" },  \
+    { "psnr",  "PSNR (FFmpeg psnr filter)", 0, AV_OPT_TYPE_CONST,                       \
+      { .i64 = FSSIM_BIT(FSSIM_ALGO_PSNR) }, 0, 0, FSSIM_OPT_FLAGS, .unit = "algo" },   \
+    { "msssim", "multi-scale SSIM (pytorch-msssim)", 0, AV_OPT_TYPE_CONST,             \
+      { .i64 = FSSIM_BIT(FSSIM_ALGO_MSSSIM) }, 0, 0, FSSIM_OPT_FLAGS, .unit = "algo" }, \
+    FSSIM_WINDOW_OPTIONS(type, field),                                                   \
+    { "stats_algo", "algorithm written to stats_file", offsetof(type, field.stats_algo),\
+      AV_OPT_TYPE_INT, { .i64 = -1 }, -1, FSSIM_NB_ALGOS - 1, FSSIM_OPT_FLAGS,          \
+      .unit = "stats_algo" },                                                            \
+    { "auto",  "the first computed", 0, AV_OPT_TYPE_CONST, { .i64 = -1 }, 0, 0,         \
+      FSSIM_OPT_FLAGS, .unit = "stats_algo" },                                           \
+    { "float", "Gaussian SSIM", 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_ALGO_FLOAT }, 0, 0,\
+      FSSIM_OPT_FLAGS, .unit = "stats_algo" },                                           \
+    { "int",   "integer SSIM", 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_ALGO_INT }, 0, 0,   \
+      FSSIM_OPT_FLAGS, .unit = "stats_algo" },                                           \
+    { "block", "FFmpeg ssim", 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_ALGO_BLOCK }, 0, 0,  \
+      FSSIM_OPT_FLAGS, .unit = "stats_algo" },                                           \
+    { "psnr",  "PSNR, in FFmpeg psnr's line format", 0, AV_OPT_TYPE_CONST,             \
+      { .i64 = FSSIM_ALGO_PSNR }, 0, 0, FSSIM_OPT_FLAGS, .unit = "stats_algo" },         \
+    { "msssim", "multi-scale SSIM", 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_ALGO_MSSSIM },  \
+      0, 0, FSSIM_OPT_FLAGS, .unit = "stats_algo" }
+
+/* The algorithms the filters compute (the option's range). */
+#define FSSIM_ALGOS_MASK (FSSIM_BIT(FSSIM_ALGO_FLOAT) | FSSIM_BIT(FSSIM_ALGO_INT) | \
+                          FSSIM_BIT(FSSIM_ALGO_BLOCK) | FSSIM_BIT(FSSIM_ALGO_PSNR) | \
+                          FSSIM_BIT(FSSIM_ALGO_MSSSIM))
+
+/* The ladder's options: how many inputs, and how renditions of another
+ * size than the reference are brought to its size. */
+#define FSSIM_INPUT_OPTIONS(type, field)                                                \
+    { "inputs", "number of inputs: the renditions, then the reference",                 \
+      offsetof(type, field.nb_inputs), AV_OPT_TYPE_INT, { .i64 = 2 }, 2,                \
+      FSSIM_MAX_INPUTS, FSSIM_OPT_FLAGS },                                               \
+    { "scale", "renditions of another size than the reference",                        \
+      offsetof(type, field.scale), AV_OPT_TYPE_INT, { .i64 = FSSIM_SCALE_AUTO }, 0, 1,  \
+      FSSIM_OPT_FLAGS, .unit = "scale" },                                                \
+    { "auto", "resample them to the reference's size", 0, AV_OPT_TYPE_CONST,            \
+      { .i64 = FSSIM_SCALE_AUTO }, 0, 0, FSSIM_OPT_FLAGS, .unit = "scale" },            \
+    { "none", "fail", 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_SCALE_NONE }, 0, 0,           \
+      FSSIM_OPT_FLAGS, .unit = "scale" },                                                \
+    { "scaler", "resampling kernel", offsetof(type, field.scaler), AV_OPT_TYPE_INT,     \
+      { .i64 = FSSIM_REF_SCALER_BICUBIC }, 0, 2, FSSIM_OPT_FLAGS, .unit = "scaler" },   \
+    { "bicubic", "Keys, a = -0.6 (FFmpeg scale's bicubic)", 0, AV_OPT_TYPE_CONST,       \
+      { .i64 = FSSIM_REF_SCALER_BICUBIC }, 0, 0, FSSIM_OPT_FLAGS, .unit = "scaler" },   \
+    { "bilinear", "triangle", 0, AV_OPT_TYPE_CONST,                                     \
+      { .i64 = FSSIM_REF_SCALER_BILINEAR }, 0, 0, FSSIM_OPT_FLAGS, .unit = "scaler" },  \
+    { "lanczos", "Lanczos, 3 lobes", 0, AV_OPT_TYPE_CONST,                              \
+      { .i64 = FSSIM_REF_SCALER_LANCZOS }, 0, 0, FSSIM_OPT_FLAGS, .unit = "scaler" }
+
+#define FSSIM_OUTPUT_OPTIONS(type, field)                                               \
+    { "stats_file", "write per-frame lines in the ssim filter's format (- for stdout)", \
+      offsetof(type, field.stats_file_str), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0,  \
+      FSSIM_OPT_FLAGS },                                                                 \
+    { "f", "same as stats_file", offsetof(type, field.stats_file_str),                  \
+      AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FSSIM_OPT_FLAGS },                     \
+    { "log_path", "write every frame's values and the pooled scores to this file",     \
+      offsetof(type, field.log_path), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0,        \
+      FSSIM_OPT_FLAGS },                                                                 \
+    { "log_fmt", "log format", offsetof(type, field.log_fmt), AV_OPT_TYPE_INT,          \
+      { .i64 = FSSIM_LOG_JSON }, 0, 1, FSSIM_OPT_FLAGS, .unit = "log_fmt" },            \
+    { "json", "JSON", 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_LOG_JSON }, 0, 0,            \
+      FSSIM_OPT_FLAGS, .unit = "log_fmt" },                                              \
+    { "csv",  "CSV",  0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_LOG_CSV },  0, 0,            \
+      FSSIM_OPT_FLAGS, .unit = "log_fmt" }
+
+/** Name of an algorithm ("float", ...) as in the options, keys and logs. */
+const char *ff_fssim_algo_name(int algo);
+
+struct FSSIMFormat;
+
+/** Check the options against each other and against the plane sizes. */
+int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o,
+                           const struct FSSIMFormat *f);
+
+#endif /* AVFILTER_FSSIM_OPTIONS_H */
