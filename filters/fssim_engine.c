@@ -99,23 +99,6 @@ static void setup_divisors(FSSIMEngine *e)
     }
 }
 
-/* Whether a rendition of format d is scored in place: every component
- * lies in its frame as the reference's does and has its size and depth, so
- * that the backends read both frames with the reference's layout. */
-static int same_layout(const FSSIMFormat *d, const FSSIMFormat *f)
-{
-    if (d->nb_comps != f->nb_comps || d->depth != f->depth)
-        return 0;
-    for (int c = 0; c < f->nb_comps; c++) {
-        const FSSIMPlane *a = &d->comp[c], *b = &f->comp[c];
-        if (a->plane != b->plane || a->offset != b->offset || a->width != b->width ||
-            a->height != b->height || a->bytes != b->bytes || a->step != b->step ||
-            a->shift != b->shift)
-            return 0;
-    }
-    return 1;
-}
-
 /* The coefficients of every resampled rendition, computed once and shared
  * by the backends, so that all of them produce the same samples.  A
  * rendition of another size or format is resampled, each component to the
@@ -124,7 +107,7 @@ static int same_layout(const FSSIMFormat *d, const FSSIMFormat *f)
 static int setup_resampling(FSSIMEngine *e)
 {
     for (int k = 0; k < e->nb_dist; k++) {
-        e->resample[k] = !same_layout(&e->dist[k], &e->fmt);
+        e->resample[k] = !ff_fssim_format_same_layout(&e->dist[k], &e->fmt);
         for (int c = 0; e->resample[k] && c < e->fmt.nb_comps; c++) {
             const FSSIMPlane *in = &e->dist[k].comp[c], *out = &e->fmt.comp[c];
             if (ff_fssim_ref_resample_axis_init(&e->axis[k][c][0], in->width, out->width,
