@@ -575,12 +575,18 @@ CUresult cuModuleLoadData(void **m, const void *image)
         for (int any = 0; any < 2; any++)
             if (same_module(image, dir, any ? "fssim3d_any.ptx" : "fssim3d.ptx")) {
                 *m = new Module{ MOD_FSSIM3D, any != 0, 0, false };
+                if (verbose())
+                    fprintf(stderr, "[fake cuda] module %s (machine code)\n",
+                            any ? "fssim3d_any.ptx" : "fssim3d.ptx");
                 return OK;
             }
     } else if (strstr(ptx, ".entry fssim3d_moments")) {
         snprintf(key, sizeof(key), "fssim3d_moments_param_0+%d",
                  (int)offsetof(FSSIM3DCudaMomentParams, radius));
         *m = new Module{ MOD_FSSIM3D, strstr(ptx, key) != NULL, 0, false };
+        if (verbose())
+            fprintf(stderr, "[fake cuda] module %s\n",
+                    (*(Module **)m)->any ? "fssim3d_any.ptx" : "fssim3d.ptx");
         return OK;
     }
     if (fat || strstr(ptx, ".entry fssim_plane")) {

@@ -475,6 +475,20 @@ def flat_frames(w, h, nb_frames, fmt, values):
              for c in range(len(fmt.comps))] for _ in range(nb_frames)]
 
 
+def above_depth_frames(w, h, nb_frames, fmt, seed=0):
+    """Frames of a format whose samples sit at the bottom of 16-bit words
+    (gray10, yuv420p10...), every word random: values up to 65535 whatever
+    the depth, as a raw file may hold; fssim reads them as stored
+    (doc/formats.md#sample-values)."""
+    import numpy as np
+    fmt = fmt if isinstance(fmt, PixFmt) else pix_fmt(fmt)
+    if fmt.bytes != 2 or fmt.shift:
+        raise ValueError("%s keeps no bits above its depth" % fmt.name)
+    rng = np.random.default_rng(seed)
+    return [[rng.integers(0, 65536, fmt.plane_size(c, w, h)[::-1]).astype(np.uint16)
+             for c in range(len(fmt.comps))] for _ in range(nb_frames)]
+
+
 def frame_bytes(frame, fmt):
     """One frame's planes in FFmpeg's memory layout for fmt (no padding,
     little-endian): planar planes in FFmpeg's plane order (GBR formats:
