@@ -462,12 +462,13 @@ def check_above_depth():
     """Samples above the format's depth: read as stored, with the wide
     (16-bit) sums, as fssim reads them (int to 1e-12, block and psnr as
     fssim's, which equal FFmpeg's ssim and psnr)."""
-    for fmt in ("gray10le", "yuv420p10le"):
-        for w, h in ((64, 48), (35, 19)):
-            name = "%s %dx%d holding values up to 65535" % (fmt, w, h)
-            compare_inputs(name, above_depth_clip(fmt, w, h, 3, "above_m_%s_%d" % (fmt, w)),
-                           above_depth_clip(fmt, w, h, 3, "above_r_%s_%d" % (fmt, w)),
-                           "algo=float+int+block+psnr", algos_of("algo=float+int+block+psnr"))
+    for fmt, w, h, opts in (("gray10le", 64, 48, "algo=float+int+block+psnr"),
+                            ("gray10le", 35, 19, "algo=float+int+block+psnr:padding=same"),
+                            ("yuv420p10le", 70, 46, "algo=float+int+block+psnr")):
+        name = "%s %dx%d holding values up to 65535" % (fmt, w, h)
+        compare_inputs(name, above_depth_clip(fmt, w, h, 3, "above_m_%s_%d" % (fmt, w)),
+                       above_depth_clip(fmt, w, h, 3, "above_r_%s_%d" % (fmt, w)),
+                       opts, algos_of(opts))
 
 
 def check_ladder_frames():
