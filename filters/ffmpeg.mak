@@ -12,13 +12,14 @@ FSSIM_COMMON = fssim/fssim_filter.o fssim/fssim_options.o fssim/fssim_format.o \
 # code, SASS (below); the backend loads the one it needs.  fssim_cuda's:
 # one for each sample class (8 bits, 9 to 12, 13 to 16), window (the
 # default 11, or any: _any) and use (a lone pair, or a ladder: _ladder);
-# fssim3d's: one for the default window, one for any.  Their .cu files are
-# written from these lists (below).
+# fssim3d's: one for the default window, one for any; fssim_resample serves
+# both filters, loaded only where an input is resampled.  Their .cu files
+# are written from these lists (below).
 FSSIM_CLASSES = 8 12 16
 FSSIM_PTX     = $(foreach c,$(FSSIM_CLASSES),fssim_$(c) fssim_$(c)_any)
 FSSIM_PTX2D   = $(FSSIM_PTX) $(FSSIM_PTX:%=%_ladder)
 FSSIM_PTX3D   = fssim3d fssim3d_any
-FSSIM_MODULES = $(FSSIM_PTX2D) $(FSSIM_PTX3D)
+FSSIM_MODULES = $(FSSIM_PTX2D) $(FSSIM_PTX3D) fssim_resample
 # The CUDA backend serves fssim_cuda and fssim3d: both sets of kernels.
 FSSIM_CUDA   = fssim/fssim_be_cuda.o fssim/fssim_cuda_common.o fssim/fssim_cuda_params.o \
                fssim/fssim3d_cuda_params.o cuda/load_helper.o \
@@ -90,14 +91,25 @@ $(FSSIM_PTX3D:%=$(SUBDIR)fssim/%.cu): $(SRC_PATH)/$(SUBDIR)fssim/Makefile
 	  '#include "fssim3d.cuh"' \
 	  'FSSIM3D_MODULE($(if $(fssim_any),0,FSSIM_DEFAULT_RADIUS))' > $@
 
+$(SUBDIR)fssim/fssim_resample.cu: TAG = GEN
+$(SUBDIR)fssim/fssim_resample.cu: $(SRC_PATH)/$(SUBDIR)fssim/Makefile
+	$(M)printf '%s\n' \
+	  '/* fssim CUDA resampler: renditions and main inputs to the reference'"'"'s plane sizes and format */' \
+	  '/* written by libavfilter/fssim/Makefile */' \
+	  '#include "fssim_resample.cuh"' \
+	  'FSSIM_RESAMPLE_MODULE()' > $@
+
 # The .cu files include their headers from the sources (an FFmpeg build
 # outside its source tree writes them in the build tree), and FFmpeg's %.ptx
 # rule knows only the .cu file: the modules are rebuilt when a kernel header
 # they include changes.
 $(FSSIM_MODULES:%=$(SUBDIR)fssim/%.ptx): NVCCFLAGS += -I$(SRC_PATH)/libavfilter/fssim
-FSSIM_PTX_HEADERS = fssim_plane.cuh fssim_resample.cuh fssim_msssim.cuh fssim_cuda.h \
+FSSIM_PTX_HEADERS = fssim_plane.cuh fssim_msssim.cuh fssim_cuda.h \
                     fssim_cuda_device.cuh fssim_consts.h
 $(FSSIM_PTX2D:%=$(SUBDIR)fssim/%.ptx): $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,$(FSSIM_PTX_HEADERS))
+$(SUBDIR)fssim/fssim_resample.ptx: \
+  $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,fssim_resample.cuh fssim_cuda.h \
+                                          fssim_cuda_device.cuh fssim_consts.h)
 # FFmpeg's clang flags (sm_30) make clang emit PTX ISA 3.2, which has no
 # shfl.sync (kernels/fssim_cuda_device.cuh, warp_xor); ISA 6.0 has, and
 # every driver since CUDA 9 reads it.

@@ -169,9 +169,29 @@ static void write_options_csv(AVFilterContext *ctx, FILE *f)
     fprintf(f, "\n# schema_version=%d\n# version=%s\n", FSSIM_LOG_SCHEMA, FSSIM_VERSION);
 }
 
+/* An input of another size or format than the reference, resampled to its
+ * planes and depth before it is scored (the engine's rule). */
 static int resampled(const FSSIMOutput *out, int k)
 {
-    return out->dist_fmt[k].width != out->fmt.width || out->dist_fmt[k].height != out->fmt.height;
+    return !ff_fssim_format_same_layout(&out->dist_fmt[k], &out->fmt);
+}
+
+/* A pair's main input is described where it is resampled; a ladder lists
+ * every rendition. */
+static int describe_input(const FSSIMOutput *out, int k)
+{
+    return ff_fssim_is_ladder(out) || resampled(out, k);
+}
+
+/* The pad, format and size of input k, and whether it is resampled. */
+static void write_input_json(AVFilterContext *ctx, const FSSIMOutput *out, int k, FILE *log)
+{
+    const FSSIMFormat *d = &out->dist_fmt[k];
+
+    fprintf(log, "\"pad\": \"%s\", \"pix_fmt\": \"%s\", \"width\": %d, \"height\": %d, "
+            "\"bit_depth\": %d, \"resampled\": %s}", ctx->input_pads[k].name,
+            av_get_pix_fmt_name(d->pix_fmt), d->width, d->height, d->depth,
+            resampled(out, k) ? "true" : "false");
 }
 
 static void write_json_header(AVFilterContext *ctx, FSSIMOutput *out)
@@ -189,14 +209,18 @@ static void write_json_header(AVFilterContext *ctx, FSSIMOutput *out)
             f->width, f->height, f->depth);
     for (int c = 0; c < f->nb_comps; c++)
         fprintf(log, "%s\"%c\"", c ? ", " : "", f->comp[c].name);
-    fputs("]},\n", log);
+    fputs("]", log);
+    if (!ff_fssim_is_ladder(out) && describe_input(out, 0)) {
+        fputs(",\n    \"main\": {", log);
+        write_input_json(ctx, out, 0, log);
+    }
+    fputs("},\n", log);
     if (ff_fssim_is_ladder(out)) {
         fputs("  \"renditions\": [", log);
-        for (int k = 0; k < out->nb_dist; k++)
-            fprintf(log, "%s\n    {\"k\": %d, \"pad\": \"%s\", \"width\": %d, \"height\": %d, "
-                    "\"resampled\": %s}", k ? "," : "", k + 1, ctx->input_pads[k].name,
-                    out->dist_fmt[k].width, out->dist_fmt[k].height,
-                    resampled(out, k) ? "true" : "false");
+        for (int k = 0; k < out->nb_dist; k++) {
+            fprintf(log, "%s\n    {\"k\": %d, ", k ? "," : "", k + 1);
+            write_input_json(ctx, out, k, log);
+        }
         fputs("\n  ],\n", log);
     }
     fputs("  \"frames\": [", log);
@@ -210,10 +234,18 @@ static void write_csv_header(AVFilterContext *ctx, FSSIMOutput *out)
     write_options_csv(ctx, log);
     fprintf(log, "# input pix_fmt=%s width=%d height=%d bit_depth=%d\n",
             av_get_pix_fmt_name(f->pix_fmt), f->width, f->height, f->depth);
-    for (int k = 0; ff_fssim_is_ladder(out) && k < out->nb_dist; k++)
-        fprintf(log, "# rendition %d pad=%s width=%d height=%d resampled=%d\n", k + 1,
-                ctx->input_pads[k].name, out->dist_fmt[k].width, out->dist_fmt[k].height,
-                resampled(out, k));
+    for (int k = 0; k < out->nb_dist; k++) {
+        const FSSIMFormat *d = &out->dist_fmt[k];
+        if (!describe_input(out, k))
+            continue;
+        if (ff_fssim_is_ladder(out))
+            fprintf(log, "# rendition %d ", k + 1);
+        else
+            fputs("# main ", log);
+        fprintf(log, "pad=%s width=%d height=%d resampled=%d pix_fmt=%s bit_depth=%d\n",
+                ctx->input_pads[k].name, d->width, d->height, resampled(out, k),
+                av_get_pix_fmt_name(d->pix_fmt), d->depth);
+    }
     fputs(ff_fssim_is_ladder(out) ? "n,pts,pts_time,rendition" : "n,pts,pts_time", log);
     for (int a = 0; a < FSSIM_NB_ALGOS; a++) {
         const char *name = score_name(out, a);
