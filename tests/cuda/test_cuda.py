@@ -278,6 +278,41 @@ def nvdec_ladder_case():
              "ladder (NVDEC): the 360p rendition resampled, the 720p one not", r)
 
 
+def gpu_count():
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout
+    except OSError:
+        return 1
+    return max(1, sum(1 for line in out.splitlines() if line.startswith("GPU ")))
+
+
+def hwaccel_device_case():
+    """-hwaccel_device N on both NVDEC inputs, for each GPU (two at most):
+    both decoders and the filter share that one device, and the scores
+    equal fssim's of the software-decoded frames."""
+    import json
+    hi, lo = (os.path.join(CLIPS, "hevc_8bit_%s.mkv" % q) for q in ("hi", "lo"))
+    if not (os.path.exists(hi) and os.path.exists(lo)):
+        t.skip("-hwaccel_device (NVDEC)", "clips not found in %s" % CLIPS)
+        return
+    opts = "algo=float+int+block+psnr"
+    log_c = os.path.join(WORK, "hwdev_cpu.json")
+    pc = ffmpeg("-i", lo, "-i", hi, "-lavfi", "[0:v][1:v]fssim=%s:log_path=%s" % (opts, log_c),
+                "-f", "null", "-", check=False)
+    cpu = json.load(open(log_c)) if pc.returncode == 0 else None
+    for n in range(min(2, gpu_count())):
+        log_g = os.path.join(WORK, "hwdev_%d.json" % n)
+        dev = ["-hwaccel", "cuda", "-hwaccel_device", str(n), "-hwaccel_output_format", "cuda"]
+        pg = ffmpeg(*dev, "-i", lo, *dev, "-i", hi,
+                    "-lavfi", "[0:v][1:v]fssim_cuda=%s:log_path=%s" % (opts, log_g),
+                    "-f", "null", "-", check=False)
+        if pg.returncode != 0:
+            t.diag(pg.stderr[-3000:])
+        gpu = json.load(open(log_g)) if pg.returncode == 0 else None
+        compare("hevc 8-bit, -hwaccel_device %d on both inputs (NVDEC)" % n, cpu, gpu,
+                ("float", "int", "block", "psnr", "mse"))
+
+
 def error_cases():
     # a clean failure: a positive exit code (ffmpeg exits with the error
     # code's low byte, e.g. 234 for EINVAL); a signal gives a negative one
@@ -404,6 +439,7 @@ def main():
                      (333, 201), content="above")
     mixed_ladder_case()
     nvdec_ladder_case()
+    hwaccel_device_case()
     error_cases()
     sanitizer_case()
     t.diag("%-34s %-6s %s" % ("case", "algo", "max |gpu - cpu|"))
