@@ -35,7 +35,12 @@ def parse_gpu(err):
     frame.  One filter: its own time."""
     us = [float(x) for x in re.findall(r"GPU time per frame pair: ([\d.]+) us", err)]
     us += [float(x) for x in re.findall(r"GPU time per frame: mean ([\d.]+) us", err)]
-    return {"gpu_us": sum(us) if us else None}
+    # fssim_vulkan's frames overlap on the device: its busy time per frame
+    # counts each moment once (CUDA's frames run one after another, so its
+    # mean is its busy time)
+    busy = [float(x) for x in re.findall(r"GPU busy time per frame: ([\d.]+) us", err)]
+    busy += [float(x) for x in re.findall(r"GPU time per frame pair: ([\d.]+) us", err)]
+    return {"gpu_us": sum(us) if us else None, "gpu_busy_us": sum(busy) if busy else None}
 
 
 def clip_args():
@@ -160,7 +165,7 @@ class MemSampler(threading.Thread):
                 self.peak = max(self.peak, int(out.split()[0]))
             except Exception:
                 pass
-            time.sleep(0.05)
+            time.sleep(0.2)
 
 
 def timed(cmd, frames, parse=None, env=None):

@@ -122,6 +122,11 @@ typedef struct VKBackend {
     double gpu_sum, gpu_min, gpu_max, gpu_tiles;
     double gpu_min_tiles;         /* the tile pass of the quickest frame */
     uint64_t gpu_frames;
+    /* The time the device spent on the frames, each moment counted once:
+     * command buffers of consecutive frames run at once on the compute
+     * queues, so each one's own elapsed time also counts the others'
+     * work, and their mean overstates what a frame costs. */
+    double gpu_busy, busy_end;
 } VKBackend;
 
 /* Whether FFmpeg will push the descriptors of shaders with up to nb
@@ -620,13 +625,20 @@ fail:
     return err;
 }
 
-/* GPU time of one command buffer, from its timestamps (us); 0 without. */
+/* GPU time of one command buffer, from its timestamps (us); 0 without.
+ * Command buffers are collected in the order they were submitted, so their
+ * spans come roughly in the order they start: what lies beyond the latest
+ * end seen so far is time the device was not yet busy with fssim. */
 static double read_gpu_time(VKBackend *s, FFVkExecContext *exec, double *tiles)
 {
-    double us[NB_TS - 1];
+    double us[NB_TS - 1], span[2];
 
     if (!ff_fssim_vk_timer_read(&s->vk, exec, us))
         return 0.0;
+    if (ff_fssim_vk_timer_span(&s->vk, exec, span)) {
+        s->gpu_busy += FFMAX(0.0, span[1] - FFMAX(span[0], s->busy_end));
+        s->busy_end  = FFMAX(s->busy_end, span[1]);
+    }
     *tiles += us[0];
     return us[1];
 }
@@ -782,6 +794,10 @@ static void vk_uninit(FSSIMEngine *e)
                s->gpu_sum / s->gpu_frames, s->gpu_min, s->gpu_max,
                s->gpu_tiles / s->gpu_frames, s->gpu_min_tiles, s->gpu_frames,
                vkctx->props.properties.deviceName, av_get_pix_fmt_name(e->fmt.pix_fmt));
+    if (s->gpu_frames)
+        av_log(e->ctx, AV_LOG_VERBOSE, "GPU busy time per frame: %.1f us (the device's time "
+               "on all frames over their number; frames overlap).\n",
+               s->gpu_busy / s->gpu_frames);
     ff_fssim_vk_resample_uninit(&s->vk, &s->rs);
     ff_fssim_vk_msssim_uninit(&s->vk, &s->ms);
     if (s->vk.initialized) {

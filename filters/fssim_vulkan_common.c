@@ -417,6 +417,23 @@ int ff_fssim_vk_timer_read(FSSIMVk *vk, FFVkExecContext *exec, double *us)
     return 1;
 }
 
+int ff_fssim_vk_timer_span(FSSIMVk *vk, FFVkExecContext *exec, double span[2])
+{
+    FFVulkanContext *vkctx = &vk->vkctx;
+    const FSSIMVkTimer *t = &vk->timer;
+    uint64_t ts[8];
+
+    if (!t->pool || t->per_exec > FF_ARRAY_ELEMS(ts) ||
+        vkctx->vkfn.GetQueryPoolResults(vkctx->hwctx->act_dev, t->pool,
+                                        t->per_exec * exec->idx, t->per_exec,
+                                        sizeof(ts[0]) * t->per_exec, ts, sizeof(ts[0]),
+                                        VK_QUERY_RESULT_64_BIT) != VK_SUCCESS)
+        return 0;
+    span[0] = (ts[0] & t->mask) * t->period * 1e-3;
+    span[1] = (ts[t->per_exec - 1] & t->mask) * t->period * 1e-3;
+    return 1;
+}
+
 int ff_fssim_vk_abandon(FSSIMVk *vk, FFVkExecContext *exec)
 {
     ff_vk_exec_discard_deps(&vk->vkctx, exec);

@@ -159,6 +159,9 @@ void ff_fssim_vk_timer_write(FSSIMVk *vk, FFVkExecContext *exec, int i,
 /** Microseconds from timestamp 0 of exec's to each later one into us[]
  *  (per_exec - 1 values); 0 if there are none. */
 int  ff_fssim_vk_timer_read(FSSIMVk *vk, FFVkExecContext *exec, double *us);
+/** exec's first and last timestamps on the device's clock, in microseconds,
+ *  into span[0] and span[1]; 0 if there are none. */
+int  ff_fssim_vk_timer_span(FSSIMVk *vk, FFVkExecContext *exec, double span[2]);
 
 /** Submit a started command buffer that has nothing recorded, so that its
  *  fence signals again and later waits on it return.  On failure, see
