@@ -18,12 +18,19 @@ fssim3d) and on Vulkan Video frames (fssim_vulkan, fssim3d).  Beside each
 ratio: the filter's mean GPU time per frame (its verbose line), the peak
 resident memory of the process and the peak device memory.
 
+With --stock FFMPEG2 (the same build with FFmpeg's own ffmpeg tool:
+configure --disable-tool-patches), also the score command run by that
+binary, in the same run: its ratio to decoding, peak RSS and device memory
+beside the patched tool's.
+
 With --gpu-time, also the GPU time alone per 2160p pair for each algorithm
 and for float+int, at 8 and 10 bits, on CUDA and Vulkan (the filters' own
-timers), and the Vulkan/CUDA and msssim/float ratios.
+timers: each frame's mean, and the busy time per frame, which counts once
+the moments where frames overlap on the device).
 
 usage: bench_plain.py FFMPEG CLIPS_DIR [--out DIR] [--frames N] [--reps N]
                       [--only cuda|vulkan] [--gpu-time] [--workloads a,b]
+                      [--stock FFMPEG2]
 Vulkan needs a loader: run under tests/device/vulkan-env.sh's set-up.
 """
 import json
@@ -56,7 +63,7 @@ WORKLOADS = {
 }
 
 
-def run(cmd, timeout=900):
+def run(cmd, timeout=120):
     """Run cmd: (wall seconds, stderr, peak resident memory of the process
     in MiB).  Raises on failure."""
     t0 = time.perf_counter()
@@ -133,9 +140,11 @@ def gpu_time(ff, clips, loops, frames, reps, backends):
             for algo in ("float", "int", "block", "psnr", "msssim", "float+int"):
                 r = best(base + ins + ["-lavfi", "[0:v][1:v]fssim_%s=algo=%s" % (backend, algo),
                                        "-f", "null", "-"], frames, reps)
-                out["%s/%s/%s" % (depth, backend, algo)] = r["gpu_us"]
-                print("  GPU time %s-bit %s %s: %.1f us" % (depth, backend, algo,
-                                                          r["gpu_us"] or -1), flush=True)
+                out["%s/%s/%s" % (depth, backend, algo)] = {"mean_us": r["gpu_us"],
+                                                            "busy_us": r["gpu_busy_us"]}
+                print("  GPU time %s-bit %s %s: mean %.1f us, busy %.1f us"
+                      % (depth, backend, algo, r["gpu_us"] or -1, r["gpu_busy_us"] or -1),
+                      flush=True)
     return out
 
 
@@ -146,6 +155,7 @@ def main():
     ap.add_argument("--only", choices=("cuda", "vulkan"))
     ap.add_argument("--workloads", default=",".join(WORKLOADS))
     ap.add_argument("--gpu-time", action="store_true")
+    ap.add_argument("--stock", default=None, help="the same build with FFmpeg's own tool")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     loops = max(0, -(-a.frames // a.clip_frames) - 1)
@@ -169,6 +179,18 @@ def main():
                 continue
             ratio = s["fps"] / d["fps"]
             res["runs"]["%s/%s" % (name, backend)] = {"decode": d, "score": s, "ratio": ratio}
+            if a.stock:
+                try:
+                    k = best([a.stock] + score[1:], frames, a.reps)
+                except RuntimeError as e:
+                    print("%s %s stock tool: %s" % (name, backend, e), flush=True)
+                else:
+                    res["runs"]["%s/%s" % (name, backend)].update(
+                        stock=k, stock_ratio=k["fps"] / d["fps"])
+                    print("%-8s %-6s FFmpeg's own tool: scored %7.1f fps: %.3f; RSS %.0f MiB, "
+                          "device %d MiB" % (name, backend, k["fps"], k["fps"] / d["fps"],
+                                             k["rss_mib"], k["mem_mib"]), flush=True)
+            save(a.out, res)
             print("%-8s %-6s decode %7.1f fps, scored %7.1f fps: %.3f; GPU %s us/frame; "
                   "RSS %.0f/%.0f MiB, device %d/%d MiB"
                   % (name, backend, d["fps"], s["fps"], ratio,
@@ -177,7 +199,12 @@ def main():
     if a.gpu_time:
         res["gpu_time"] = gpu_time(a.ffmpeg, a.clips, max(0, 300 // a.clip_frames - 1),
                                    a.clip_frames * max(1, 300 // a.clip_frames), a.reps, backends)
-    with open(os.path.join(a.out, "bench_plain.json"), "w") as f:
+    save(a.out, res)
+
+
+def save(out, res):
+    """The figures so far: a run cut short keeps what it measured."""
+    with open(os.path.join(out, "bench_plain.json"), "w") as f:
         json.dump(res, f, indent=1)
 
 
