@@ -28,7 +28,7 @@ The title's runs use the fssim_cuda of FFMPEG (built with the segment
 options); --filter fssim runs the same script on the CPU as a smoke test.
 
 usage: bench_farm.py FFMPEG CLIPS_DIR [--gpus 4] [--frames 1200] [--out DIR]
-                     [--wheels DIR] [--slots 3] [--segment-frames 150] [--algo float]
+                     [--wheels DIR] [--slots N] [--segment-frames 150] [--algo float]
 """
 import argparse
 import json
@@ -187,7 +187,7 @@ def farm_run(args, ref, dists, gpus, out_log, kill_after=None, slots=None):
         t2 = time.time()
     s = res["s"][0]
     frames = s.get("frames") or 0
-    return {"gpus": gpus, "slots": slots or args.slots, "status": s["status"],
+    return {"gpus": gpus, "slots": slots or args.slots or "auto", "status": s["status"],
             "error": s["error"], "frames": frames, "segments": len(t.segments),
             "wall_s": round(t2 - t0, 3), "cluster_start_s": round(t_ready - t0, 3),
             "scoring_s": round(t2 - t1, 3),
@@ -218,8 +218,9 @@ def main():
     ap.add_argument("--decode-frames", type=int, default=None,
                     help="frames each process of a decoding layout decodes (default: the "
                          "whole title); the rate is what is compared")
-    ap.add_argument("--slots", type=int, default=3)
-    ap.add_argument("--slots-list", default="2,4", help="more --slots tried on all GPUs")
+    ap.add_argument("--slots", type=int, default=None,
+                    help="segments at once per GPU (default: the runner's own choice)")
+    ap.add_argument("--slots-list", default="2,4,6", help="more --slots tried on all GPUs")
     ap.add_argument("--segment-frames", type=int, default=150)
     ap.add_argument("--algo", default="float")
     ap.add_argument("--skip-decode", action="store_true")
@@ -247,7 +248,7 @@ def main():
     for g in counts:
         best = None
         if not args.skip_decode:
-            for p in (1, 2, 3, 4):
+            for p in (1, 2, 3, 4, 6):
                 r = decode_layout(args.ffmpeg, g, p, inputs, args.decode_frames or args.frames,
                                   hw=args.filter == "fssim_cuda")
                 res["decode"].append(r)
@@ -262,7 +263,7 @@ def main():
         f["best_decode_fps"] = best["fps"] if best else None
         f["ratio_to_best_decode"] = round(f["fps_scoring"] / best["fps"], 3) if best else None
         res["farm"].append(f)
-        print("farm   %d GPU slots %d: %7.1f fps scoring (%.1f with cluster start), %s%s; "
+        print("farm   %d GPU slots %s: %7.1f fps scoring (%.1f with cluster start), %s%s; "
               "NVDEC %s%%, SM %s%%, CPU %s cores" % (
                   g, f["slots"], f["fps_scoring"], f["fps_wall"], f["status"],
                   "  ratio %.2f to best decode" % f["ratio_to_best_decode"] if best else "",
@@ -272,7 +273,7 @@ def main():
         f = farm_run(args, ref, dists, top,
                      os.path.join(args.out, "farm_%dgpu_slots%d.json" % (top, sl)), slots=sl)
         res["farm"].append(f)
-        print("farm   %d GPU slots %d: %7.1f fps scoring, %s" % (top, sl, f["fps_scoring"],
+        print("farm   %d GPU slots %s: %7.1f fps scoring, %s" % (top, sl, f["fps_scoring"],
                                                                 f["status"]), flush=True)
 
     # (d) the merged log against a whole run

@@ -17,7 +17,7 @@ import sys
 
 from . import __version__
 from .errors import FarmError
-from .runner import DEFAULT_RETRIES, DEFAULT_SLOTS
+from .runner import CPU_SLOTS, DEFAULT_RETRIES, DEFAULT_SLOTS, GPU_STREAMS
 from .segments import FILTERS
 
 
@@ -39,8 +39,9 @@ def _cluster_args(p):
     g.add_argument("--workers", type=int, default=None,
                    help="CPU workers on this host when no --gpus are given (default 1)")
     g.add_argument("--slots", type=int, default=DEFAULT_SLOTS,
-                   help="segments scored at once per GPU (worker threads; default %d)"
-                        % DEFAULT_SLOTS)
+                   help="segments scored at once per worker (default: per GPU, as many "
+                        "as decode %d streams, e.g. 3 ladders of 7 or 10 pairs; per CPU "
+                        "worker %d)" % (GPU_STREAMS, CPU_SLOTS))
     g.add_argument("--scheduler", default=None,
                    help="address of a running Dask scheduler (tcp://host:8786) whose "
                         "workers run fssim-farm worker; default: a cluster on this host")

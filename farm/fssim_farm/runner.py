@@ -26,10 +26,36 @@ from . import logs, segments
 from .errors import LogError, ScoreError
 
 PROGRESS_TOPIC = "fssim-farm-progress"
-DEFAULT_SLOTS = 3
+DEFAULT_SLOTS = None        # chosen per title: GPU_STREAMS below
 DEFAULT_RETRIES = 2
 GPU_ENV = "FSSIM_FARM_GPU"
 RESOURCE = "fssim_slot"
+# Every segment asks for one fssim_slot and for as many fssim_streams as it
+# decodes.  One ffmpeg process does not keep a GPU's decoders busy, so a
+# GPU worker runs several segments at once: as many as keep GPU_STREAMS
+# streams decoding (three 7-stream ladders, ten pairs), at most MAX_SEGMENTS.
+# --slots N instead runs N segments at once whatever they decode.
+STREAMS = "fssim_streams"
+GPU_STREAMS = 21
+MAX_SEGMENTS = 16
+MAX_INPUTS = 17             # the filters' limit
+CPU_SLOTS = 3
+
+
+def worker_capacity(slots, gpu):
+    """(threads, resources) of a worker: `slots` segments at once if given,
+    else as many as decode GPU_STREAMS streams (a GPU worker) or CPU_SLOTS
+    (a CPU worker)."""
+    if slots:
+        return slots, {RESOURCE: slots, STREAMS: slots * MAX_INPUTS}
+    if gpu:
+        return MAX_SEGMENTS, {RESOURCE: MAX_SEGMENTS, STREAMS: GPU_STREAMS}
+    return CPU_SLOTS, {RESOURCE: CPU_SLOTS, STREAMS: CPU_SLOTS * MAX_INPUTS}
+
+
+def segment_resources(nb_inputs):
+    """What one segment of a title with nb_inputs inputs asks of a worker."""
+    return {RESOURCE: 1, STREAMS: min(nb_inputs, GPU_STREAMS)}
 
 
 # ---------------------------------------------------------------------------
@@ -145,7 +171,7 @@ def quiet_dask():
 def local_cluster(gpus=None, workers=None, slots=DEFAULT_SLOTS, processes=True):
     """A cluster on this host: one worker per GPU (FSSIM_FARM_GPU set), or
     `workers` CPU workers when no GPUs are given; each runs `slots`
-    segments at once.  Workers are processes with a nanny, so a worker
+    segments at once (None: worker_capacity's choice).  Workers are processes with a nanny, so a worker
     that dies is restarted and its segments rescheduled."""
     quiet_dask()
     from distributed import Nanny, Scheduler, SpecCluster, Worker
@@ -153,8 +179,8 @@ def local_cluster(gpus=None, workers=None, slots=DEFAULT_SLOTS, processes=True):
     envs = [{GPU_ENV: str(g)} for g in gpus] if gpus else [{GPU_ENV: ""} for _ in names]
     spec = {}
     for name, env in zip(names, envs):
-        opts = {"nthreads": slots, "resources": {RESOURCE: slots}, "name": name,
-                "dashboard": False}
+        threads, res = worker_capacity(slots, bool(gpus))
+        opts = {"nthreads": threads, "resources": res, "name": name, "dashboard": False}
         if processes:
             opts["env"] = env
         spec[name] = {"cls": Nanny if processes else Worker, "options": opts}
@@ -173,7 +199,8 @@ def worker_main(scheduler, gpus, slots=DEFAULT_SLOTS, name=None):
     async def run():
         nannies = []
         for g in gpus or [None]:
-            nannies.append(Nanny(scheduler, nthreads=slots, resources={RESOURCE: slots},
+            threads, res = worker_capacity(slots, g is not None)
+            nannies.append(Nanny(scheduler, nthreads=threads, resources=res,
                                  name="%s-%s" % (host, "gpu%d" % g if g is not None else "cpu"),
                                  env={GPU_ENV: "" if g is None else str(g)}))
         await asyncio.gather(*nannies)

@@ -138,7 +138,7 @@ def run_titles(titles, client, retries=2, progress=None):
     a task; a title is merged once its segments are all in.  Returns one
     summary dict per title (status "ok" or "failed", with the error)."""
     from distributed import as_completed
-    from .runner import RESOURCE, is_finished, run_segment
+    from .runner import is_finished, run_segment, segment_resources
 
     futures, state = {}, {}
     for ti, t in enumerate(titles):
@@ -156,7 +156,7 @@ def run_titles(titles, client, retries=2, progress=None):
                 progress.add(j["id"], j["segment"]["end"] - j["segment"]["start"])
             fut = client.submit(run_segment, j, key="fssim-%s-%s" % (
                 t.key(), j["segment"]["index"]), retries=retries, pure=False,
-                resources={RESOURCE: 1}, priority=-ti)
+                resources=segment_resources(len(t.dists) + 1), priority=-ti)
             futures[fut] = (ti, j)
             state[ti]["pending"] += 1
     results = {}

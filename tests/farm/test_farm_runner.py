@@ -3,7 +3,9 @@
 filter on the CPU): the merged log equals a whole run's, also when a
 worker process is killed mid-run (Dask reschedules its segments; the nanny
 starts a new worker); a failing segment is retried and then reported with
-its frames; the progress bar reports frames per second.
+its frames; the progress bar reports frames per second; a GPU worker runs
+as many segments at once as decode its stream budget (three ladders of 7
+inputs, ten pairs), --slots N exactly N.
 """
 import os
 import shutil
@@ -127,7 +129,10 @@ def main():
     # `fssim-farm worker` (one worker per GPU index), the client by --scheduler
     multi_host(tap, d, ref, dists, whole)
 
-    # 5. the progress bar's arithmetic
+    # 5. segments at once per GPU worker, as Dask schedules them
+    capacity(tap)
+
+    # 6. the progress bar's arithmetic
     bar = Progress(stream=open(os.devnull, "w"))
     bar.add("a", 100)
     bar.add("b", 50)
@@ -135,6 +140,36 @@ def main():
     bar.done("b")
     tap.ok(bar.scored() == 90, "progress: frames of running and finished segments add up")
     tap.done()
+
+
+_RUNNING = {"now": 0, "peak": 0}
+_LOCK = threading.Lock()
+
+
+def _busy():
+    with _LOCK:
+        _RUNNING["now"] += 1
+        _RUNNING["peak"] = max(_RUNNING["peak"], _RUNNING["now"])
+    time.sleep(0.3)
+    with _LOCK:
+        _RUNNING["now"] -= 1
+
+
+def capacity(tap):
+    """The most segments running at once on one GPU worker (threads in this
+    process, so that the tasks can count each other)."""
+    from distributed import Client
+    from fssim_farm.runner import local_cluster, segment_resources
+    for inputs, slots, want in ((7, None, 3), (2, None, 10), (17, None, 1), (2, 4, 4)):
+        _RUNNING.update(now=0, peak=0)
+        with local_cluster(gpus=[0], slots=slots, processes=False) as cluster, \
+                Client(cluster) as c:
+            futs = [c.submit(_busy, pure=False, resources=segment_resources(inputs))
+                    for _ in range(want * 2 + 1)]
+            c.gather(futs)
+        tap.ok(_RUNNING["peak"] == want, "one GPU worker%s runs %d segments of %d inputs at "
+               "once" % (" with --slots %d" % slots if slots else "", want, inputs),
+               dict(_RUNNING))
 
 
 def multi_host(tap, d, ref, dists, whole):
