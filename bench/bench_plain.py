@@ -29,7 +29,7 @@ timers: each frame's mean, and the busy time per frame, which counts once
 the moments where frames overlap on the device).
 
 usage: bench_plain.py FFMPEG CLIPS_DIR [--out DIR] [--frames N] [--reps N]
-                      [--only cuda|vulkan] [--gpu-time] [--workloads a,b]
+                      [--only cuda|vulkan] [--gpu-time] [--workloads a,b (none: "")]
                       [--stock FFMPEG2]
 Vulkan needs a loader: run under tests/device/vulkan-env.sh's set-up.
 """
@@ -164,7 +164,7 @@ def main():
     res = {"device": gpu_name(), "frames": frames, "reps": a.reps, "runs": {}}
     print("device: %s; %d frames per stream, best of %d" % (res["device"], frames, a.reps),
           flush=True)
-    for name in a.workloads.split(","):
+    for name in [w for w in a.workloads.split(",") if w]:
         files = WORKLOADS[name][0]
         if not all(os.path.exists(os.path.join(a.clips, f)) for f in files):
             print("%s: clips missing, skipped" % name, flush=True)

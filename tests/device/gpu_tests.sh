@@ -17,6 +17,7 @@
 #   FSSIM_CLIPS      (environment) the NVDEC clips of tests/cuda/make_clips.py
 #   GPU_TESTS        (environment) a subset, e.g. "vulkan/test_vulkan.py"
 #   SKIP_DECODE=1    (environment) leave out device_check.sh
+#   GPU_TEST_TIMEOUT (environment) seconds a test may run (default 1800)
 set -u
 dir=$(cd "${1:?usage: gpu_tests.sh FFMPEG_DIR FAULT_LAYER_DIR OUT}" && pwd)
 layer=$(cd "${2:?usage}" && pwd)
@@ -46,7 +47,7 @@ all="cuda/test_cuda.py cuda/test_cuda3d.py vulkan/test_vulkan.py e2e/test_cutsho
 for t in ${GPU_TESTS:-$all}; do
     name=$(basename "$t" .py)
     start=$(date +%s)
-    python3 "$top/tests/$t" > "$out/$name.tap" 2>&1 || status=1
+    timeout "${GPU_TEST_TIMEOUT:-1800}" python3 "$top/tests/$t" > "$out/$name.tap" 2>&1 || status=1
     ok=$(grep -c '^ok' "$out/$name.tap")
     skip=$(grep -c '^ok .*# SKIP' "$out/$name.tap")
     bad=$(grep -c '^not ok' "$out/$name.tap")
