@@ -400,17 +400,25 @@ void ff_fssim_vk_timer_write(FSSIMVk *vk, FFVkExecContext *exec, int i,
     t->write(exec->buf, stage, t->pool, t->per_exec * exec->idx + i);
 }
 
-int ff_fssim_vk_timer_read(FSSIMVk *vk, FFVkExecContext *exec, double *us)
+/* exec's timestamps into ts[] (t->per_exec of them): 1, or 0 if there are none */
+static int timer_query(FSSIMVk *vk, FFVkExecContext *exec, uint64_t ts[8])
 {
     FFVulkanContext *vkctx = &vk->vkctx;
     const FSSIMVkTimer *t = &vk->timer;
+
+    return t->pool && t->per_exec <= 8 &&
+           vkctx->vkfn.GetQueryPoolResults(vkctx->hwctx->act_dev, t->pool,
+                                           t->per_exec * exec->idx, t->per_exec,
+                                           sizeof(ts[0]) * t->per_exec, ts, sizeof(ts[0]),
+                                           VK_QUERY_RESULT_64_BIT) == VK_SUCCESS;
+}
+
+int ff_fssim_vk_timer_read(FSSIMVk *vk, FFVkExecContext *exec, double *us)
+{
+    const FSSIMVkTimer *t = &vk->timer;
     uint64_t ts[8];
 
-    if (!t->pool || t->per_exec > FF_ARRAY_ELEMS(ts) ||
-        vkctx->vkfn.GetQueryPoolResults(vkctx->hwctx->act_dev, t->pool,
-                                        t->per_exec * exec->idx, t->per_exec,
-                                        sizeof(ts[0]) * t->per_exec, ts, sizeof(ts[0]),
-                                        VK_QUERY_RESULT_64_BIT) != VK_SUCCESS)
+    if (!timer_query(vk, exec, ts))
         return 0;
     for (int i = 1; i < t->per_exec; i++)
         us[i - 1] = ((ts[i] - ts[0]) & t->mask) * t->period * 1e-3;
@@ -419,15 +427,10 @@ int ff_fssim_vk_timer_read(FSSIMVk *vk, FFVkExecContext *exec, double *us)
 
 int ff_fssim_vk_timer_span(FSSIMVk *vk, FFVkExecContext *exec, double span[2])
 {
-    FFVulkanContext *vkctx = &vk->vkctx;
     const FSSIMVkTimer *t = &vk->timer;
     uint64_t ts[8];
 
-    if (!t->pool || t->per_exec > FF_ARRAY_ELEMS(ts) ||
-        vkctx->vkfn.GetQueryPoolResults(vkctx->hwctx->act_dev, t->pool,
-                                        t->per_exec * exec->idx, t->per_exec,
-                                        sizeof(ts[0]) * t->per_exec, ts, sizeof(ts[0]),
-                                        VK_QUERY_RESULT_64_BIT) != VK_SUCCESS)
+    if (!timer_query(vk, exec, ts))
         return 0;
     span[0] = (ts[0] & t->mask) * t->period * 1e-3;
     span[1] = (ts[t->per_exec - 1] & t->mask) * t->period * 1e-3;

@@ -142,34 +142,21 @@ def main():
     tap.done()
 
 
-_RUNNING = {"now": 0, "peak": 0}
-_LOCK = threading.Lock()
-
-
-def _busy():
-    with _LOCK:
-        _RUNNING["now"] += 1
-        _RUNNING["peak"] = max(_RUNNING["peak"], _RUNNING["now"])
-    time.sleep(0.3)
-    with _LOCK:
-        _RUNNING["now"] -= 1
-
-
 def capacity(tap):
     """The most segments running at once on one GPU worker (threads in this
     process, so that the tasks can count each other)."""
     from distributed import Client
     from fssim_farm.runner import local_cluster, segment_resources
     for inputs, slots, want in ((7, None, 3), (2, None, 10), (17, None, 1), (2, 4, 4)):
-        _RUNNING.update(now=0, peak=0)
+        fm.RUNNING.update(now=0, peak=0)
         with local_cluster(gpus=[0], slots=slots, processes=False) as cluster, \
                 Client(cluster) as c:
-            futs = [c.submit(_busy, pure=False, resources=segment_resources(inputs))
+            futs = [c.submit(fm.busy, pure=False, resources=segment_resources(inputs))
                     for _ in range(want * 2 + 1)]
             c.gather(futs)
-        tap.ok(_RUNNING["peak"] == want, "one GPU worker%s runs %d segments of %d inputs at "
+        tap.ok(fm.RUNNING["peak"] == want, "one GPU worker%s runs %d segments of %d inputs at "
                "once" % (" with --slots %d" % slots if slots else "", want, inputs),
-               dict(_RUNNING))
+               dict(fm.RUNNING))
 
 
 def multi_host(tap, d, ref, dists, whole):
