@@ -8,10 +8,18 @@ FSSIM_COMMON = fssim/fssim_filter.o fssim/fssim_options.o fssim/fssim_format.o \
                fssim/fssim_links.o fssim/fssim_output.o fssim/fssim_log.o \
                fssim/fssim_file.o fssim/fssim_pool.o fssim/fssim_engine.o \
                fssim/fssim_be_cpu.o framesync.o $(FSSIM_REF)
-# The CUDA modules: each embedded as PTX (FFmpeg's rules) and as machine
-# code, SASS (below).
-FSSIM_PTX     = fssim_8 fssim_12 fssim_16 fssim_8_any fssim_12_any fssim_16_any
-FSSIM_MODULES = $(FSSIM_PTX) $(FSSIM_PTX:%=%_ladder) fssim3d fssim3d_any
+# The CUDA modules, each embedded as PTX (FFmpeg's rules) and as machine
+# code, SASS (below); the backend loads the one it needs.  fssim_cuda's:
+# one for each sample class (8 bits, 9 to 12, 13 to 16), window (the
+# default 11, or any: _any) and use (a lone pair, or a ladder: _ladder);
+# fssim3d's: one for the default window, one for any; fssim_resample serves
+# both filters, loaded only where an input is resampled.  Their .cu files
+# are written from these lists (below).
+FSSIM_CLASSES = 8 12 16
+FSSIM_PTX     = $(foreach c,$(FSSIM_CLASSES),fssim_$(c) fssim_$(c)_any)
+FSSIM_PTX2D   = $(FSSIM_PTX) $(FSSIM_PTX:%=%_ladder)
+FSSIM_PTX3D   = fssim3d fssim3d_any
+FSSIM_MODULES = $(FSSIM_PTX2D) $(FSSIM_PTX3D) fssim_resample
 # The CUDA backend serves fssim_cuda and fssim3d: both sets of kernels.
 FSSIM_CUDA   = fssim/fssim_be_cuda.o fssim/fssim_cuda_common.o fssim/fssim_cuda_params.o \
                fssim/fssim3d_cuda_params.o cuda/load_helper.o \
@@ -43,22 +51,73 @@ OBJS-yes += $(FSSIM_VULKAN)
 endif
 endif
 
-# FFmpeg's %.ptx rule knows only the .cu file: the modules are rebuilt
-# when a kernel header they include changes.
-FSSIM_PTX_HEADERS = fssim_plane.cuh fssim_resample.cuh fssim_msssim.cuh fssim_cuda.h \
+# A module's .cu is one line: FSSIM_MODULE (fssim_plane.cuh) with the
+# sample class's types (the samples, the float and the int accumulators)
+# and kind (fssim_cuda.h), the thread blocks per SM that registers must
+# allow (fssim_plane.cuh says why; by class: the default window's lone pair,
+# its ladder, any window), the window's radius (0: any) and whether it
+# serves a ladder; or FSSIM3D_MODULE (fssim3d.cuh) with the radius.
+FSSIM_CLASS_8   = unsigned char, float, int, FSSIM_KIND_8
+FSSIM_CLASS_12  = unsigned short, unsigned, int, FSSIM_KIND_12
+FSSIM_CLASS_16  = unsigned short, double, long long, FSSIM_KIND_16
+FSSIM_BLOCKS_8  = FSSIM_BLOCKS_PAIR8 FSSIM_BLOCKS_DEF FSSIM_BLOCKS_ANY
+FSSIM_BLOCKS_12 = FSSIM_BLOCKS_DEF FSSIM_BLOCKS_DEF FSSIM_BLOCKS_ANY
+FSSIM_BLOCKS_16 = 2 2 2
+FSSIM_BITS_8    = 8-bit
+FSSIM_BITS_12   = 9- to 12-bit
+FSSIM_BITS_16   = 13- to 16-bit
+
+# the parts of a module's name (fssim 8 any ladder), from its target
+fssim_comma  = ,
+fssim_parts  = $(subst _, ,$(basename $(notdir $@)))
+fssim_class  = $(word 2,$(fssim_parts))
+fssim_any    = $(filter any,$(fssim_parts))
+fssim_ladder = $(filter ladder,$(fssim_parts))
+fssim_window = $(if $(fssim_any),any window,the default window (11))
+
+$(FSSIM_PTX2D:%=$(SUBDIR)fssim/%.cu): TAG = GEN
+$(FSSIM_PTX2D:%=$(SUBDIR)fssim/%.cu): $(SRC_PATH)/$(SUBDIR)fssim/Makefile
+	$(M)printf '%s\n' \
+	  '/* fssim CUDA kernels for $(FSSIM_BITS_$(fssim_class)) samples, $(fssim_window)$(if $(fssim_ladder),$(fssim_comma) ladders) */' \
+	  '/* written by libavfilter/fssim/Makefile */' \
+	  '#include "fssim_plane.cuh"' \
+	  'FSSIM_MODULE($(FSSIM_CLASS_$(fssim_class)), $(word $(if $(fssim_any),3,$(if $(fssim_ladder),2,1)),$(FSSIM_BLOCKS_$(fssim_class))), $(if $(fssim_any),0,FSSIM_DEFAULT_RADIUS), $(if $(fssim_ladder),true,false))' > $@
+
+$(FSSIM_PTX3D:%=$(SUBDIR)fssim/%.cu): TAG = GEN
+$(FSSIM_PTX3D:%=$(SUBDIR)fssim/%.cu): $(SRC_PATH)/$(SUBDIR)fssim/Makefile
+	$(M)printf '%s\n' \
+	  '/* fssim3d CUDA kernels for $(fssim_window), every bit depth */' \
+	  '/* written by libavfilter/fssim/Makefile */' \
+	  '#include "fssim3d.cuh"' \
+	  'FSSIM3D_MODULE($(if $(fssim_any),0,FSSIM_DEFAULT_RADIUS))' > $@
+
+$(SUBDIR)fssim/fssim_resample.cu: TAG = GEN
+$(SUBDIR)fssim/fssim_resample.cu: $(SRC_PATH)/$(SUBDIR)fssim/Makefile
+	$(M)printf '%s\n' \
+	  '/* fssim CUDA resampler: renditions and main inputs to the reference'"'"'s plane sizes and format */' \
+	  '/* written by libavfilter/fssim/Makefile */' \
+	  '#include "fssim_resample.cuh"' \
+	  'FSSIM_RESAMPLE_MODULE()' > $@
+
+# The .cu files include their headers from the sources (an FFmpeg build
+# outside its source tree writes them in the build tree), and FFmpeg's %.ptx
+# rule knows only the .cu file: the modules are rebuilt when a kernel header
+# they include changes.
+$(FSSIM_MODULES:%=$(SUBDIR)fssim/%.ptx): NVCCFLAGS += -I$(SRC_PATH)/libavfilter/fssim
+FSSIM_PTX_HEADERS = fssim_plane.cuh fssim_msssim.cuh fssim_cuda.h \
                     fssim_cuda_device.cuh fssim_consts.h
-$(addprefix $(SUBDIR)fssim/,$(FSSIM_PTX:%=%.ptx) $(FSSIM_PTX:%=%_ladder.ptx)): \
-  $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,$(FSSIM_PTX_HEADERS))
+$(FSSIM_PTX2D:%=$(SUBDIR)fssim/%.ptx): $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,$(FSSIM_PTX_HEADERS))
+$(SUBDIR)fssim/fssim_resample.ptx: \
+  $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,fssim_resample.cuh fssim_cuda.h \
+                                          fssim_cuda_device.cuh fssim_consts.h)
 # FFmpeg's clang flags (sm_30) make clang emit PTX ISA 3.2, which has no
 # shfl.sync (kernels/fssim_cuda_device.cuh, warp_xor); ISA 6.0 has, and
 # every driver since CUDA 9 reads it.
 ifdef CONFIG_CUDA_LLVM
-$(addprefix $(SUBDIR)fssim/,$(FSSIM_PTX:%=%.ptx) $(FSSIM_PTX:%=%_ladder.ptx)): \
-  NVCCFLAGS += -Xclang -target-feature -Xclang +ptx60
+$(FSSIM_PTX2D:%=$(SUBDIR)fssim/%.ptx): NVCCFLAGS += -Xclang -target-feature -Xclang +ptx60
 endif
 FSSIM3D_PTX_HEADERS = fssim3d.cuh fssim3d_cuda.h fssim_cuda.h fssim_cuda_device.cuh fssim_consts.h
-$(SUBDIR)fssim/fssim3d.ptx $(SUBDIR)fssim/fssim3d_any.ptx: \
-  $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,$(FSSIM3D_PTX_HEADERS))
+$(FSSIM_PTX3D:%=$(SUBDIR)fssim/%.ptx): $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,$(FSSIM3D_PTX_HEADERS))
 
 # Machine code for the GPU architectures that configure's --with-cuda-sass
 # listed (sass.mak, written by scripts/ffmpeg-integrate.sh): ptxas builds a
@@ -96,4 +155,4 @@ SKIPHEADERS += fssim/fssim_cuda_common.h fssim/fssim_vulkan_common.h \
 
 clean::
 	$(RM) $(CLEANSUFFIXES:%=libavfilter/fssim/%) libavfilter/fssim/*.fatbin \
-	      libavfilter/fssim/*.sass.c
+	      libavfilter/fssim/*.sass.c $(FSSIM_MODULES:%=libavfilter/fssim/%.cu)

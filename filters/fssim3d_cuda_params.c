@@ -38,9 +38,9 @@ void ff_fssim3d_cuda_fill_moment_params(FSSIM3DCudaMomentParams *p, int width, i
     memset(p, 0, sizeof(*p));
     p->width  = width;
     p->height = height;
-    p->bytes  = bytes;
-    p->step   = step;
-    p->shift  = shift;
+    p->bytes  = p->main_bytes = bytes;
+    p->step   = p->main_step  = step;
+    p->shift  = p->main_shift = shift;
     p->radius = window / 2;
     p->offset = same_padding ? 0 : window / 2;
     ff_fssim_ref_float_out_size(width, height, &fp, &p->out_w, &p->out_h);

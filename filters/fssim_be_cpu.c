@@ -24,10 +24,10 @@
  * (rendition x algorithm x component x band of rows) whose partial sums are
  * added in unit order, so that a score does not depend on the number of
  * threads; each thread takes every nb_threads-th unit and owns one scratch
- * area, sized at configuration: scoring a frame allocates nothing.  A
- * ladder's renditions of another size are first resampled, by bands, into
- * planes of the reference's size (the CPU reference favours clarity over
- * fusing the two).  MS-SSIM first builds each plane's five scales as
+ * area, sized at configuration: scoring a frame allocates nothing.
+ * Renditions (and a pair's main input, fssim3d's too) of another size or
+ * format are first resampled, by bands, into planes of the reference's
+ * size and depth (the CPU reference favours clarity over fusing the two).  MS-SSIM first builds each plane's five scales as
  * doubles (the pyramid lists, one run per scale, bands of rows in
  * parallel), then scores every scale in bands like the other algorithms.
  * Synchronous: a job's sums are there when submit returns.
@@ -63,7 +63,7 @@ typedef struct CPUBackend {
     size_t   scratch_size;      /* per thread */
     uint8_t *scratch;
     FSSIMSums *results;         /* per slot */
-    /* a resampled rendition's planes, at the reference's size */
+    /* a resampled rendition's planes, at the reference's size and depth */
     uint16_t *rs[FSSIM_MAX_DIST][4];
     /* 3-D: ring[slot][comp], the five moment planes of a component */
     FSSIMRefMoments ring[FSSIM3D_MAX_RING][4];
@@ -275,16 +275,15 @@ static int cpu_init(FSSIMEngine *e, size_t *ring_bytes)
     CPUBackend *b = e->priv;
     int ret;
 
-    if (e->opts->depth) {
+    ret = init_resampling(e, b);
+    if (ret >= 0 && e->opts->depth) {
         ret = init_ring(e, b, ring_bytes);
         if (ret >= 0)
             ret = make_units(b, &b->moments, e, 1, FSSIM_BIT(FSSIM_ALGO_FLOAT));
         if (ret >= 0)
             ret = make_units(b, &b->score, e, 1, FSSIM_BIT(FSSIM_ALGO_FLOAT));
-    } else {
+    } else if (ret >= 0) {
         ret = make_units(b, &b->score, e, e->nb_dist, e->opts->algos);
-        if (ret >= 0)
-            ret = init_resampling(e, b);
         if (ret >= 0 && (e->opts->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)))
             ret = init_pyramid(e, b);
     }
@@ -377,7 +376,8 @@ static void run_unit(FSSIMEngine *e, const CPUTask *t, CPUUnit *u, void *scratch
                                                     t->ref->linesize);
         if (t->list == &b->resample) {
             ff_fssim_ref_resample_rows(&pd, &e->axis[u->dist][u->comp][0],
-                                       &e->axis[u->dist][u->comp][1], depth, u->y0, u->y1,
+                                       &e->axis[u->dist][u->comp][1], e->dist[u->dist].depth,
+                                       depth, u->y0, u->y1,
                                        b->rs[u->dist][u->comp] + (size_t)u->y0 * rp->width,
                                        2 * rp->width, scratch);
             return;
@@ -494,8 +494,13 @@ static int cpu_moments(FSSIMEngine *e, int ring_slot, const AVFrame *ref, const 
 {
     CPUBackend *b = e->priv;
     AVFrame *const d[1] = { (AVFrame *)dist };
+    const CPUTask r = { .list = &b->resample, .ref = ref, .dist = d };
     const CPUTask t = { .list = &b->moments, .ref = ref, .dist = d, .ring_slot = ring_slot };
 
+    /* the moments of a resampled main input are those of its planes at
+     * the reference's size and depth */
+    if (b->resample.nb_units)
+        run(e, &r);
     run(e, &t);
     return 0;
 }

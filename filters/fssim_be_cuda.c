@@ -28,10 +28,11 @@
  * rendition from one read of each sample, the reference's own terms once,
  * into per-tile partial sums, and fssim_reduce adds them per plane and
  * rendition in a fixed order into the job's slot.
- * A ladder's rendition of another size is first resampled
- * (fssim_resample, kernels/fssim_resample.cuh: one launch per rendition,
- * both passes in shared memory) into a frame of the reference's size in
- * device memory, laid out like the rendition's.
+ * A rendition (or a pair's main input) of another size or format is first
+ * resampled (kernels/fssim_resample.cuh, a module of its own loaded only
+ * then: one launch per rendition, both passes in shared memory, reading the
+ * rendition in its own layout) into a frame of the reference's size, depth
+ * and layout in device memory.
  * MS-SSIM (kernels/fssim_msssim.cuh): per rendition, one fssim_ms_scale
  * launch per scale over every plane, each pooling the next scale into
  * float planes allocated once (the stream orders the renditions, so one set
@@ -39,7 +40,8 @@
  * kernels' sums.
  *
  * 3-D (fssim3d): per frame pair, fssim3d_moments computes the spatial
- * moments into the frame's slot of a ring in device memory (the one
+ * moments (of the main input's resampled planes where it is resampled,
+ * 16-bit values) into the frame's slot of a ring in device memory (the one
  * full-size intermediate doc/algorithms.md#fssim3d allows: 4 floats per
  * scored position -- mu_a, mu_b, var_a + var_b, cov); per scored frame,
  * fssim3d_score combines the ring slots of its temporal window in double
@@ -65,11 +67,13 @@
 
 #define OFFSET_ALIGN 256
 
-/* A resampled rendition: the frame it is resampled into (the rendition's
- * layout at the reference's size), and its launch. */
+/* A resampled rendition: the frame it is resampled into (at the
+ * reference's size and depth, in its layout; fssim3d: planes of 16-bit
+ * values), and its launch: the kernel for the rendition's container. */
 typedef struct CUDAResampled {
     CUdeviceptr data[4];
     int         pitch[4];
+    CUfunction  func;
     FSSIMCudaResampleParams rp;
     int         nb_blocks;
 } CUDAResampled;
@@ -97,7 +101,6 @@ typedef struct CUDABackend {
     CUstream side[3];
     CUevent  fork, join[3];
     FSSIMCudaReduceParams reduce;       /* chunk[4]: a rendition's chunk sums */
-    CUfunction resample_func;
     CUDAResampled rs[FSSIM_MAX_DIST];
     CUdeviceptr tables;                 /* every axis's coefficients and bands */
     size_t fused_bytes;                 /* a slot's chunk sums of fssim_reduce; msssim's follow */
@@ -177,12 +180,28 @@ static int upload_table(FSSIMEngine *e, CUDABackend *b, size_t *off, const int32
     return n ? FSSIM_CHECK_CU(c, e->ctx, c->cu->cuMemcpyHtoD(*dev, v, n * sizeof(*v))) : 0;
 }
 
+/* Component c of a resampled frame: the reference's layout, which the
+ * fused kernels read; fssim3d's moments take a plane of 16-bit values per
+ * component instead, whatever the depth, read with main_bytes 2. */
+static FSSIMPlane resampled_plane(const FSSIMEngine *e, int c)
+{
+    FSSIMPlane p = e->fmt.comp[c];
+
+    if (e->opts->depth) {
+        p.plane  = c;
+        p.offset = p.shift = 0;
+        p.bytes  = 2;
+        p.step   = 1;
+    }
+    return p;
+}
+
 /* Component i of rendition k's launch: its geometry, its tables on the
  * device (the coefficients and the bands), its part of the grid. */
 static int init_resample_comp(FSSIMEngine *e, CUDABackend *b, int k, int i, size_t *off)
 {
     CUDAResampled *r = &b->rs[k];
-    const FSSIMPlane *p = &e->fmt.comp[i];
+    const FSSIMPlane p = resampled_plane(e, i), *in = &e->dist[k].comp[i];
     const FSSIMRefResampleAxis *ax = &e->axis[k][i][0], *ay = &e->axis[k][i][1];
     FSSIMCudaResampleComp *rp = &r->rp.comp[i];
     int32_t *bands;
@@ -191,10 +210,12 @@ static int init_resample_comp(FSSIMEngine *e, CUDABackend *b, int k, int i, size
     if (rows < 0)
         return rows;
     *rp = (FSSIMCudaResampleComp) {
-        .dst = r->data[p->plane] + p->offset, .dst_pitch = r->pitch[p->plane],
+        .dst = r->data[p.plane] + p.offset, .dst_pitch = r->pitch[p.plane],
         .in_w = ax->in, .in_h = ay->in, .out_w = ax->out, .out_h = ay->out,
         .xtaps = ax->ntaps, .ytaps = ay->ntaps,
-        .step = p->step, .shift = p->shift, .max = (1 << e->fmt.depth) - 1,
+        .src_step = in->step, .src_shift = in->shift,
+        .step = p.step, .shift = p.shift, .max = (1 << e->fmt.depth) - 1,
+        .round = FSSIM_RESAMPLE_SHIFT(e->dist[k].depth, e->fmt.depth),
         .rows = rows, .tiles_x = (ax->out + FSSIM_TILE - 1) / FSSIM_TILE,
         .first_block = r->nb_blocks,
     };
@@ -219,7 +240,7 @@ static int init_resampling(FSSIMEngine *e, CUDABackend *b)
     FSSIMCuda *c = &b->cuda;
     CudaFunctions *cu = c->cu;
     size_t tables = 0, off = 0;
-    int ret;
+    int ret = 0;
 
     for (int k = 0; k < e->nb_dist; k++)
         for (int i = 0; e->resample[k] && i < e->fmt.nb_comps; i++) {
@@ -230,23 +251,27 @@ static int init_resampling(FSSIMEngine *e, CUDABackend *b)
         }
     if (!tables)
         return 0;
-    ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuModuleGetFunction(&b->resample_func, c->module,
-                                                            "fssim_resample"));
+    ret = ff_fssim_cuda_load_resampler(e->ctx, c);
     if (ret >= 0)
         ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuMemAlloc(&b->tables, tables));
     for (int k = 0; k < e->nb_dist && ret >= 0; k++) {
         CUDAResampled *r = &b->rs[k];
         int rows[4] = { 0 };
+        char name[32];
 
         if (!e->resample[k])
             continue;
+        /* the kernel of the rendition's container and the written one's */
+        snprintf(name, sizeof(name), "fssim_resample_%dto%d", 8 * e->dist[k].comp[0].bytes,
+                 8 * resampled_plane(e, 0).bytes);
+        ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuModuleGetFunction(&r->func, c->resampler, name));
         /* the frame: each data plane as wide and high as its components */
         for (int i = 0; i < e->fmt.nb_comps; i++) {
-            const FSSIMPlane *p = &e->fmt.comp[i];
-            r->pitch[p->plane] = FFMAX(r->pitch[p->plane],
-                                       FFALIGN(p->offset + p->width * p->step * p->bytes,
-                                               OFFSET_ALIGN));
-            rows[p->plane] = FFMAX(rows[p->plane], p->height);
+            const FSSIMPlane p = resampled_plane(e, i);
+            r->pitch[p.plane] = FFMAX(r->pitch[p.plane],
+                                      FFALIGN(p.offset + p.width * p.step * p.bytes,
+                                              OFFSET_ALIGN));
+            rows[p.plane] = FFMAX(rows[p.plane], p.height);
         }
         for (int j = 0; j < 4 && ret >= 0; j++)
             if (rows[j])
@@ -271,7 +296,7 @@ static int launch_resample(FSSIMEngine *e, CUDABackend *b, int k, const AVFrame 
         r->rp.comp[i].src       = (CUdeviceptr)dist->data[p->plane] + p->offset;
         r->rp.comp[i].src_pitch = dist->linesize[p->plane];
     }
-    return FSSIM_CHECK_CU(c, e->ctx, c->cu->cuLaunchKernel(b->resample_func, r->nb_blocks, 1, 1,
+    return FSSIM_CHECK_CU(c, e->ctx, c->cu->cuLaunchKernel(r->func, r->nb_blocks, 1, 1,
                                                            FSSIM_TILE,
                                                            FSSIM_THREADS / FSSIM_TILE, 1, 0,
                                                            c->stream, args, NULL));
@@ -484,7 +509,9 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
 #undef IMAGES
     AVFilterContext *ctx = e->ctx;
     FSSIMCuda *c = &b->cuda;
-    const int kind = fssim_cuda_kind(e->fmt.depth);
+    /* samples at the bottom of 16-bit words may exceed the depth: the
+     * 16-bit module's sums take them as stored */
+    const int kind = fssim_cuda_kind(ff_fssim_stored_bits(&e->fmt));
     const int any = e->opts->window != FSSIM_DEFAULT_WINDOW;
     const int ladder = e->nb_dist > 1;
     const FSSIMSmemLayout l = fssim_smem_layout(e->opts->window / 2, e->opts->algos, kind,
@@ -720,6 +747,12 @@ static int init_3d(FSSIMEngine *e, CUDABackend *b, size_t *bytes)
         ff_fssim3d_cuda_fill_moment_params(mp, p->width, p->height, p->bytes, p->step, p->shift,
                                            e->opts->window, e->opts->sigma,
                                            e->opts->padding == FSSIM_REF_PAD_SAME);
+        if (e->resample[0]) {
+            const FSSIMPlane rp = resampled_plane(e, i);
+            mp->main_bytes = rp.bytes;
+            mp->main_step  = rp.step;
+            mp->main_shift = rp.shift;
+        }
         /* ff_fssim_check_options() made sure every plane scores something */
         n = mp->out_w * mp->out_h;
         b->grid3d[i][0] = (mp->out_w + FSSIM_TILE - 1) / FSSIM_TILE;
@@ -779,6 +812,8 @@ static int init_3d(FSSIMEngine *e, CUDABackend *b, size_t *bytes)
                                                            sizeof(FSSIM3DCudaWindow)));
     if (ret >= 0)
         ret = FSSIM_CHECK_CU(c, ctx, cu->cuEventCreate(&b->mready, CU_EVENT_DISABLE_TIMING));
+    if (ret >= 0)
+        ret = init_resampling(e, b);
     for (int k = 0; k < e->ring_size && ret >= 0; k++) {
         ret = FSSIM_CHECK_CU(c, ctx, cu->cuEventCreate(&b->mstart[k], CU_EVENT_DEFAULT));
         if (ret >= 0)
@@ -836,14 +871,21 @@ static int cuda_moments(FSSIMEngine *e, int k, const AVFrame *ref, const AVFrame
         ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuStreamWaitEvent(c->stream, b->mready, 0));
     if (ret >= 0)
         ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuEventRecord(b->mstart[k], c->stream));
+    /* one resampled frame serves every pair: the stream orders a pair's
+     * resampling after the previous pair's moments */
+    if (ret >= 0 && e->resample[0])
+        ret = launch_resample(e, b, 0, dist);
     for (int i = 0; i < e->fmt.nb_comps && ret >= 0; i++) {
         const FSSIMPlane *p = &e->fmt.comp[i];
+        const CUDAResampled *rs = e->resample[0] ? &b->rs[0] : NULL;
+        const FSSIMPlane rp = resampled_plane(e, i);
         FSSIM3DCudaMomentParams *mp = &b->mp[i];
         void *args[] = { mp };
 
-        mp->main_ptr   = (CUdeviceptr)dist->data[p->plane] + p->offset;
+        mp->main_ptr   = rs ? rs->data[rp.plane] + rp.offset :
+                         (CUdeviceptr)dist->data[p->plane] + p->offset;
         mp->ref_ptr    = (CUdeviceptr)ref->data[p->plane] + p->offset;
-        mp->main_pitch = dist->linesize[p->plane];
+        mp->main_pitch = rs ? rs->pitch[rp.plane] : dist->linesize[p->plane];
         mp->ref_pitch  = ref->linesize[p->plane];
         mp->out        = b->ring + k * b->ring_slot_bytes + b->comp_offset[i];
         ret = FSSIM_CHECK_CU(c, e->ctx, cu->cuLaunchKernel(b->moments_func,

@@ -94,7 +94,7 @@ typedef struct VKBackend {
     FFVulkanShader shd_tile, shd_reduce;
     FSSIMVkPlane planes[4];
 
-    /* A ladder's renditions of another size: resampled (rs) into their
+    /* Renditions of another size or format: resampled (rs) into their
      * lane's region of its output, which shd_tile_rs reads instead of the
      * rendition's images. */
     int resampling;
@@ -227,8 +227,9 @@ static int shared_bytes(const FSSIMEngine *e, int halo)
     const VKBackend *s = e->priv;
     const int algos = e->opts->algos, rf = e->opts->window / 2;
     const int hf = algos & FSSIM_BIT(FSSIM_ALGO_FLOAT) ? 4 * (TILE_H + 2 * rf) * TILE_W : 0;
+    const int bits = ff_fssim_stored_bits(&e->fmt);
     const int hi = algos & FSSIM_BIT(FSSIM_ALGO_INT) ?
-                   (e->fmt.depth > 12 ? 8 : e->fmt.depth > 8 ? 5 : 4) *
+                   (bits > 12 ? 8 : bits > 8 ? 5 : 4) *
                    (TILE_H + 2 * FSSIM_INT_RADIUS) * TILE_W : 0;
     const int hr = (algos & FSSIM_BIT(FSSIM_ALGO_PSNR) ? 10 : 6) *
                    (s->subgroup_size ? WG_SIZE / 4 : WG_SIZE);        /* HBUF_R */
@@ -292,9 +293,9 @@ static int check_device(FSSIMEngine *e)
     }
     if (s->resampling && !feats->shaderInt64) {
         av_log(ctx, AV_LOG_ERROR, "The Vulkan device '%s' lacks shaderInt64 (or it is not "
-               "enabled), which resampling a ladder's renditions needs for its exact "
-               "arithmetic. Scale the renditions to the reference's size first "
-               "(scale_vulkan), or use scale=none.\n", name);
+               "enabled), which resampling inputs of another size or format than the "
+               "reference needs for its exact arithmetic. Bring them to the reference's size "
+               "and format first (scale_vulkan=W:H:format=...).\n", name);
         return AVERROR(ENOSYS);
     }
     s->subgroup_size = fixed_subgroup_size(vkctx);
@@ -332,8 +333,10 @@ static int init_shader(FSSIMEngine *e, FFVulkanShader *shd, int mode, int main_b
     SPEC_LIST_ADD(sl, SPEC_ALGOS, 32, e->opts->algos);
     SPEC_LIST_ADD(sl, SPEC_RF,    32, e->opts->window / 2);
     SPEC_LIST_ADD(sl, SPEC_HALO,  32, tile_halo(e));
-    SPEC_LIST_ADD(sl, SPEC_DEEP,  32, depth > 8);
-    SPEC_LIST_ADD(sl, SPEC_WIDE,  32, depth > 12);
+    /* the sums' widths: samples at the bottom of 16-bit words are read as
+     * stored and may exceed the depth (ff_fssim_stored_bits) */
+    SPEC_LIST_ADD(sl, SPEC_DEEP,  32, ff_fssim_stored_bits(&e->fmt) > 8);
+    SPEC_LIST_ADD(sl, SPEC_WIDE,  32, ff_fssim_stored_bits(&e->fmt) > 12);
     ff_fssim_vk_spec_float_c(sl, SPEC_C1F, depth);
     ff_fssim_vk_spec_gauss(sl, SPEC_G0, e->opts, 0);
     if (s->fp64) {
@@ -360,14 +363,17 @@ static int vk_init(FSSIMEngine *e, size_t *ring_bytes)
     FFVulkanContext *vkctx = &s->vk.vkctx;
     int err;
 
-    for (int k = 0; k < e->nb_dist; k++)
-        s->resampling |= e->resample[k];
-    if (!av_vkfmt_from_pixfmt(e->fmt.pix_fmt)) {
-        av_log(ctx, AV_LOG_ERROR, "Pixel format %s has no Vulkan representation. Convert "
-               "it first, e.g. with scale_vulkan=format=nv12.\n",
-               av_get_pix_fmt_name(e->fmt.pix_fmt));
+    for (int k = 0; k <= e->nb_dist; k++) {
+        const FSSIMFormat *f = k < e->nb_dist ? &e->dist[k] : &e->fmt;
+        if (av_vkfmt_from_pixfmt(f->pix_fmt))
+            continue;
+        av_log(ctx, AV_LOG_ERROR, "Pixel format %s of the %s input has no Vulkan "
+               "representation. Convert it first, e.g. with scale_vulkan=format=nv12.\n",
+               av_get_pix_fmt_name(f->pix_fmt), ctx->input_pads[k].name);
         return AVERROR(ENOSYS);
     }
+    for (int k = 0; k < e->nb_dist; k++)
+        s->resampling |= e->resample[k];
     if (e->opts->depth)
         return ff_fssim_vk3d_init(e, &s->b3d, ring_bytes);
     s->exec   = av_calloc(e->nb_slots * e->nb_dist, sizeof(*s->exec));

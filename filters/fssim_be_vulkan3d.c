@@ -27,7 +27,8 @@
  *
  * Per frame pair, one dispatch per component (fssim3d_moments.comp.glsl)
  * computes the spatial moments in double into the frame's ring slot in
- * device memory: per scored position mu_a, mu_b, var_a + var_b and cov,
+ * device memory (of the main input's planes resampled to the reference's
+ * first, fssim_vulkan_resample.c, where its size or format differs): per scored position mu_a, mu_b, var_a + var_b and cov,
  * each a double rounded to 48 bits (24 bytes; fssim3d_core.glsl).  Per
  * scored frame, fssim3d_score.comp.glsl combines the slots of its temporal
  * window in double into per-workgroup partial sums, adds them per component
@@ -60,6 +61,7 @@
 #include "libavutil/pixdesc.h"
 
 #include "fssim_vulkan_common.h"
+#include "fssim_vulkan_resample.h"
 
 extern const unsigned char ff_fssim3d_moments_comp_spv_data[];
 extern const unsigned int  ff_fssim3d_moments_comp_spv_len;
@@ -76,9 +78,10 @@ extern const unsigned int  ff_fssim3d_score_comp_spv_len;
 #define RECORD_HI   16
 #define RECORD_LO   8
 
-/* Descriptor bindings of the moments shader: one per plane of each frame. */
+/* Descriptor bindings of the moments shader: one per plane of each frame,
+ * then the resampled main planes. */
 enum { BIND_MAIN = 0, BIND_REF = BIND_MAIN + FSSIM_VK_MAX_PLANES,
-       BIND_IMG_NB = BIND_REF + FSSIM_VK_MAX_PLANES };
+       BIND_IMG_NB = BIND_REF + FSSIM_VK_MAX_PLANES, BIND_RSB = BIND_IMG_NB };
 /* and of the score shader */
 enum { BIND_WINDOW, BIND_PARTIALS, BIND_RESULTS, BIND_SCORE_NB };
 
@@ -87,6 +90,7 @@ typedef struct FSSIM3DVkMomentsPush {
     uint32_t hi_addr[2], lo_addr[2];
     int32_t  size[2], out_size[2];
     int32_t  offset, plane, chan, shift;
+    uint32_t buf_off, buf_pitch;  /* a resampled main's plane in the resampler's output */
 } FSSIM3DVkMomentsPush;
 
 typedef struct FSSIM3DVkScorePush {
@@ -131,6 +135,10 @@ struct VK3DBackend {
     /* the compute family restricted to its first queue: see the top */
     FSSIMVk vk;
     FFVulkanShader shd_moments, shd_score, shd_sum;
+    /* a main input of another size or format: resampled into the one region
+     * of rs before each pair's moments (the queue orders a pair's
+     * resampling after the previous pair's moments) */
+    FSSIMVkResampler *rs;
 
     VkComp comp[4];
     size_t slot_bytes;
@@ -178,6 +186,13 @@ static int check_device(FSSIMEngine *e, VK3DBackend *b)
                           VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
     char why[64];
 
+    if (e->resample[0] && !feats->shaderInt64) {
+        av_log(ctx, AV_LOG_ERROR, "The Vulkan device '%s' lacks shaderInt64 (or it is not "
+               "enabled), which resampling the main input to the reference's size and "
+               "format needs for its exact arithmetic. Bring the main input to the "
+               "reference's size and format first (scale_vulkan=W:H:format=...).\n", name);
+        return AVERROR(ENOSYS);
+    }
     if (!feats->shaderFloat64 || !f12 || !f12->bufferDeviceAddress) {
         const int both = !feats->shaderFloat64 && (!f12 || !f12->bufferDeviceAddress);
         av_log(ctx, AV_LOG_ERROR, "The Vulkan device '%s' lacks %s%s%s (or it is not enabled), "
@@ -270,6 +285,8 @@ static void setup_comps(FSSIMEngine *e, VK3DBackend *b)
             .chan     = p->offset / p->bytes,
             .shift    = p->shift,
         };
+        if (e->resample[0])
+            ff_fssim_vk_resample_plane(e, c, &vc->mp.buf_off, &vc->mp.buf_pitch);
         vc->groups[0]    = (ow + TILE_W - 1) / TILE_W;
         vc->groups[1]    = (oh + TILE_H - 1) / TILE_H;
         vc->score_groups = ((size_t)ow * oh + SCORE_CHUNK - 1) / SCORE_CHUNK;
@@ -313,8 +330,9 @@ static int init_shader(FSSIMEngine *e, VK3DBackend *b, FFVulkanShader *shd, int 
     SPEC_LIST_ADD(sl, 0, 32, e->opts->window / 2);
     /* the reference's weights, bit for bit */
     ff_fssim_vk_spec_gauss(sl, 1, e->opts, 1);
+    SPEC_LIST_ADD(sl, 16, 32, e->resample[0]);
     ff_fssim_vk_shader_load(shd, sl, WG_SIZE, 1, 0);
-    return ff_fssim_vk_shader_link(&b->vk, shd, BIND_IMG_NB, 0, sizeof(FSSIM3DVkMomentsPush),
+    return ff_fssim_vk_shader_link(&b->vk, shd, BIND_IMG_NB, 1, sizeof(FSSIM3DVkMomentsPush),
                                    ff_fssim3d_moments_comp_spv_data,
                                    ff_fssim3d_moments_comp_spv_len);
 }
@@ -367,6 +385,8 @@ int ff_fssim_vk3d_init(FSSIMEngine *e, VK3DBackend **pb, size_t *bytes)
     RET(init_shader(e, b, &b->shd_moments, -1));
     RET(init_shader(e, b, &b->shd_score, 0));
     RET(init_shader(e, b, &b->shd_sum, 1));
+    if (e->resample[0])
+        RET(ff_fssim_vk_resample_init(e, &b->vk, 1, &b->rs));
     ff_fssim_vk_timer_init(ctx, &b->vk, NB_TS);
 
     av_log(ctx, AV_LOG_VERBOSE, "Vulkan device '%s': %zu bytes a ring slot, %u score "
@@ -608,6 +628,8 @@ int ff_fssim_vk3d_moments(FSSIMEngine *e, VK3DBackend *b, int slot, const AVFram
     VkImageView mv[AV_NUM_DATA_POINTERS], rv[AV_NUM_DATA_POINTERS];
     VkImageMemoryBarrier2 img_bar[8];
     const int64_t n = b->nb_pairs;
+    /* without resampling, any valid range: the shader does not read it */
+    FSSIMVkRange rsb = { &b->partials, 0, b->partials.size };
     int nb_img_bar = 0, err;
     FFVkExecContext *exec;
 
@@ -637,8 +659,18 @@ int ff_fssim_vk3d_moments(FSSIMEngine *e, VK3DBackend *b, int slot, const AVFram
                         VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                         img_bar, nb_img_bar);
 
-    ff_fssim_vk_bind_planes(vkctx, exec, &b->shd_moments, BIND_MAIN, mv, nb_planes);
+    if (b->rs) {
+        const FSSIMVkLane lane = { .own = mv, .ref = rv, .resampled = 1,
+                                   .rsb = ff_fssim_vk_resample_out(b->rs, 0) };
+        ff_fssim_vk_resample_record(e, &b->vk, b->rs, exec, &lane, 1);
+        rsb = lane.rsb;
+    }
+    /* a resampled main is read from rsb: the reference's images stand in
+     * for its own, of another format */
+    ff_fssim_vk_bind_planes(vkctx, exec, &b->shd_moments, BIND_MAIN, b->rs ? rv : mv,
+                            nb_planes);
     ff_fssim_vk_bind_planes(vkctx, exec, &b->shd_moments, BIND_REF, rv, nb_planes);
+    ff_fssim_vk_bind_range(vkctx, exec, &b->shd_moments, BIND_RSB, &rsb);
     ff_vk_exec_bind_shader(vkctx, exec, &b->shd_moments);
     for (int c = 0; c < e->fmt.nb_comps; c++) {
         VkComp *vc = &b->comp[c];
@@ -761,6 +793,7 @@ void ff_fssim_vk3d_uninit(FSSIMEngine *e, VK3DBackend **pb)
         ff_vk_shader_free(vkctx, &b->shd_moments);
         ff_vk_shader_free(vkctx, &b->shd_score);
         ff_vk_shader_free(vkctx, &b->shd_sum);
+        ff_fssim_vk_resample_uninit(&b->vk, &b->rs);
         for (int k = 0; k < FSSIM3D_MAX_RING; k++)
             ff_vk_free_buf(vkctx, &b->ring[k]);
         ff_vk_free_buf(vkctx, &b->partials);

@@ -91,10 +91,11 @@ int ff_fssim_cuda_check_inputs(AVFilterContext *ctx, enum AVPixelFormat *sw_form
         if (dev0 && dev->cuda_ctx != dev0->cuda_ctx) {
             av_log(ctx, AV_LOG_ERROR, "The %s and %s inputs are on different CUDA "
                    "devices or contexts. Put every input on one device: -hwaccel cuda on all "
-                   "inputs shares one by default; for uploads use hwupload with "
-                   "-init_hw_device cuda=gpu -filter_hw_device gpu (each hwupload_cuda "
-                   "creates a context of its own).\n", ctx->input_pads[0].name,
-                   ctx->input_pads[i].name);
+                   "inputs shares one by default; to pick GPU 1, create it once with "
+                   "-init_hw_device cuda=g:1 and give -hwaccel cuda -hwaccel_device g on each "
+                   "input; for uploads use hwupload with -init_hw_device cuda=g:1 "
+                   "-filter_hw_device g (each hwupload_cuda creates a context of its own).\n",
+                   ctx->input_pads[0].name, ctx->input_pads[i].name);
             return AVERROR(EINVAL);
         }
         dev0 = dev;
@@ -144,7 +145,10 @@ static int load_extra(AVFilterContext *ctx, FSSIMCudaExtra *e)
  * from a toolkit newer than the driver), the PTX, which the driver compiles
  * (and caches, unless CUDA_CACHE_DISABLE is set).  Called with the context
  * pushed. */
-static int load_module(AVFilterContext *ctx, FSSIMCuda *c, const FSSIMCudaImage *img)
+/* Load img into *m, its machine code where it has the GPU's; what names
+ * the kernels in the verbose log. */
+static int load_module(AVFilterContext *ctx, FSSIMCuda *c, const FSSIMCudaImage *img,
+                       CUmodule *m, const char *what)
 {
     CudaFunctions *cu = c->cu;
     int major = 0, minor = 0;
@@ -155,22 +159,30 @@ static int load_module(AVFilterContext *ctx, FSSIMCuda *c, const FSSIMCudaImage 
                              c->hwctx->internal->cuda_device);
     if (img->sass_len) {
         const char *name = NULL;
-        CUresult err = cu->cuModuleLoadData(&c->module, img->sass);
+        CUresult err = cu->cuModuleLoadData(m, img->sass);
 
         if (err == CUDA_SUCCESS) {
-            av_log(ctx, AV_LOG_VERBOSE, "CUDA kernels: machine code for sm_%d%d\n",
+            av_log(ctx, AV_LOG_VERBOSE, "%s: machine code for sm_%d%d\n", what,
                    major, minor);
             return 0;
         }
-        c->module = NULL;
+        *m = NULL;
         cu->cuGetErrorName(err, &name);
-        av_log(ctx, AV_LOG_VERBOSE, "CUDA kernels: no machine code for sm_%d%d (%s); the "
-               "driver compiles the PTX\n", major, minor, name ? name : "?");
+        av_log(ctx, AV_LOG_VERBOSE, "%s: no machine code for sm_%d%d (%s); the "
+               "driver compiles the PTX\n", what, major, minor, name ? name : "?");
     } else {
-        av_log(ctx, AV_LOG_VERBOSE, "CUDA kernels: built without machine code; the driver "
-               "compiles the PTX for sm_%d%d\n", major, minor);
+        av_log(ctx, AV_LOG_VERBOSE, "%s: built without machine code; the driver "
+               "compiles the PTX for sm_%d%d\n", what, major, minor);
     }
-    return ff_cuda_load_module(ctx, c->hwctx, &c->module, img->ptx, img->ptx_len);
+    return ff_cuda_load_module(ctx, c->hwctx, m, img->ptx, img->ptx_len);
+}
+
+int ff_fssim_cuda_load_resampler(AVFilterContext *ctx, FSSIMCuda *c)
+{
+    FSSIM_CUDA_IMAGE_EXTERN(fssim_resample);
+    const FSSIMCudaImage img = FSSIM_CUDA_IMAGE(fssim_resample);
+
+    return load_module(ctx, c, &img, &c->resampler, "CUDA resampler");
 }
 
 int ff_fssim_cuda_init(AVFilterContext *ctx, FSSIMCuda *c, const FSSIMCudaImage *img)
@@ -194,7 +206,7 @@ int ff_fssim_cuda_init(AVFilterContext *ctx, FSSIMCuda *c, const FSSIMCudaImage 
     ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPushCurrent(c->cu_ctx));
     if (ret < 0)
         return ret;
-    ret = load_module(ctx, c, img);
+    ret = load_module(ctx, c, img, &c->module, "CUDA kernels");
     if (ret >= 0)
         ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuStreamCreate(&c->stream, CU_STREAM_NON_BLOCKING));
     FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPopCurrent(&dummy));
@@ -203,15 +215,18 @@ int ff_fssim_cuda_init(AVFilterContext *ctx, FSSIMCuda *c, const FSSIMCudaImage 
 
 void ff_fssim_cuda_uninit(AVFilterContext *ctx, FSSIMCuda *c)
 {
-    if (c->module || c->stream) {
+    if (c->module || c->resampler || c->stream) {
         CUcontext dummy;
         FSSIM_FREE_CU(c, ctx, c->cu->cuCtxPushCurrent(c->cu_ctx));
         if (c->stream)
             FSSIM_FREE_CU(c, ctx, c->cu->cuStreamDestroy(c->stream));
         if (c->module)
             FSSIM_FREE_CU(c, ctx, c->cu->cuModuleUnload(c->module));
+        if (c->resampler)
+            FSSIM_FREE_CU(c, ctx, c->cu->cuModuleUnload(c->resampler));
         FSSIM_FREE_CU(c, ctx, c->cu->cuCtxPopCurrent(&dummy));
         c->module = NULL;
+        c->resampler = NULL;
         c->stream = NULL;
     }
     if (c->ext.lib) {

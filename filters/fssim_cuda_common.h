@@ -61,6 +61,7 @@ typedef struct FSSIMCuda {
     CUstream             frames_stream;
     CUstream             stream;
     CUmodule             module;
+    CUmodule             resampler;  /* fssim_resample, where an input is resampled */
     /* A CUDA call failed (AVERROR_EXTERNAL, reported once): the context may
      * be broken and no result of GPU work queued since may be read, so
      * nothing is scored any more and the teardown stays quiet. */
@@ -119,6 +120,11 @@ typedef struct FSSIMCudaImage {
  *  where it has the GPU's, else its PTX), find the extra driver entry
  *  points and create the filter's stream. */
 int ff_fssim_cuda_init(AVFilterContext *ctx, FSSIMCuda *c, const FSSIMCudaImage *img);
+
+/** Load the resampler's module (kernels/fssim_resample.cu) into
+ *  c->resampler, as ff_fssim_cuda_init() loads the filter's.  Call with the
+ *  context pushed. */
+int ff_fssim_cuda_load_resampler(AVFilterContext *ctx, FSSIMCuda *c);
 
 void ff_fssim_cuda_uninit(AVFilterContext *ctx, FSSIMCuda *c);
 

@@ -32,6 +32,7 @@
 #include "libavutil/avstring.h"
 #include "libavutil/fifo.h"
 #include "libavutil/mem.h"
+#include "libavutil/pixdesc.h"
 #include "libavfilter/filters.h"
 
 #include "fssim_engine.h"
@@ -103,12 +104,14 @@ static void setup_divisors(FSSIMEngine *e)
 }
 
 /* The coefficients of every resampled rendition, computed once and shared
- * by the backends, so that all of them produce the same samples. */
+ * by the backends, so that all of them produce the same samples.  A
+ * rendition of another size or format is resampled, each component to the
+ * reference's plane of that component and bit depth (an axis of the same
+ * size is one tap: a copy); doc/algorithms.md#resampling. */
 static int setup_resampling(FSSIMEngine *e)
 {
     for (int k = 0; k < e->nb_dist; k++) {
-        e->resample[k] = e->dist[k].width  != e->fmt.width ||
-                         e->dist[k].height != e->fmt.height;
+        e->resample[k] = !ff_fssim_format_same_layout(&e->dist[k], &e->fmt);
         for (int c = 0; e->resample[k] && c < e->fmt.nb_comps; c++) {
             const FSSIMPlane *in = &e->dist[k].comp[c], *out = &e->fmt.comp[c];
             if (ff_fssim_ref_resample_axis_init(&e->axis[k][c][0], in->width, out->width,
@@ -118,9 +121,10 @@ static int setup_resampling(FSSIMEngine *e)
                 return AVERROR(ENOMEM);
         }
         if (e->resample[k])
-            av_log(e->ctx, AV_LOG_VERBOSE, "%s: %dx%d resampled to %dx%d.\n",
+            av_log(e->ctx, AV_LOG_VERBOSE, "%s: %dx%d %s resampled to %dx%d %s.\n",
                    e->ctx->input_pads[k].name, e->dist[k].width, e->dist[k].height,
-                   e->fmt.width, e->fmt.height);
+                   av_get_pix_fmt_name(e->dist[k].pix_fmt), e->fmt.width, e->fmt.height,
+                   av_get_pix_fmt_name(e->fmt.pix_fmt));
     }
     return 0;
 }

@@ -95,8 +95,11 @@ typedef struct FSSIMEngine {
     FSSIMFormat fmt;               /* the reference: the planes scored */
     int nb_dist;                   /* distorted inputs (renditions), 1..FSSIM_MAX_DIST */
     FSSIMFormat dist[FSSIM_MAX_DIST];  /* each as it arrives */
-    int resample[FSSIM_MAX_DIST];  /* its size differs: resampled to fmt's */
-    /* the resampler's axes of each component of a resampled rendition:
+    /* its size or format differs: resampled to fmt's planes and depth,
+     * laid out as fmt's, before it is scored */
+    int resample[FSSIM_MAX_DIST];
+    /* the resampler's axes of each component of a resampled rendition, from
+     * its plane's size to the reference's plane of that component:
      * [0] horizontal, [1] vertical (doc/algorithms.md#resampling) */
     FSSIMRefResampleAxis axis[FSSIM_MAX_DIST][4][2];
 
@@ -165,6 +168,20 @@ typedef struct FSSIMBackend {
 
     const char *storage3d;         /* how the 3-D ring holds the moments, for the log */
 } FSSIMBackend;
+
+/**
+ * The bits a sample of f may hold as stored, which the GPU kernels' sums
+ * must take: 16 where samples sit at the bottom of 16-bit words
+ * (yuv420p10, gray12...), since a raw file may hold values above the
+ * format's depth and every backend reads them as stored, as FFmpeg's ssim
+ * and psnr do (doc/formats.md#sample-values); else the depth (8-bit words,
+ * and MSB-aligned words such as P010's, whose value is the word shifted
+ * down).
+ */
+static inline int ff_fssim_stored_bits(const FSSIMFormat *f)
+{
+    return f->comp[0].bytes == 2 && !f->comp[0].shift ? 16 : f->depth;
+}
 
 extern const FSSIMBackend ff_fssim_cpu_backend;
 extern const FSSIMBackend ff_fssim_cuda_backend;

@@ -119,8 +119,8 @@ int ff_fssim_filter_configure(AVFilterContext *ctx)
     FSSIMFilter *f = ctx->priv;
     FSSIMEngine *e = &f->eng;
     const AVFilterLink *ref = ctx->inputs[e->nb_dist];
-    /* a ladder resamples renditions of another size; two inputs never */
-    const int scale = e->nb_dist > 1 && f->opts.scale == FSSIM_SCALE_AUTO;
+    /* inputs of other plane sizes than the reference are resampled */
+    const int scale = f->opts.scale == FSSIM_SCALE_AUTO;
     enum AVPixelFormat sw_format[FSSIM_MAX_INPUTS];
     int ret;
 

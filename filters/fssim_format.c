@@ -118,6 +118,28 @@ int ff_fssim_format_init(AVFilterContext *ctx, FSSIMFormat *f,
     return 0;
 }
 
+int ff_fssim_format_compatible(enum AVPixelFormat a, enum AVPixelFormat b)
+{
+    const AVPixFmtDescriptor *da = av_pix_fmt_desc_get(a), *db = av_pix_fmt_desc_get(b);
+
+    return da && db && da->nb_components == db->nb_components &&
+           (da->flags & AV_PIX_FMT_FLAG_RGB) == (db->flags & AV_PIX_FMT_FLAG_RGB);
+}
+
+int ff_fssim_format_same_layout(const FSSIMFormat *d, const FSSIMFormat *f)
+{
+    if (d->nb_comps != f->nb_comps || d->depth != f->depth)
+        return 0;
+    for (int c = 0; c < f->nb_comps; c++) {
+        const FSSIMPlane *a = &d->comp[c], *b = &f->comp[c];
+        if (a->plane != b->plane || a->offset != b->offset || a->width != b->width ||
+            a->height != b->height || a->bytes != b->bytes || a->step != b->step ||
+            a->shift != b->shift)
+            return 0;
+    }
+    return 1;
+}
+
 FSSIMRefPlane ff_fssim_ref_plane(const FSSIMFormat *f, int c,
                                  uint8_t *const data[], const int linesize[])
 {

@@ -61,6 +61,20 @@ extern const enum AVPixelFormat ff_fssim_sw_pix_fmts[];
 int ff_fssim_format_init(AVFilterContext *ctx, FSSIMFormat *f,
                          enum AVPixelFormat sw_format, int width, int height);
 
+/**
+ * Whether an input of format a can be scored against a reference of format
+ * b: the same colour family and components (YUV, GBR or GRAY; alpha on
+ * both or neither).  Bit depth, chroma subsampling and layout may differ:
+ * the resampler brings them to the reference's (doc/formats.md).
+ */
+int ff_fssim_format_compatible(enum AVPixelFormat a, enum AVPixelFormat b);
+
+/** Whether d lies in its frames as f does, component for component (plane,
+ *  offset, container, step, shift), at the same sizes and depth: such an
+ *  input is scored in place, any other is resampled
+ *  (doc/algorithms.md#resampling). */
+int ff_fssim_format_same_layout(const FSSIMFormat *d, const FSSIMFormat *f);
+
 /** A component of a frame as the CPU reference reads it. */
 FSSIMRefPlane ff_fssim_ref_plane(const FSSIMFormat *f, int c,
                                  uint8_t *const data[], const int linesize[]);

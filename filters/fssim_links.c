@@ -118,6 +118,33 @@ int ff_fssim_append_inputs(AVFilterContext *ctx, const FSSIMOptions *opts)
     return 0;
 }
 
+/* The colour family and components of a format, for messages. */
+static const char *family(enum AVPixelFormat fmt)
+{
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(fmt);
+
+    if (!d)
+        return "unknown";
+    if (d->nb_components < 3)
+        return "GRAY";
+    if (d->flags & AV_PIX_FMT_FLAG_RGB)
+        return d->nb_components > 3 ? "GBR with alpha" : "GBR";
+    return d->nb_components > 3 ? "YUV with alpha" : "YUV";
+}
+
+/* Whether input i's planes have the reference's sizes: its frame size
+ * and chroma subsampling. */
+static int same_plane_sizes(const AVFilterContext *ctx, const enum AVPixelFormat *fmt, int i)
+{
+    const int r = ctx->nb_inputs - 1;
+    const AVPixFmtDescriptor *a = av_pix_fmt_desc_get(fmt[i]), *b = av_pix_fmt_desc_get(fmt[r]);
+    const AVFilterLink *in = ctx->inputs[i], *ref = ctx->inputs[r];
+
+    return in->w == ref->w && in->h == ref->h && (a->nb_components < 3 ||
+           (AV_CEIL_RSHIFT(in->w, a->log2_chroma_w) == AV_CEIL_RSHIFT(ref->w, b->log2_chroma_w) &&
+            AV_CEIL_RSHIFT(in->h, a->log2_chroma_h) == AV_CEIL_RSHIFT(ref->h, b->log2_chroma_h)));
+}
+
 int ff_fssim_check_inputs(AVFilterContext *ctx, const enum AVPixelFormat *fmt, int scale,
                           const char *fix)
 {
@@ -130,33 +157,29 @@ int ff_fssim_check_inputs(AVFilterContext *ctx, const enum AVPixelFormat *fmt, i
         const AVFilterLink *in = ctx->inputs[i];
         const char *pad = ctx->input_pads[i].name;
 
-        if (!scale && (in->w != ref->w || in->h != ref->h)) {
-            if (r == 1)
-                av_log(ctx, AV_LOG_ERROR, "Input sizes differ: main is %dx%d, reference is %dx%d. "
-                       "Scale one input to the other's size first, e.g. %s=%d:%d on the "
-                       "reference.\n", in->w, in->h, ref->w, ref->h, fix, in->w, in->h);
-            else
-                av_log(ctx, AV_LOG_ERROR, "Input sizes differ: %s is %dx%d, reference is %dx%d, "
-                       "and scale=none. Use scale=auto to resample the renditions to the "
-                       "reference's size, or %s=%d:%d on %s.\n", pad, in->w, in->h, ref->w,
-                       ref->h, fix, ref->w, ref->h, pad);
+        if (!ff_fssim_format_compatible(fmt[i], fmt[r])) {
+            av_log(ctx, AV_LOG_ERROR, "Input pixel formats differ: %s is %s (%s), reference is "
+                   "%s (%s). An input may differ from the reference in bit depth, chroma "
+                   "subsampling and layout, not in colour family or components: convert %s "
+                   "first, e.g. %s%sformat=%s.\n", pad, av_get_pix_fmt_name(fmt[i]),
+                   family(fmt[i]), av_get_pix_fmt_name(fmt[r]), family(fmt[r]), pad,
+                   sw ? "" : fix, sw ? "" : "=", av_get_pix_fmt_name(fmt[r]));
             return AVERROR(EINVAL);
         }
-        if (fmt[i] != fmt[r] && r == 1) {
-            av_log(ctx, AV_LOG_ERROR, "Input pixel formats differ: main is %s, reference is "
-                   "%s. Convert one input to the other's format first, e.g. %s%sformat=%s on "
-                   "the reference.\n", av_get_pix_fmt_name(fmt[0]), av_get_pix_fmt_name(fmt[1]),
-                   sw ? "" : fix, sw ? "" : "=", av_get_pix_fmt_name(fmt[0]));
-            return AVERROR(EINVAL);
-        }
-        if (fmt[i] != fmt[r]) {
-            av_log(ctx, AV_LOG_ERROR, "Input pixel formats differ: %s is %s, reference is %s. "
-                   "A ladder's inputs share one format: convert %s first, e.g. "
-                   "%s%sformat=%s.\n", pad, av_get_pix_fmt_name(fmt[i]),
-                   av_get_pix_fmt_name(fmt[r]), pad, sw ? "" : fix, sw ? "" : "=",
-                   av_get_pix_fmt_name(fmt[r]));
-            return AVERROR(EINVAL);
-        }
+        if (scale || same_plane_sizes(ctx, fmt, i))
+            continue;
+        if (in->w != ref->w || in->h != ref->h)
+            av_log(ctx, AV_LOG_ERROR, "Input sizes differ: %s is %dx%d, reference is %dx%d, "
+                   "and scale=none. Use scale=auto to resample %s to the reference's size, "
+                   "or %s=%d:%d on %s.\n", pad, in->w, in->h, ref->w, ref->h,
+                   r == 1 ? "main" : "the renditions", fix, ref->w, ref->h, pad);
+        else
+            av_log(ctx, AV_LOG_ERROR, "Input chroma subsampling differs: %s is %s, reference "
+                   "is %s, and scale=none. Use scale=auto to resample %s's chroma to the "
+                   "reference's, or convert it first, e.g. %s%sformat=%s.\n", pad,
+                   av_get_pix_fmt_name(fmt[i]), av_get_pix_fmt_name(fmt[r]), pad,
+                   sw ? "" : fix, sw ? "" : "=", av_get_pix_fmt_name(fmt[r]));
+        return AVERROR(EINVAL);
     }
     return 0;
 }

@@ -64,11 +64,13 @@ static inline int ff_fssim_out_pad(const AVFilterContext *ctx)
 }
 
 /**
- * doc/formats.md: every input has the software format of the reference
- * (the last input) and, unless scale (a ladder with scale=auto resamples;
- * two inputs always need one size), its size.
- * fmt[i]: input i's software format (the sw_format of hardware frames);
- * fix names the filter that makes them match, e.g. "scale_cuda".
+ * doc/formats.md: every input is of the reference's (the last input's)
+ * colour family and components, and, unless scale (scale=auto: the
+ * resampler brings it to the reference's planes), has the reference's
+ * plane sizes (frame size and chroma subsampling).  Bit depth and layout
+ * may differ either way.  fmt[i]: input i's software format (the
+ * sw_format of hardware frames); fix names the filter that makes them
+ * match, e.g. "scale_cuda".
  */
 int ff_fssim_check_inputs(AVFilterContext *ctx, const enum AVPixelFormat *fmt, int scale,
                           const char *fix);

@@ -199,9 +199,29 @@ static void write_options_csv(AVFilterContext *ctx, AVBPrint *bp)
     av_bprint_chars(bp, '\n', 1);
 }
 
+/* An input of another size or format than the reference, resampled to its
+ * planes and depth before it is scored (the engine's rule). */
 static int resampled(const FSSIMOutput *out, int k)
 {
-    return out->dist_fmt[k].width != out->fmt.width || out->dist_fmt[k].height != out->fmt.height;
+    return !ff_fssim_format_same_layout(&out->dist_fmt[k], &out->fmt);
+}
+
+/* A pair's main input is described where it is resampled; a ladder lists
+ * every rendition. */
+static int describe_input(const FSSIMOutput *out, int k)
+{
+    return ff_fssim_is_ladder(out) || resampled(out, k);
+}
+
+/* The pad, format and size of input k, and whether it is resampled. */
+static void write_input_json(AVFilterContext *ctx, const FSSIMOutput *out, int k, AVBPrint *bp)
+{
+    const FSSIMFormat *d = &out->dist_fmt[k];
+
+    av_bprintf(bp, "\"pad\": \"%s\", \"pix_fmt\": \"%s\", \"width\": %d, \"height\": %d, "
+               "\"bit_depth\": %d, \"resampled\": %s}", ctx->input_pads[k].name,
+               av_get_pix_fmt_name(d->pix_fmt), d->width, d->height, d->depth,
+               resampled(out, k) ? "true" : "false");
 }
 
 static void write_json_header(AVFilterContext *ctx, FSSIMOutput *out, AVBPrint *bp)
@@ -218,14 +238,18 @@ static void write_json_header(AVFilterContext *ctx, FSSIMOutput *out, AVBPrint *
                f->width, f->height, f->depth);
     for (int c = 0; c < f->nb_comps; c++)
         av_bprintf(bp, "%s\"%c\"", c ? ", " : "", f->comp[c].name);
-    av_bprintf(bp, "]},\n");
+    av_bprintf(bp, "]");
+    if (!ff_fssim_is_ladder(out) && describe_input(out, 0)) {
+        av_bprintf(bp, ",\n    \"main\": {");
+        write_input_json(ctx, out, 0, bp);
+    }
+    av_bprintf(bp, "},\n");
     if (ff_fssim_is_ladder(out)) {
         av_bprintf(bp, "  \"renditions\": [");
-        for (int k = 0; k < out->nb_dist; k++)
-            av_bprintf(bp, "%s\n    {\"k\": %d, \"pad\": \"%s\", \"width\": %d, \"height\": %d, "
-                       "\"resampled\": %s}", k ? "," : "", k + 1, ctx->input_pads[k].name,
-                       out->dist_fmt[k].width, out->dist_fmt[k].height,
-                       resampled(out, k) ? "true" : "false");
+        for (int k = 0; k < out->nb_dist; k++) {
+            av_bprintf(bp, "%s\n    {\"k\": %d, ", k ? "," : "", k + 1);
+            write_input_json(ctx, out, k, bp);
+        }
         av_bprintf(bp, "\n  ],\n");
     }
     av_bprintf(bp, "  \"frames\": [");
@@ -238,11 +262,19 @@ static void write_csv_header(AVFilterContext *ctx, FSSIMOutput *out, AVBPrint *b
     write_options_csv(ctx, bp);
     av_bprintf(bp, "# input pix_fmt=%s width=%d height=%d bit_depth=%d\n",
                av_get_pix_fmt_name(f->pix_fmt), f->width, f->height, f->depth);
-    for (int k = 0; ff_fssim_is_ladder(out) && k < out->nb_dist; k++) {
-        av_bprintf(bp, "# rendition %d pad=", k + 1);
+    for (int k = 0; k < out->nb_dist; k++) {
+        const FSSIMFormat *d = &out->dist_fmt[k];
+        if (!describe_input(out, k))
+            continue;
+        if (ff_fssim_is_ladder(out))
+            av_bprintf(bp, "# rendition %d ", k + 1);
+        else
+            av_bprintf(bp, "# main ");
+        av_bprintf(bp, "pad=");
         csv_comment_text(bp, ctx->input_pads[k].name);
-        av_bprintf(bp, " width=%d height=%d resampled=%d\n", out->dist_fmt[k].width,
-                   out->dist_fmt[k].height, resampled(out, k));
+        av_bprintf(bp, " width=%d height=%d resampled=%d pix_fmt=%s bit_depth=%d\n",
+                   d->width, d->height, resampled(out, k),
+                   av_get_pix_fmt_name(d->pix_fmt), d->depth);
     }
     av_bprintf(bp, ff_fssim_is_ladder(out) ? "n,pts,pts_time,rendition" : "n,pts,pts_time");
     for (int a = 0; a < FSSIM_NB_ALGOS; a++) {

@@ -121,16 +121,13 @@ typedef struct FSSIMOptions {
                           FSSIM_BIT(FSSIM_ALGO_BLOCK) | FSSIM_BIT(FSSIM_ALGO_PSNR) | \
                           FSSIM_BIT(FSSIM_ALGO_MSSSIM))
 
-/* The ladder's options: how many inputs, and how renditions of another
- * size than the reference are brought to its size. */
-#define FSSIM_INPUT_OPTIONS(type, field)                                                \
-    { "inputs", "number of inputs: the renditions, then the reference",                 \
-      offsetof(type, field.nb_inputs), AV_OPT_TYPE_INT, { .i64 = 2 }, 2,                \
-      FSSIM_MAX_INPUTS, FSSIM_OPT_FLAGS },                                               \
-    { "scale", "renditions of another size than the reference",                        \
+/* How inputs of other plane sizes than the reference (a frame size, a
+ * chroma subsampling) are brought to its planes; every filter. */
+#define FSSIM_SCALE_OPTIONS(type, field)                                                \
+    { "scale", "inputs of other plane sizes than the reference",                       \
       offsetof(type, field.scale), AV_OPT_TYPE_INT, { .i64 = FSSIM_SCALE_AUTO }, 0, 1,  \
       FSSIM_OPT_FLAGS, .unit = "scale" },                                                \
-    { "auto", "resample them to the reference's size", 0, AV_OPT_TYPE_CONST,            \
+    { "auto", "resample them to the reference's planes", 0, AV_OPT_TYPE_CONST,          \
       { .i64 = FSSIM_SCALE_AUTO }, 0, 0, FSSIM_OPT_FLAGS, .unit = "scale" },            \
     { "none", "fail", 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_SCALE_NONE }, 0, 0,           \
       FSSIM_OPT_FLAGS, .unit = "scale" },                                                \
@@ -142,6 +139,14 @@ typedef struct FSSIMOptions {
       { .i64 = FSSIM_REF_SCALER_BILINEAR }, 0, 0, FSSIM_OPT_FLAGS, .unit = "scaler" },  \
     { "lanczos", "Lanczos, 3 lobes", 0, AV_OPT_TYPE_CONST,                              \
       { .i64 = FSSIM_REF_SCALER_LANCZOS }, 0, 0, FSSIM_OPT_FLAGS, .unit = "scaler" }
+
+/* The 2-D filters' inputs: how many (a ladder's renditions, then the
+ * reference), and how they are brought to the reference's planes. */
+#define FSSIM_INPUT_OPTIONS(type, field)                                                \
+    { "inputs", "number of inputs: the renditions, then the reference",                 \
+      offsetof(type, field.nb_inputs), AV_OPT_TYPE_INT, { .i64 = 2 }, 2,                \
+      FSSIM_MAX_INPUTS, FSSIM_OPT_FLAGS },                                               \
+    FSSIM_SCALE_OPTIONS(type, field)
 
 #define FSSIM_OUTPUT_OPTIONS(type, field)                                               \
     { "stats_file", "write per-frame lines in the ssim filter's format (- for stdout)", \

@@ -20,12 +20,14 @@
 
 
 /*
- * fssim: a ladder's renditions of another size, resampled on the GPU to the
- * reference's size before they are scored, with the engine's fixed integer
- * coefficients (doc/algorithms.md#resampling), so that every backend
- * scores the same samples.  One dispatch per plane of a rendition
- * (fssim_resample.comp.glsl): each workgroup keeps its band's horizontal
- * pass in shared memory, and for bicubic its rows' vertical coefficients.
+ * fssim: renditions (and a pair's main input) of another size or format,
+ * resampled on the GPU to the reference's size, depth and layout before
+ * they are scored, with the engine's fixed integer coefficients
+ * (doc/algorithms.md#resampling), so that every backend scores the same
+ * samples.  One dispatch per plane of a rendition
+ * (fssim_resample.comp.glsl), reading the rendition's images through views
+ * of its own format: each workgroup keeps its band's horizontal pass in
+ * shared memory, and for bicubic its rows' vertical coefficients.
  */
 #include <string.h>
 
@@ -45,13 +47,16 @@ typedef struct FSSIMVkRsPush {
     int32_t  in_size[2], out_size[2];
     int32_t  xtaps, ytaps;
     uint32_t xstart, xcoef, ystart, ycoef;
-    int32_t  plane, chan, shift, maxval;
+    int32_t  plane, chan, shift;    /* the rendition's */
+    int32_t  maxval;                /* the reference's */
     uint32_t bands;     /* per row of tiles, first source row and count */
     int32_t  rows;      /* output rows of a tile; 0: the direct path */
     uint32_t out_off;
+    int32_t  out_shift; /* the reference's container */
+    int32_t  round;     /* FSSIM_RESAMPLE_SHIFT of the two depths */
 } FSSIMVkRsPush;
 
-_Static_assert(sizeof(FSSIMVkRsPush) == 17 * 4, "FSSIMVkRsPush matches the shader's PushData");
+_Static_assert(sizeof(FSSIMVkRsPush) == 19 * 4, "FSSIMVkRsPush matches the shader's PushData");
 
 /* load_rows() in fssim_resample.comp.glsl: one invocation per coefficient */
 _Static_assert(4 * FSSIM_VK_RESAMPLE_ROWS <= WG_SIZE,
@@ -132,6 +137,8 @@ static void pack_tables(const FSSIMEngine *e, FSSIMVkResampler *rs, int32_t *tab
                 .ycoef  = pack_table(tab, &nb, ay->coef, (size_t)ay->out * ay->ntaps),
                 .plane = in->plane, .chan = in->offset / in->bytes, .shift = in->shift,
                 .maxval = (1 << e->fmt.depth) - 1, .rows = rows[k][c], .out_off = off,
+                .out_shift = o->shift,
+                .round = FSSIM_RESAMPLE_SHIFT(e->dist[k].depth, e->fmt.depth),
             };
             rp->bands = pack_table(tab, &nb, bands[k][c],
                                    rp->rows ? 2 * (size_t)groups_y(rp) : 0);
@@ -203,11 +210,12 @@ void ff_fssim_vk_resample_record(const FSSIMEngine *e, FSSIMVk *vk, FSSIMVkResam
                                  unsigned set)
 {
     FFVulkanContext *vkctx = &vk->vkctx;
-    const int nb_planes = av_pix_fmt_count_planes(e->fmt.pix_fmt);
     const FSSIMVkRange tables = { &rs->tables, 0, rs->tables.size };
     int any = 0;
 
     for (int k = 0; k < e->nb_dist; k++) {
+        /* the rendition's own planes, of its own format */
+        const int nb_planes = av_pix_fmt_count_planes(e->dist[k].pix_fmt);
         if (!(set & (1u << k)) || !e->resample[k])
             continue;
         ff_vk_exec_bind_shader(vkctx, exec, &rs->shd);

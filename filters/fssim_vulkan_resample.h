@@ -20,9 +20,10 @@
 
 
 /*
- * fssim: the resampling of a ladder's renditions of another size on Vulkan
+ * fssim: the resampling of renditions of another size or format on Vulkan
  * frames (fssim_vulkan_resample.c), which fssim_be_vulkan.c records before
- * the scoring of each job.
+ * the scoring of each job, and fssim_be_vulkan3d.c before a pair's
+ * moments.
  */
 #ifndef AVFILTER_FSSIM_VULKAN_RESAMPLE_H
 #define AVFILTER_FSSIM_VULKAN_RESAMPLE_H

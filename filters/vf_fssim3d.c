@@ -108,6 +108,7 @@ static const AVOption fssim3d_options[] = {
     { "valid",    "score only frames with a full temporal window (scikit-image)",
       0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_REF_TPAD_VALID }, 0, 0, FSSIM_OPT_FLAGS,
       .unit = "tpadding" },
+    FSSIM_SCALE_OPTIONS(FSSIM3DContext, f.opts),
     FSSIM_OUTPUT_OPTIONS(FSSIM3DContext, f.opts),
     { NULL }
 };

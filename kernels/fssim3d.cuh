@@ -75,15 +75,16 @@ static __device__ __forceinline__ double fma_f64(double a, double b, double c)
 #define FSSIM3D_HGROUPS   (FSSIM_TILE / FSSIM3D_HCOLS)
 
 /* One sample as float (exact: at most 16 bits), from 8- or 16-bit
- * containers: one module serves every bit depth, the branch is uniform. */
-static __device__ __forceinline__ float fssim3d_sample(const FSSIM3DCudaMomentParams &p,
-                                                      unsigned long long base, int pitch,
+ * containers of the given layout: one module serves every bit depth, the
+ * branch is uniform. */
+static __device__ __forceinline__ float fssim3d_sample(unsigned long long base, int pitch,
+                                                      int bytes, int step, int shift,
                                                       int x, int y)
 {
     const unsigned long long row = base + (unsigned long long)y * pitch;
-    const unsigned v = p.bytes == 1 ? ((const unsigned char  *)row)[x * p.step]
-                                    : ((const unsigned short *)row)[x * p.step];
-    return (float)(v >> p.shift);
+    const unsigned v = bytes == 1 ? ((const unsigned char  *)row)[x * step]
+                                  : ((const unsigned short *)row)[x * step];
+    return (float)(v >> shift);
 }
 
 /*
@@ -122,8 +123,10 @@ static __device__ __forceinline__ void fssim3d_moments_impl(const FSSIM3DCudaMom
         const int gx = x0 + rx, gy = y0 + ry;
         const bool in = i < region * region &&
                         gx >= 0 && gx < p.width && gy >= 0 && gy < p.height;
-        s[j] = in ? fssim3d_sample(p, p.main_ptr, p.main_pitch, gx, gy) : 0.0f;
-        d[j] = in ? fssim3d_sample(p, p.ref_ptr,  p.ref_pitch,  gx, gy) : 0.0f;
+        s[j] = in ? fssim3d_sample(p.main_ptr, p.main_pitch, p.main_bytes, p.main_step,
+                                   p.main_shift, gx, gy) : 0.0f;
+        d[j] = in ? fssim3d_sample(p.ref_ptr, p.ref_pitch, p.bytes, p.step, p.shift,
+                                   gx, gy) : 0.0f;
     }
 #pragma unroll
     for (int j = 0; j < NLOAD; j++) {

@@ -66,7 +66,8 @@ typedef struct FSSIM3DCudaMomentParams {
     int radius;
     int offset;                            /* plane x/y of scored position 0: radius
                                               under padding=valid, 0 under same */
-    int pad;
+    int main_bytes, main_step, main_shift; /* main's layout: the reference's, or a
+                                              resampled main's plane (2, 1, 0) */
 } FSSIM3DCudaMomentParams;
 
 /* The temporal window of the frame being scored: the taps of non-zero
@@ -98,7 +99,7 @@ typedef struct FSSIM3DCudaSumParams {
     int offset[4], count[4];
 } FSSIM3DCudaSumParams;
 
-FSSIM_CHECK_LAYOUT(FSSIM3DCudaMomentParams, 192, pad, 188);
+FSSIM_CHECK_LAYOUT(FSSIM3DCudaMomentParams, 200, main_shift, 196);
 FSSIM_CHECK_LAYOUT(FSSIM3DCudaWindow, 1008, slot_offset, 504);
 FSSIM_CHECK_LAYOUT(FSSIM3DCudaScoreParams, 56, pad, 52);
 FSSIM_CHECK_LAYOUT(FSSIM3DCudaSumParams, 48, count, 32);
@@ -130,7 +131,9 @@ FSSIM_HD int fssim3d_score_blocks(int n)
 
 /**
  * Fill the constant part of the spatial parameters of one component (all
- * but the sample pointers and pitches, which change per frame, and out).
+ * but the sample pointers and pitches, which change per frame, and out);
+ * main is laid out as the reference (the caller sets main_* for a
+ * resampled main).
  * Host code with no FFmpeg dependency (filters/fssim_cuda_params.c's
  * companion, filters/fssim3d_cuda_params.c).
  */

@@ -82,10 +82,11 @@ typedef struct FSSIMCudaReduceParams {
 #define FSSIM_REDUCE_LOADS 8
 #define FSSIM_REDUCE_CHUNK (FSSIM_REDUCE_LOADS * FSSIM_THREADS)
 
-/* The ladder's resampler (fssim_resample.cuh): one component of a rendition.
- * Its blocks cover the output in tiles of FSSIM_TILE columns by rows rows;
- * each block keeps the horizontal pass of the source rows its tile needs
- * (bands) in shared memory, at most FSSIM_RESAMPLE_SPAN of them. */
+/* The resampler (fssim_resample.cuh): one component of a rendition, from
+ * its size and format to the reference's.  Its blocks cover the output in
+ * tiles of FSSIM_TILE columns by rows rows; each block keeps the horizontal
+ * pass of the source rows its tile needs (bands) in shared memory, at most
+ * FSSIM_RESAMPLE_SPAN of them. */
 typedef struct FSSIMCudaResampleComp {
     unsigned long long src, dst;      /* first sample of the component */
     unsigned long long xstart, xcoef; /* int tables of the horizontal axis */
@@ -94,15 +95,19 @@ typedef struct FSSIMCudaResampleComp {
     int src_pitch, dst_pitch;         /* bytes */
     int in_w, in_h, out_w, out_h;
     int xtaps, ytaps;
-    int step, shift;                  /* the container layout, the same in src and dst */
+    int src_step, src_shift;          /* the rendition's container layout */
+    int step, shift;                  /* the layout dst is written in (the reference's) */
     int rows;                         /* output rows of a tile; 0: FSSIM_RESAMPLE_DIRECT_ROWS,
                                          each output computed from the source alone */
     int tiles_x;                      /* tiles across */
     int first_block;                  /* the component's first block of the launch */
-    int max;                          /* L */
+    int max;                          /* L of the reference */
+    int round;                        /* the final rounding's shift, FSSIM_RESAMPLE_SHIFT */
+    int pad;
 } FSSIMCudaResampleComp;
 
-/* One launch of fssim_resample: every component of one rendition. */
+/* One launch of fssim_resample8 or fssim_resample16 (the rendition's
+ * container): every component of one rendition. */
 typedef struct FSSIMCudaResampleParams {
     FSSIMCudaResampleComp comp[4];
     int nb_comps;
@@ -158,8 +163,8 @@ typedef struct FSSIMCudaMsReduceParams {
 
 FSSIM_CHECK_LAYOUT(FSSIMCudaParams, 360, part_stride, 356);
 FSSIM_CHECK_LAYOUT(FSSIMCudaReduceParams, 136, dist, 72);
-FSSIM_CHECK_LAYOUT(FSSIMCudaResampleComp, 112, max, 108);
-FSSIM_CHECK_LAYOUT(FSSIMCudaResampleParams, 456, pad, 452);
+FSSIM_CHECK_LAYOUT(FSSIMCudaResampleComp, 128, pad, 124);
+FSSIM_CHECK_LAYOUT(FSSIMCudaResampleParams, 520, pad, 516);
 FSSIM_CHECK_LAYOUT(FSSIMCudaMsPlane, 72, pad, 68);
 FSSIM_CHECK_LAYOUT(FSSIMCudaMsParams, 384, pad, 376);
 FSSIM_CHECK_LAYOUT(FSSIMCudaMsReduceParams, 176, count, 96);
@@ -185,6 +190,16 @@ enum FSSIMCudaKind {
 FSSIM_HD int fssim_cuda_kind(int depth)
 {
     return depth <= 8 ? FSSIM_KIND_8 : depth <= 12 ? FSSIM_KIND_12 : FSSIM_KIND_16;
+}
+
+/* The class of a component of depth bits whose value is its container
+ * shifted right by shift: samples at the bottom of 16-bit words (shift 0)
+ * are read as stored and may hold any 16-bit value, whatever the depth
+ * (doc/formats.md#sample-values), so they take the 16-bit sums; MSB-aligned
+ * ones (P010) cannot exceed their depth. */
+FSSIM_HD int fssim_cuda_kind_stored(int depth, int shift)
+{
+    return depth > 8 && !shift ? FSSIM_KIND_16 : fssim_cuda_kind(depth);
 }
 
 #define FSSIM_WARPS (FSSIM_THREADS / 32)

@@ -47,7 +47,6 @@
 #define FSSIM_PLANE_CUH
 
 #include "fssim_cuda_device.cuh"
-#include "fssim_resample.cuh"
 #include "fssim_msssim.cuh"
 
 static __device__ const int int_taps[9]     = { FSSIM_INT_TAPS };
@@ -832,8 +831,9 @@ static __device__ __forceinline__ void fssim_reduce_impl(const FSSIMCudaReducePa
 #endif
 
 /* The entry points of one module: fssim_plane for the sample class, the
- * float radius RF (0: any) and LADDER, fssim_reduce, the resampler for the
- * sample container T, and msssim's scale pass and reduction. */
+ * float radius RF (0: any) and LADDER, fssim_reduce, and msssim's scale
+ * pass and reduction (the resampler has a module of its own,
+ * fssim_resample.cu). */
 #define FSSIM_MODULE(T, TI, TB, KIND, MIN_BLOCKS, RF, LADDER)                   \
 extern "C" {                                                                     \
 __global__ void __launch_bounds__(FSSIM_THREADS, MIN_BLOCKS)                     \
@@ -845,11 +845,6 @@ __global__ void __launch_bounds__(FSSIM_THREADS)                                
 fssim_reduce(FSSIMCudaReduceParams p)                                            \
 {                                                                                \
     fssim_reduce_impl(p);                                                        \
-}                                                                                \
-__global__ void __launch_bounds__(FSSIM_THREADS)                                 \
-fssim_resample(FSSIMCudaResampleParams p)                                        \
-{                                                                                \
-    fssim_resample_impl<T>(p);                                                   \
 }                                                                                \
 __global__ void __launch_bounds__(FSSIM_THREADS)                                 \
 fssim_ms_scale(FSSIMCudaMsParams p)                                              \

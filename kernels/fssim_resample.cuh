@@ -19,28 +19,33 @@
  */
 
 /*
- * fssim CUDA kernels: the ladder's resampler (doc/algorithms.md#resampling),
- * exactly as the CPU reference computes it, so that every backend scores
- * the same samples.  Separable, horizontal pass first, both passes in one
- * kernel: a block of fssim_resample covers a tile of FSSIM_TILE output
- * columns by p.rows output rows of one component.  It computes the
- * horizontal pass of the source rows its tile needs (the tile's band) into
- * shared memory,
+ * fssim CUDA kernels: the resampler (doc/algorithms.md#resampling), exactly
+ * as the CPU reference computes it, so that every backend scores the same
+ * samples.  Separable, horizontal pass first, both passes in one kernel: a
+ * block of fssim_resample_<S>to<T> covers a tile of FSSIM_TILE output
+ * columns by p.rows output rows of one component.  It computes the horizontal pass of
+ * the source rows its tile needs (the tile's band) into shared memory,
+ * reading the rendition's samples in its own layout (container S, src_step,
+ * src_shift),
  *
  *   h = sum q_i s_i, exact in int32 (the coefficient tables bound |h|
  *       below 2^31 for 16-bit samples: ref/fssim_ref.h),
  *
  * then every output sample of the tile from them,
  *
- *   v = sum q_j h_j in int64, sample = clamp((v + 2^27) >> 28, 0, L),
+ *   v = sum q_j h_j in int64, sample = clamp((v + 2^(n-1)) >> n, 0, L),
  *
- * written in the source's container layout (step, shift).  The horizontal
- * pass never goes through device memory: as two kernels with an int32
- * frame between them, writing and reading it back cost most of the time.
+ * n = 28 less the depths' difference (FSSIM_RESAMPLE_SHIFT: the rendition's
+ * bit depth brought to the reference's), written in the reference's
+ * container layout (T, step, shift).  The horizontal pass never goes
+ * through device memory: as two kernels with an int32 frame between them,
+ * writing and reading it back cost most of the time.
  *
  * The coefficient tables are computed once on the host by the reference
  * (ff_fssim_ref_resample_axis_init), the bands from them, and copied to the
- * device.
+ * device.  The kernels make a module of their own (fssim_resample.cu): the
+ * driver compiles a whole module before the first frame, and most runs
+ * resample nothing.
  */
 #ifndef FSSIM_RESAMPLE_CUH
 #define FSSIM_RESAMPLE_CUH
@@ -53,24 +58,25 @@ static __device__ __forceinline__ int clamp_index(int i, int n)
     return i < 0 ? 0 : i >= n ? n - 1 : i;
 }
 
-/* Source sample i of a row, clamped to the row. */
-template <typename T>
-static __device__ __forceinline__ int tap_h(const FSSIMCudaResampleComp &p, const T *row, int i)
+/* Source sample i of a row (container S, as stored: not masked), clamped
+ * to the row. */
+template <typename S>
+static __device__ __forceinline__ int tap_h(const FSSIMCudaResampleComp &p, const S *row, int i)
 {
-    return (int)((unsigned)row[clamp_index(i, p.in_w) * p.step] >> p.shift);
+    return (int)((unsigned)row[clamp_index(i, p.in_w) * p.src_step] >> p.src_shift);
 }
 
 /* Source row j, clamped to the plane likewise. */
-template <typename T>
-static __device__ __forceinline__ const T *src_row(const FSSIMCudaResampleComp &p, int j)
+template <typename S>
+static __device__ __forceinline__ const S *src_row(const FSSIMCudaResampleComp &p, int j)
 {
-    return (const T *)(p.src + (long long)clamp_index(j, p.in_h) * p.src_pitch);
+    return (const S *)(p.src + (long long)clamp_index(j, p.in_h) * p.src_pitch);
 }
 
 /* The horizontal pass of a source row at output column x, p.xtaps taps (the
  * downscales' and the direct path's; band_h unrolls the others). */
-template <typename T>
-static __device__ __forceinline__ int resample_h(const FSSIMCudaResampleComp &p, const T *row,
+template <typename S>
+static __device__ __forceinline__ int resample_h(const FSSIMCudaResampleComp &p, const S *row,
                                                  int x)
 {
     const int *coef = (const int *)p.xcoef + x * p.xtaps;
@@ -79,17 +85,18 @@ static __device__ __forceinline__ int resample_h(const FSSIMCudaResampleComp &p,
 
 #pragma unroll
     for (int k = 0; k < p.xtaps; k++)
-        h += coef[k] * tap_h<T>(p, row, first + k);
+        h += coef[k] * tap_h<S>(p, row, first + k);
     return h;
 }
 
-/* Output sample (x, y) from v = sum q_j h_j. */
+/* Output sample (x, y) from v = sum q_j h_j, in the reference's container T
+ * and layout. */
 template <typename T>
 static __device__ __forceinline__ void resample_store(const FSSIMCudaResampleComp &p, int x, int y,
                                                       long long v)
 {
-    /* an arithmetic shift: floor division by 2^28, v may be negative */
-    long long s = (v + (1LL << (2 * FSSIM_RESAMPLE_BITS - 1))) >> (2 * FSSIM_RESAMPLE_BITS);
+    /* an arithmetic shift: floor division by 2^round, v may be negative */
+    long long s = (v + (1LL << (p.round - 1))) >> p.round;
 
     s = s < 0 ? 0 : s > p.max ? p.max : s;
     ((T *)(p.dst + (long long)y * p.dst_pitch))[x * p.step] = (T)(s << p.shift);
@@ -103,7 +110,7 @@ static __device__ __forceinline__ void resample_store(const FSSIMCudaResampleCom
  * loads and multiply-adds: read per row from the tables, they made most of
  * the kernel's instructions.
  */
-template <typename T, int NT>
+template <typename S, int NT>
 static __device__ __forceinline__ void band_h(const FSSIMCudaResampleComp &p, int *tmp, int j0,
                                               int nrows, int x0, int tid)
 {
@@ -118,19 +125,19 @@ static __device__ __forceinline__ void band_h(const FSSIMCudaResampleComp &p, in
         for (int k = 0; k < N; k++) {
             const int i = clamp_index(((const int *)p.xstart)[x] + k, p.in_w);
             q[k]   = ((const int *)p.xcoef)[x * N + k];
-            off[k] = i * p.step * (int)sizeof(T);
+            off[k] = i * p.src_step * (int)sizeof(S);
         }
         for (int r = tid / FSSIM_TILE; r < nrows; r += FSSIM_THREADS / FSSIM_TILE) {
-            const unsigned long long row = (unsigned long long)src_row<T>(p, j0 + r);
+            const unsigned long long row = (unsigned long long)src_row<S>(p, j0 + r);
             int h = 0;
 #pragma unroll
             for (int k = 0; k < N; k++)
-                h += q[k] * (int)(load_global<T>(row + off[k]) >> p.shift);
+                h += q[k] * (int)(load_global<S>(row + off[k]) >> p.src_shift);
             tmp[r * FSSIM_TILE + c] = h;
         }
     } else {
         for (int r = tid / FSSIM_TILE; r < nrows; r += FSSIM_THREADS / FSSIM_TILE)
-            tmp[r * FSSIM_TILE + c] = resample_h<T>(p, src_row<T>(p, j0 + r), x);
+            tmp[r * FSSIM_TILE + c] = resample_h<S>(p, src_row<S>(p, j0 + r), x);
     }
 }
 
@@ -188,7 +195,7 @@ static __device__ __forceinline__ void tile_v(const FSSIMCudaResampleComp &p, co
 
 /* The direct path, for axes with more taps than a band holds rows: each
  * output computes the horizontal pass of its own source rows. */
-template <typename T>
+template <typename S, typename T>
 static __device__ __forceinline__ void resample_direct(const FSSIMCudaResampleComp &p, int x, int y)
 {
     const int *coef = (const int *)p.ycoef + y * p.ytaps;
@@ -196,7 +203,7 @@ static __device__ __forceinline__ void resample_direct(const FSSIMCudaResampleCo
     long long v = 0;
 
     for (int k = 0; k < p.ytaps; k++)
-        v += (long long)coef[k] * resample_h<T>(p, src_row<T>(p, first + k), x);
+        v += (long long)coef[k] * resample_h<S>(p, src_row<S>(p, first + k), x);
     resample_store<T>(p, x, y, v);
 }
 
@@ -212,7 +219,8 @@ static __device__ __forceinline__ void resample_direct(const FSSIMCudaResampleCo
     default: pass<T, 0>(__VA_ARGS__); break;           \
     }
 
-template <typename T>
+/* S: the rendition's sample container, T: the reference's. */
+template <typename S, typename T>
 static __device__ __forceinline__ void fssim_resample_impl(const FSSIMCudaResampleParams &pp)
 {
     __shared__ int tmp[FSSIM_RESAMPLE_SPAN * FSSIM_TILE];
@@ -235,14 +243,31 @@ static __device__ __forceinline__ void fssim_resample_impl(const FSSIMCudaResamp
             const int x = x0 + tid % FSSIM_TILE;
             const int y = ty * FSSIM_RESAMPLE_DIRECT_ROWS + tid / FSSIM_TILE;
             if (x < p.out_w && y < p.out_h)
-                resample_direct<T>(p, x, y);
+                resample_direct<S, T>(p, x, y);
             return;
         }
-        FSSIM_RESAMPLE_DISPATCH(band_h, T, p.xtaps, p, tmp, band[0], band[1], x0, tid)
+        FSSIM_RESAMPLE_DISPATCH(band_h, S, p.xtaps, p, tmp, band[0], band[1], x0, tid)
         FSSIM_RESAMPLE_DISPATCH(tile_rows, T, p.ytaps, p, yrow, band[0], ty * p.rows, tid)
         __syncthreads();
         FSSIM_RESAMPLE_DISPATCH(tile_v, T, p.ytaps, p, tmp, yrow, band[0], x0, ty * p.rows, tid)
     }
+}
+
+/* The entry points of the resampler's module (kernels/fssim_resample.cu):
+ * from 8-bit or 16-bit containers (S) into 8-bit or 16-bit ones (T), named
+ * fssim_resample_<S>to<T>. */
+#define FSSIM_RESAMPLE_KERNEL(S, T, name)                                        \
+__global__ void __launch_bounds__(FSSIM_THREADS)                                 \
+name(FSSIMCudaResampleParams p)                                                  \
+{                                                                                \
+    fssim_resample_impl<S, T>(p);                                                \
+}
+#define FSSIM_RESAMPLE_MODULE()                                                  \
+extern "C" {                                                                     \
+FSSIM_RESAMPLE_KERNEL(unsigned char,  unsigned char,  fssim_resample_8to8)       \
+FSSIM_RESAMPLE_KERNEL(unsigned char,  unsigned short, fssim_resample_8to16)      \
+FSSIM_RESAMPLE_KERNEL(unsigned short, unsigned char,  fssim_resample_16to8)      \
+FSSIM_RESAMPLE_KERNEL(unsigned short, unsigned short, fssim_resample_16to16)     \
 }
 
 #endif /* FSSIM_RESAMPLE_CUH */

@@ -91,8 +91,13 @@
 /* ---- block: FFmpeg's ssim filter -------------------------------------- */
 #define FSSIM_BLOCK_MIN_SIZE 8       /* one 8x8 window */
 
-/* ---- the ladder's resampler: its coefficients' fractional bits, its bands */
+/* ---- the resampler: its coefficients' fractional bits, rounding, bands -- */
 #define FSSIM_RESAMPLE_BITS  14
+/* The final rounding shift of a resampled sample, v = sum q_j h_j carrying
+ * 2 * FSSIM_RESAMPLE_BITS fractional bits: (v + 2^(shift - 1)) >> shift,
+ * which also brings a rendition of in_depth bits to the reference's
+ * out_depth (a shift of 28 - (out_depth - in_depth), 20 to 36 bits). */
+#define FSSIM_RESAMPLE_SHIFT(in_depth, out_depth) (2 * FSSIM_RESAMPLE_BITS - (out_depth) + (in_depth))
 /* Source rows a GPU resampler's block or workgroup holds in shared memory
  * for its tile (its band): enough for 32-row tiles of any upscale and of a
  * 2:1 downscale.  Where a tile's rows need more, tiles take fewer rows,

@@ -281,7 +281,7 @@ int ff_fssim_ref_msssim_scales(const FSSIMRefPlane *a, const FSSIMRefPlane *b, i
 double ff_fssim_ref_msssim_combine(const double s[FSSIM_REF_MSSSIM_SCALES],
                                    const double cs[FSSIM_REF_MSSSIM_SCALES]);
 
-/* ---- resample: ladder renditions to the reference's size --------------- */
+/* ---- resample: renditions to the reference's size and depth ------------ */
 /* (doc/algorithms.md#resampling) */
 
 enum FSSIMRefScaler {
@@ -341,13 +341,19 @@ size_t ff_fssim_ref_resample_tmp_size(const FSSIMRefResampleAxis *ax,
                                       const FSSIMRefResampleAxis *ay);
 
 /**
- * Output rows [y0, y1) of src resampled to ax->out x ay->out, exactly:
- * row y goes to dst + (y - y0) * dst_linesize (bytes).  src is
- * ax->in x ay->in; tmp holds ff_fssim_ref_resample_tmp_size() int64s
- * (nothing is allocated here).
+ * Output rows [y0, y1) of src resampled to ax->out x ay->out, exactly, and
+ * brought from in_depth bits (src's format) to depth bits (the
+ * reference's) by the final rounding, clamped to [0, 2^depth - 1]:
+ * row y goes to dst + (y - y0) * dst_linesize (bytes), sample values.  src
+ * is ax->in x ay->in, its samples read as stored (a value above in_depth
+ * bits is not masked); tmp holds ff_fssim_ref_resample_tmp_size() int64s
+ * (nothing is allocated here).  With identity axes (one tap of 16384) a
+ * sample s becomes s * 2^(depth - in_depth), or, to fewer bits, s / 2^n
+ * rounded half up.
  */
 void ff_fssim_ref_resample_rows(const FSSIMRefPlane *src, const FSSIMRefResampleAxis *ax,
-                                const FSSIMRefResampleAxis *ay, int depth, int y0, int y1,
-                                uint16_t *dst, ptrdiff_t dst_linesize, int64_t *tmp);
+                                const FSSIMRefResampleAxis *ay, int in_depth, int depth,
+                                int y0, int y1, uint16_t *dst, ptrdiff_t dst_linesize,
+                                int64_t *tmp);
 
 #endif /* FSSIM_REF_H */

@@ -19,10 +19,10 @@
  */
 
 /*
- * fssim CPU reference: the resampler of ladder scoring
- * (doc/algorithms.md#resampling).  A rendition whose size differs from the
- * reference's is brought to the reference's size by this exact, separable
- * integer filter before it is scored.  The coefficient tables are built
+ * fssim CPU reference: the resampler (doc/algorithms.md#resampling).  A
+ * rendition (or a pair's main input) whose size or format differs from the
+ * reference's is brought to the reference's plane sizes and bit depth by
+ * this exact, separable integer filter before it is scored.  The coefficient tables are built
  * here once per (size pair, scaler) and shared by every backend; the
  * filtering itself is exact integer arithmetic, so any backend that applies
  * the same tables gives the same samples.
@@ -35,7 +35,6 @@
 #include "fssim_ref.h"
 
 #define ONE    (1 << FSSIM_RESAMPLE_BITS)
-#define SHIFT  (2 * FSSIM_RESAMPLE_BITS)
 #define MAX_SIZE (1 << 24)
 
 /* The definition evaluates every kernel in double in exactly these
@@ -242,10 +241,14 @@ static void resample_row_h(const FSSIMRefPlane *src, const FSSIMRefResampleAxis 
 }
 
 void ff_fssim_ref_resample_rows(const FSSIMRefPlane *src, const FSSIMRefResampleAxis *ax,
-                                const FSSIMRefResampleAxis *ay, int depth, int y0, int y1,
-                                uint16_t *dst, ptrdiff_t dst_linesize, int64_t *tmp)
+                                const FSSIMRefResampleAxis *ay, int in_depth, int depth,
+                                int y0, int y1, uint16_t *dst, ptrdiff_t dst_linesize,
+                                int64_t *tmp)
 {
     const int64_t maxval = (INT64_C(1) << depth) - 1;
+    /* the bit depths' difference folded into the final rounding: a shift
+     * by less than 28 scales up, by more scales down, rounding once */
+    const int shift = FSSIM_RESAMPLE_SHIFT(in_depth, depth);
 
     for (int y = y0; y < y1; y++) {
         const int32_t *c = ay->coef + (size_t)y * ay->ntaps;
@@ -260,13 +263,13 @@ void ff_fssim_ref_resample_rows(const FSSIMRefPlane *src, const FSSIMRefResample
                                tmp + (size_t)k * ax->out);
 
         for (int x = 0; x < ax->out; x++) {
-            int64_t v = INT64_C(1) << (SHIFT - 1);
+            int64_t v = INT64_C(1) << (shift - 1);
             for (int k = 0; k < ay->ntaps; k++)
                 if (c[k])
                     v += (int64_t)c[k] * tmp[(size_t)k * ax->out + x];
-            /* floor((v + 2^27) / 2^28) clamped to [0, L]; testing the sign
-             * first avoids right-shifting a negative value */
-            out[x] = v < 0 ? 0 : (uint16_t)(v >> SHIFT > maxval ? maxval : v >> SHIFT);
+            /* floor((v + 2^(shift-1)) / 2^shift) clamped to [0, L]; testing
+             * the sign first avoids right-shifting a negative value */
+            out[x] = v < 0 ? 0 : (uint16_t)(v >> shift > maxval ? maxval : v >> shift);
         }
     }
 }

@@ -1,20 +1,45 @@
 #!/bin/sh
-# Add the fssim filters to a copy of an FFmpeg source tree.
+# Add the fssim filters to an FFmpeg source tree.
 #
-# usage: ffmpeg-integrate.sh FFMPEG_TREE PROJECT_SRCDIR
+# usage: ffmpeg-integrate.sh [--no-tool-patches] FFMPEG_TREE PROJECT_SRCDIR
 #
 # Sources are copied only when their content changed, so FFmpeg's own make
 # rebuilds exactly what was edited.  Registration (allfilters.c, configure,
 # libavfilter/Makefile, tests/Makefile) is done by inserting lines after
 # anchor lines that exist in every supported release; a missing anchor is an
 # error, never a silent mis-patch.  Running it twice changes nothing.
+#
+# It also patches the ffmpeg tool (fftools/) with the patches for the tree's
+# release in patches/ffmpeg/ (doc/tool-patch.md says what they change), and
+# says so; --no-tool-patches leaves fftools/ as it is.  A patch found
+# applied is not applied again.
 set -eu
 
-tree=${1:?usage: ffmpeg-integrate.sh FFMPEG_TREE PROJECT_SRCDIR}
-src=${2:?usage: ffmpeg-integrate.sh FFMPEG_TREE PROJECT_SRCDIR}
+usage="usage: ffmpeg-integrate.sh [--no-tool-patches] FFMPEG_TREE PROJECT_SRCDIR"
+tool_patches=yes
+case ${1:-} in
+--no-tool-patches) tool_patches=no; shift ;;
+-*) echo "$usage" >&2; exit 1 ;;
+esac
+tree=${1:?$usage}
+src=${2:?$usage}
 dst=$tree/libavfilter/fssim
 
 die() { echo "ffmpeg-integrate: $*" >&2; exit 1; }
+
+if [ "$tool_patches" = yes ]; then
+    release=$(cut -d. -f1,2 "$tree/RELEASE" 2>/dev/null || true)
+    set -- "$src/patches/ffmpeg/${release:-none}"/*.patch
+    if [ -n "$release" ] && [ -f "$1" ]; then
+        echo "ffmpeg-integrate: patching the ffmpeg tool in $tree with patches/ffmpeg/$release" \
+             "(doc/tool-patch.md; --no-tool-patches leaves it as it is)"
+        sh "$src/scripts/ffmpeg-tool-patches.sh" "$tree" "$@" ||
+            die "the tool patches do not apply; rerun with --no-tool-patches to add the filters alone"
+    else
+        echo "ffmpeg-integrate: no patches to the ffmpeg tool for FFmpeg ${release:-of unknown release};" \
+             "fftools/ is left as it is"
+    fi
+fi
 
 sync_file() { # sync_file SRC DST: copy when different
     if ! cmp -s "$1" "$2"; then
@@ -23,7 +48,7 @@ sync_file() { # sync_file SRC DST: copy when different
 }
 
 mkdir -p "$dst" "$tree/tests/ref/fate"
-for f in "$src"/ref/*.[ch] "$src"/filters/*.[ch] "$src"/kernels/*.cu "$src"/kernels/*.cuh "$src"/kernels/*.h \
+for f in "$src"/ref/*.[ch] "$src"/filters/*.[ch] "$src"/kernels/*.cuh "$src"/kernels/*.h \
          "$src"/vulkan_shaders/*.glsl; do
     [ -e "$f" ] || continue
     sync_file "$f" "$dst/$(basename "$f")"

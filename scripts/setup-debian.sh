@@ -4,10 +4,10 @@
 # (Vulkan shaders to SPIR-V), Mesa's lavapipe (Vulkan on the CPU, for the
 # tests), the Vulkan loader's headers (vk_layer.h: the tests' fault layer),
 # the Khronos validation layer (loaded by the Vulkan tests), Debian's ffmpeg
-# (only to encode H.264/HEVC test clips), Chromium (the farm report's test
-# renders the page headless), and a Python virtual environment in .venv with
-# numpy and scikit-image, and for fssim-farm (farm/) dask, distributed and
-# matplotlib.
+# (only to encode the test clips), patch (applies patches/ffmpeg to the
+# build's FFmpeg source), Chromium (the farm report's test renders the page
+# headless), and a Python virtual environment in .venv with numpy and
+# scikit-image, and for fssim-farm (farm/) dask, distributed and matplotlib.
 # The newer Vulkan and ffnvcodec headers are fetched by ./configure itself
 # into the build tree (see scripts/fetch-deps.sh).
 set -eu
@@ -19,7 +19,7 @@ $sudo apt-get update -q
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends \
     build-essential autoconf automake pkg-config nasm clang glslang-tools \
     mesa-vulkan-drivers libvulkan1 libvulkan-dev vulkan-validationlayers ffmpeg \
-    python3 python3-venv xz-utils curl ca-certificates dpkg-dev gdb chromium
+    python3 python3-venv xz-utils curl ca-certificates dpkg-dev gdb patch chromium
 
 if [ ! -x "$top/.venv/bin/python3" ]; then
     python3 -m venv "$top/.venv"

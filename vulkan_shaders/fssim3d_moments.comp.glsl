@@ -66,6 +66,9 @@ layout (constant_id = 12) const double G11 = 0.0;
 layout (constant_id = 13) const double G12 = 0.0;
 layout (constant_id = 14) const double G13 = 0.0;
 layout (constant_id = 15) const double G14 = 0.0;
+/* the main samples come from rsb[] (a main input of another size or
+ * format, resampled to the reference's planes, fssim_resample.comp.glsl) */
+layout (constant_id = 16) const bool   MAIN_BUF = false;
 
 /* Keep in sync with FSSIM3DVkMomentsPush in fssim3d_vulkan.c. */
 layout (push_constant, scalar) uniform PushData {
@@ -77,7 +80,11 @@ layout (push_constant, scalar) uniform PushData {
     int   plane;       /* image (plane) of the frames holding the component */
     int   chan;        /* channel of that image's texels */
     int   shift;       /* right shift giving the sample value (P010: 6) */
+    uint  buf_off;     /* MAIN_BUF: this plane's first sample in rsb[] */
+    uint  buf_pitch;   /* MAIN_BUF: samples from one row to the next */
 };
+
+layout (set = 0, binding = 8, scalar) readonly buffer Rsb { uint rsb[]; };
 
 
 const int HC = 4;               /* horizontal outputs per work item */
@@ -95,6 +102,7 @@ shared dvec4 hs[HP];
  * end up in slow local memory where a driver does not unroll */
 shared double gw[2 * RMAX + 1];
 
+#define FSSIM_FRAMES_MAIN_BUF
 #include "fssim_frames.glsl"
 
 /* The samples of the tile and its halo from org, main in the low and

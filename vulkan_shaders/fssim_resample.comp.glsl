@@ -19,21 +19,25 @@
  */
 
 /*
- * fssim: the ladder's resampler on Vulkan (doc/algorithms.md#resampling),
- * exactly as the CPU reference and the CUDA kernels compute it: the
- * coefficient tables come from the host (ff_fssim_ref_resample_axis_init).
+ * fssim: the resampler on Vulkan (doc/algorithms.md#resampling), exactly as
+ * the CPU reference and the CUDA kernels compute it: the coefficient tables
+ * come from the host (ff_fssim_ref_resample_axis_init).
  *
  * A workgroup covers FSSIM_VK_TILE_W output columns by `rows` output rows
  * of one component.  It computes the horizontal pass of the source rows
  * its tile needs (its band, from the host's table) into shared memory,
+ * reading the rendition's images through views of its own format (its
+ * plane, channel and shift; samples as stored),
  *   h = sum q_i s_i, exact in int32 (the tables bound |h| below 2^31 for
  *   16-bit samples),
  * then every output sample of the tile from them,
- *   v = sum q_j h_j in int64, sample = clamp((v + 2^27) >> 28, 0, L),
- * stored shifted as its container holds it (so that the scoring shader
- * reads it like a texel) in a buffer of the reference plane's size.  With
- * rows 0 (no band fits: a steep downscale) each output sample computes the
- * horizontal pass of its own source rows.
+ *   v = sum q_j h_j in int64, sample = clamp((v + 2^(n-1)) >> n, 0, L),
+ * n = 28 less the difference of the reference's and the rendition's bit
+ * depths (FSSIM_RESAMPLE_SHIFT), stored shifted as the reference's
+ * container holds it (so that the scoring shader reads it like a texel) in
+ * a buffer of the reference plane's size.  With rows 0 (no band fits: a
+ * steep downscale) each output sample computes the horizontal pass of its
+ * own source rows.
  */
 #pragma shader_stage(compute)
 #extension GL_GOOGLE_include_directive : require
@@ -54,10 +58,13 @@ layout (push_constant, scalar) uniform PushData {
     ivec2 out_size;   /* the reference's plane */
     int   xtaps, ytaps;
     uint  xstart, xcoef, ystart, ycoef;   /* offsets into tab[] */
-    int   plane, chan, shift, maxval;
+    int   plane, chan, shift;   /* the rendition's image, channel, right shift */
+    int   maxval;     /* the reference's L */
     uint  bands;      /* offset into tab[]: per row of tiles, first source row and count */
     int   rows;       /* output rows of a tile; 0: each output from the source alone */
     uint  out_off;    /* this plane's samples in rs[] */
+    int   out_shift;  /* left shift of the reference's container (P010: 6) */
+    int   round;      /* the final rounding's shift (FSSIM_RESAMPLE_SHIFT) */
 };
 
 layout (set = 0, binding = 0) uniform utexture2D src0;
@@ -166,9 +173,9 @@ int64_t vpass(int y, int r, int j0, int lx)
 
 void store(ivec2 o, int64_t v)
 {
-    /* an arithmetic shift: floor division by 2^28, v may be negative */
-    const int64_t s = (v + (int64_t(1) << (2 * FSSIM_RESAMPLE_BITS - 1))) >> (2 * FSSIM_RESAMPLE_BITS);
-    rs[out_off + o.y * out_size.x + o.x] = uint(clamp(s, int64_t(0), int64_t(maxval))) << shift;
+    /* an arithmetic shift: floor division by 2^round, v may be negative */
+    const int64_t s = (v + (int64_t(1) << (round - 1))) >> round;
+    rs[out_off + o.y * out_size.x + o.x] = uint(clamp(s, int64_t(0), int64_t(maxval))) << out_shift;
 }
 
 void main()

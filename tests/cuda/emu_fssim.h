@@ -21,7 +21,8 @@
 /*
  * fssim_cuda's kernel entry points as the CPU emulator runs them: one per
  * sample class (the classes of kernels/fssim_{8,12,16}.cu) and window
- * radius (0: any window), the reduction, the resampler per container, and
+ * radius (0: any window), the reduction, the resampler per pair of
+ * containers, and
  * msssim's scale pass (per container and radius) and reduction.  Shared by the kernel test and
  * the stand-in CUDA driver, so both run exactly the instantiations the
  * filter's PTX modules hold.  Include after emu.h.
@@ -32,6 +33,7 @@
 #define FSSIM_TESTS_EMU_FSSIM_H
 
 #include "fssim_plane.cuh"
+#include "fssim_resample.cuh"
 
 /* L: a ladder module's fssim_plane (every rendition) rather than a lone pair's (the first) */
 template <int RF, bool L = false> static void plane_8(FSSIMCudaParams p)
@@ -41,8 +43,9 @@ template <int RF, bool L = false> static void plane_12(FSSIMCudaParams p)
 template <int RF, bool L = false> static void plane_16(FSSIMCudaParams p)
 { fssim_plane<unsigned short, double, long long, FSSIM_KIND_16, RF, L>(p); }
 static void reduce(FSSIMCudaReduceParams p) { fssim_reduce_impl(p); }
-template <typename T> static void resample(FSSIMCudaResampleParams p)
-{ fssim_resample_impl<T>(p); }
+/* S: the rendition's container, T: the one written (the reference's) */
+template <typename S, typename T> static void resample(FSSIMCudaResampleParams p)
+{ fssim_resample_impl<S, T>(p); }
 template <typename T, int RF> static void ms_scale(FSSIMCudaMsParams p)
 { fssim_ms_scale_impl<T, RF>(p); }
 static void ms_reduce(FSSIMCudaMsReduceParams p) { fssim_ms_reduce_impl(p); }

@@ -20,8 +20,9 @@
 
 /*
  * A stand-in for the CUDA driver (libcuda.so.1) that runs fssim's kernels
- * (fssim_cuda's fssim_plane and fssim_reduce, the resampler, msssim's
- * fssim_ms_scale and fssim_ms_reduce, fssim3d's three) through the
+ * (fssim_cuda's fssim_plane and fssim_reduce, the resamplers, msssim's
+ * fssim_ms_scale and fssim_ms_reduce, fssim3d's three and its resamplers)
+ * through the
  * emulator (tests/cuda/emu.h): "device" memory is host memory, streams and
  * events complete at once, kernels run on the CPU.  With it the whole CUDA
  * path of the built ffmpeg — hwcontext_cuda, hwupload, the filters' host
@@ -122,7 +123,7 @@ struct Memcpy2D {
     size_t WidthInBytes, Height;
 };
 
-enum ModuleType { MOD_FSSIM3D, MOD_PLANE };
+enum ModuleType { MOD_FSSIM3D, MOD_PLANE, MOD_RESAMPLE };
 struct Module { ModuleType type; bool any; int kind; bool ladder; };
 struct Function { std::string name; Module mod; };
 
@@ -558,7 +559,7 @@ CUresult cuEventElapsedTime(float *ms, void *a, void *b)
 
 /* modules: fssim3d's two, told apart by the any-window kernel reading the
  * radius from its parameters (FSSIM3DCudaMomentParams.radius); fssim_cuda's
- * by their PTX files.  Machine code (a fat binary) is matched against the
+ * and the resampler's by their PTX files.  Machine code (a fat binary) is matched against the
  * .fatbin files the build left beside the PTX, and refused, as a GPU the
  * build made none for refuses it, under FSSIM_FAKE_CUDA_NO_SASS=1. */
 CUresult cuModuleLoadData(void **m, const void *image)
@@ -575,16 +576,30 @@ CUresult cuModuleLoadData(void **m, const void *image)
         return r;
     if (fat && no_sass && strcmp(no_sass, "0"))
         return NO_BINARY;
+    if ((fat || strstr(ptx, ".entry fssim_resample_")) &&
+        same_module(image, dir, "fssim_resample.ptx")) {
+        *m = new Module{ MOD_RESAMPLE, false, 0, false };
+        if (verbose())
+            fprintf(stderr, "[fake cuda] module fssim_resample.ptx%s\n",
+                    fat ? " (machine code)" : "");
+        return OK;
+    }
     if (fat) {
         for (int any = 0; any < 2; any++)
             if (same_module(image, dir, any ? "fssim3d_any.ptx" : "fssim3d.ptx")) {
                 *m = new Module{ MOD_FSSIM3D, any != 0, 0, false };
+                if (verbose())
+                    fprintf(stderr, "[fake cuda] module %s (machine code)\n",
+                            any ? "fssim3d_any.ptx" : "fssim3d.ptx");
                 return OK;
             }
     } else if (strstr(ptx, ".entry fssim3d_moments")) {
         snprintf(key, sizeof(key), "fssim3d_moments_param_0+%d",
                  (int)offsetof(FSSIM3DCudaMomentParams, radius));
         *m = new Module{ MOD_FSSIM3D, strstr(ptx, key) != NULL, 0, false };
+        if (verbose())
+            fprintf(stderr, "[fake cuda] module %s\n",
+                    (*(Module **)m)->any ? "fssim3d_any.ptx" : "fssim3d.ptx");
         return OK;
     }
     if (fat || strstr(ptx, ".entry fssim_plane")) {
@@ -607,10 +622,11 @@ CUresult cuModuleUnload(void *m) { delete (Module *)m; return fault(F_NB, "cuMod
 CUresult cuModuleGetFunction(void **f, void *m, const char *name)
 {
     const Module *mod = (const Module *)m;
-    static const char *const names[2][6] = {
-        { "fssim3d_moments", "fssim3d_score", "fssim3d_sum", NULL, NULL, NULL },
-        { "fssim_plane", "fssim_reduce", "fssim_resample", "fssim_ms_scale",
-          "fssim_ms_reduce", NULL },
+    static const char *const names[3][5] = {
+        { "fssim3d_moments", "fssim3d_score", "fssim3d_sum", NULL, NULL },
+        { "fssim_plane", "fssim_reduce", "fssim_ms_scale", "fssim_ms_reduce", NULL },
+        { "fssim_resample_8to8", "fssim_resample_8to16", "fssim_resample_16to8",
+          "fssim_resample_16to16", NULL },
     };
     for (const char *n : names[mod->type])
         if (n && !strcmp(name, n)) {
@@ -622,19 +638,22 @@ CUresult cuModuleGetFunction(void **f, void *m, const char *name)
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *n, void *m, const char *name) { return NOT_FOUND; }
 CUresult cuFuncSetAttribute(void *f, int attr, int v) { return OK; }
 
-/* The bit depth the parameters were filled for: c1base = (0.01 L)^2. */
+/* The sample class of the parameters: from the bit depth they were filled
+ * for (c1base = (0.01 L)^2) and the container's shift, since samples at the
+ * bottom of 16-bit words take the 16-bit class whatever the depth. */
 static int params_kind(const FSSIMCudaParams &p)
 {
     const double L = sqrt(p.c1base) / 0.01;
     const int depth = (int)lround(log2(L + 1));
-    return fssim_cuda_kind(depth);
+    return fssim_cuda_kind_stored(depth, p.shift);
 }
 
-/* The same for msssim's parameters: c1 = (0.01 L)^2 in float. */
-static int ms_params_kind(const FSSIMCudaMsParams &p)
+/* Whether msssim's parameters are for 8-bit containers (c1 = (0.01 L)^2 in
+ * float): the scale pass reads the module's container. */
+static bool ms_params_8bit(const FSSIMCudaMsParams &p)
 {
     const double L = sqrt((double)p.c1) / 0.01;
-    return fssim_cuda_kind((int)lround(log2(L + 1)));
+    return lround(log2(L + 1)) <= 8;
 }
 
 static void (*const ms_scale_kernels[2][3])(FSSIMCudaMsParams) = {
@@ -762,8 +781,8 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
             return bad_launch("block, grid or radius", f);
         if (!f->mod.any && p.radius != FSSIM_DEFAULT_RADIUS)
             return bad_launch("a default-window module for another window", f);
-        if (ms_params_kind(p) != f->mod.kind)
-            return bad_launch("the module of another sample class", f);
+        if (ms_params_8bit(p) != (f->mod.kind == FSSIM_KIND_8))
+            return bad_launch("the module of another sample container", f);
         if ((int)smem < fssim_ms_smem_layout(rf).total)
             return bad_launch("too little shared memory", f);
         if (!ms_grid_ok(p, gx))
@@ -775,18 +794,26 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
         if (gy != 1 || gx > 4 * FSSIM_MS_SCALES || gx % FSSIM_MS_SCALES || bx != FSSIM_TILE)
             return bad_launch("grid", f);
         emu_launch(ms_reduce, gx, gy, bx, by, p);
-    } else if (f->name == "fssim_resample") {
+    } else if (f->mod.type == MOD_RESAMPLE) {
+        /* fssim_resample_<S>to<T>: from the rendition's container into the
+         * reference's (fssim3d's: 16-bit planes) */
+        const bool from8 = f->name.compare(0, 17, "fssim_resample_8t") == 0;
+        const bool to8 = f->name.size() > 3 && f->name.compare(f->name.size() - 3, 3, "to8") == 0;
         FSSIMCudaResampleParams p;
         memcpy(&p, params[0], sizeof(p));
         if (gy != 1 || bx != FSSIM_TILE || !resample_grid_ok(p, gx))
             return bad_launch("grid does not cover the planes", f);
         for (int i = 0; verbose() && i < p.nb_comps; i++)
-            fprintf(stderr, "[fake cuda] fssim_resample component %d: %d-row tiles\n", i,
-                    p.comp[i].rows);
-        if (f->mod.kind == FSSIM_KIND_8)
-            emu_launch(resample<unsigned char>, gx, gy, bx, by, p);
+            fprintf(stderr, "[fake cuda] %s component %d: %d-row tiles, %d-bit rounding "
+                    "shift\n", f->name.c_str(), i, p.comp[i].rows, p.comp[i].round);
+        if (from8 && to8)
+            emu_launch(resample<unsigned char, unsigned char>, gx, gy, bx, by, p);
+        else if (from8)
+            emu_launch(resample<unsigned char, unsigned short>, gx, gy, bx, by, p);
+        else if (to8)
+            emu_launch(resample<unsigned short, unsigned char>, gx, gy, bx, by, p);
         else
-            emu_launch(resample<unsigned short>, gx, gy, bx, by, p);
+            emu_launch(resample<unsigned short, unsigned short>, gx, gy, bx, by, p);
     } else {
         FSSIMCudaReduceParams p;
         memcpy(&p, params[0], sizeof(p));

@@ -10,13 +10,15 @@ nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 clang=$(sed -n 's/^NVCC=//p' "$FFMPEG_TREE/ffbuild/config.mak" 2>/dev/null)
 [ "$FSSIM_CUDA" = llvm ] || clang=$(command -v clang)
 
-# other_compiler MODULE WORK: compile kernels/MODULE.cu with the CUDA
-# compiler FFmpeg was not configured with, and the flags its configure
-# would give that compiler; the PTX goes to WORK.
+# other_compiler MODULE WORK: compile MODULE.cu (written into the FFmpeg
+# tree by filters/ffmpeg.mak) with the CUDA compiler FFmpeg was not
+# configured with, and the flags its configure would give that compiler;
+# the PTX goes to WORK.
 other_compiler() {
+    cu=$FFMPEG_TREE/libavfilter/fssim/$1.cu
     if [ "$FSSIM_CUDA" = llvm ] && [ -n "$nvcc" ]; then
         "$nvcc" -gencode arch=compute_75,code=sm_75 -O2 -std=c++11 -m64 -ptx -I"$top_srcdir/ref" \
-            "$top_srcdir/kernels/$1.cu" -o "$2/$1.nvcc.ptx" > "$2/$1.log" 2>&1
+            "$cu" -o "$2/$1.nvcc.ptx" > "$2/$1.log" 2>&1
         ok $? "$1.cu compiles to PTX with nvcc too"
     elif [ "$FSSIM_CUDA" = nvcc ] && [ -n "$clang" ]; then
         # the 2-D modules' warp shuffles need PTX ISA 6.0, which
@@ -26,7 +28,7 @@ other_compiler() {
         "$clang" --cuda-gpu-arch=sm_30 $isa -O2 -std=c++11 -m64 -S -nocudalib -nocudainc \
             --cuda-device-only -Wno-c++11-narrowing -I"$top_srcdir/ref" \
             -include "$FFMPEG_TREE/compat/cuda/cuda_runtime.h" \
-            "$top_srcdir/kernels/$1.cu" -o "$2/$1.clang.ptx" > "$2/$1.log" 2>&1
+            "$cu" -o "$2/$1.clang.ptx" > "$2/$1.log" 2>&1
         ok $? "$1.cu compiles to PTX with clang too"
     else
         skip "$1.cu with the other CUDA compiler" "neither nvcc nor clang beside $FSSIM_CUDA"

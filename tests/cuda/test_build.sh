@@ -34,7 +34,22 @@ for m in $mods; do
     ok $? "$m.ptx ($FSSIM_CUDA) has msssim's two kernels"
 done
 
-for m in $mods; do
+# the resampler's module: its four kernels (8-/16-bit containers in and out)
+ptx="$FFMPEG_TREE/libavfilter/fssim/fssim_resample.ptx"
+found=0
+for k in 8to8 8to16 16to8 16to16; do
+    grep -q "\.entry fssim_resample_$k" "$ptx" 2>/dev/null && found=$((found + 1))
+done
+[ "$found" = 4 ] && ! grep -q "\.local" "$ptx" && ! grep -q "\.entry fssim_plane" "$ptx"
+ok $? "fssim_resample.ptx ($FSSIM_CUDA) has the four resamplers, no local memory, nothing else"
+carry=
+for m in $mods fssim3d fssim3d_any; do
+    grep -q "\.entry fssim_resample" "$FFMPEG_TREE/libavfilter/fssim/$m.ptx" && carry="$carry $m"
+done
+[ -z "$carry" ]
+ok $? "no scoring module carries the resampler (it is loaded only where an input is resampled)$carry"
+
+for m in $mods fssim_resample; do
     other_compiler "$m" "$work"
 done
 
@@ -51,7 +66,7 @@ done
 # architectures configure found (FSSIM_SASS), embedded whole; none: an
 # empty image, and the filter loads the PTX.
 dir=$FFMPEG_TREE/libavfilter/fssim
-for m in $mods fssim3d fssim3d_any; do
+for m in $mods fssim3d fssim3d_any fssim_resample; do
     len=$(sed -n "s/^const unsigned int ff_${m}_sass_len = \([0-9]*\);/\1/p" "$dir/$m.sass.c" 2>/dev/null)
     if [ -n "$FSSIM_SASS" ]; then
         got=$("$PYTHON" "$top_srcdir/tests/lib/fatbin.py" "$dir/$m.fatbin" 2>&1 | cut -d' ' -f2-)

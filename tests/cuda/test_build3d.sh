@@ -1,6 +1,6 @@
 #!/bin/sh
 # TAP: the CUDA side of fssim3d's build, checkable without a GPU.  Its two
-# PTX modules (kernels/fssim3d.cu for the default window, fssim3d_any.cu)
+# PTX modules (fssim3d for the default window, fssim3d_any)
 # are in the tree with their three kernels, small (the driver's JIT of the
 # one loaded is the cold start), with the explicit fused / unfused .rn
 # double operations and no local memory; they compile with the other CUDA

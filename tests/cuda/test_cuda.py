@@ -5,8 +5,11 @@ with fssim_cuda on CUDA frames (hwupload_cuda, or NVDEC decoding of clips
 that NVENC encodes here), and compares every plane of every frame:
 int to 1e-12, float to 1e-5, block to 1e-6, msssim to 1e-5, psnr and mse
 exactly (doc/algorithms.md#accuracy).  Ladders (inputs=N: renditions of
-other sizes resampled on the GPU, uploaded and NVDEC-decoded) against
-fssim's ladder, rendition by rendition.  Also: two GPU runs are bitwise
+other sizes and formats resampled on the GPU, uploaded and NVDEC-decoded)
+against fssim's ladder, rendition by rendition; pairs of another size and
+format (a 720p encode against its 1080p source, 8-bit 4:2:0 against a
+10-bit 4:2:2 mezzanine); frames whose samples lie above their format's
+depth (random 16-bit words), read as stored.  Also: two GPU runs are bitwise
 identical, frame counts match, errors are clear, and compute-sanitizer's
 memcheck, racecheck and synccheck find nothing on a pair and on a ladder.
 
@@ -191,6 +194,59 @@ def ladder_upload_case(name, fmt, ref_size, sizes, options="algo=float+int+block
     compare(name, cpu, gpu, algos + (["mse"] if "psnr" in algos else []))
 
 
+def pair_upload_case(name, mfmt, msize, rfmt, rsize, options="algo=float+int+block+psnr",
+                     frames=2, content="natural"):
+    """A main input of another size or format than the reference, uploaded
+    as it is and resampled on the GPU, against fssim on the same frames."""
+    if content == "above":
+        from fssimtest import above_depth_frames
+        ref = natural_clip(*rsize, frames, rfmt, directory=WORK, name=name + "_r",
+                           frames=above_depth_frames(*rsize, frames, rfmt, seed=1))
+        main = natural_clip(*msize, frames, mfmt, directory=WORK, name=name + "_m",
+                            frames=above_depth_frames(*msize, frames, mfmt, seed=2))
+    else:
+        ref = natural_clip(*rsize, frames, rfmt, directory=WORK, name=name + "_r", seed=1)
+        main = natural_clip(*msize, frames, mfmt, directory=WORK, name=name + "_m", seed=1,
+                            distort={"blur": 1.2, "noise": 4.0, "block": 8})
+    inputs = main.input_args() + ref.input_args()
+    cpu, _ = score(inputs, lambda log: "[0:v][1:v]fssim=%s:log_path=%s" % (options, log),
+                   name + "_cpu")
+    gpu, err = score(inputs, lambda log: "[0:v]hwupload[m];[1:v]hwupload[r];"
+                     "[m][r]fssim_cuda=%s:log_path=%s" % (options, log), name + "_gpu")
+    if gpu is None:
+        t.diag(err)
+    algos = options.split(":")[0][len("algo="):].split("+")
+    compare(name, cpu, gpu, algos + (["mse"] if "psnr" in algos else []))
+    if gpu is not None and (msize, mfmt) != (rsize, rfmt):
+        t.ok(gpu["input"].get("main", {}).get("resampled") is True,
+             "%s: the log records the main input resampled" % name, gpu["input"])
+
+
+def mixed_ladder_case():
+    """Renditions of other formats and sizes than the reference, uploaded as
+    they are: yuv420p 720p and 360p, nv12 1080p, a p010 1080p reference."""
+    sizes = [("yuv420p", 1280, 720), ("nv12", 1920, 1080), ("yuv420p", 640, 360),
+             ("p010", 1920, 1080)]
+    ref = natural_clip(1920, 1080, 2, "p010", directory=WORK, name="mixed_r", seed=1)
+    rends = [natural_clip(w, h, 2, f, directory=WORK, name="mixed_%d" % k, seed=1,
+                          distort={"blur": 0.8 + 0.3 * k, "noise": 3.0, "seed": k})
+             for k, (f, w, h) in enumerate(sizes)]
+    n = len(rends) + 1
+    inputs = sum((c.input_args() for c in rends + [ref]), [])
+    pads = "".join("[%d:v]" % i for i in range(n))
+    up = ";".join("[%d:v]hwupload[u%d]" % (i, i) for i in range(n))
+    ups = "".join("[u%d]" % i for i in range(n))
+    opts = "algo=float+int+block+psnr"
+    cpu, _ = score(inputs, lambda log: "%sfssim=inputs=%d:%s:log_path=%s" % (
+        pads, n, opts, log), "mixed_cpu")
+    gpu, err = score(inputs, lambda log: "%s;%sfssim_cuda=inputs=%d:%s:log_path=%s" % (
+        up, ups, n, opts, log), "mixed_gpu")
+    if gpu is None:
+        t.diag(err)
+    compare("ladder of mixed formats against p010 1080p", cpu, gpu,
+            ("float", "int", "block", "psnr", "mse"))
+
+
 def nvdec_ladder_case():
     """NVDEC-decoded renditions (H.264 640x360, HEVC 1280x720) against an
     HEVC 1280x720 reference, resampled on the GPU, against fssim's ladder
@@ -228,17 +284,16 @@ def error_cases():
     a = natural_clip(64, 48, 2, "nv12", directory=WORK, name="err_a")
     b = natural_clip(80, 48, 2, "nv12", directory=WORK, name="err_b")
     p = ffmpeg(*HW, *a.input_args(), *b.input_args(), "-lavfi",
-               "[0:v]hwupload[m];[1:v]hwupload[r];[m][r]fssim_cuda",
+               "[0:v]hwupload[m];[1:v]hwupload[r];[m][r]fssim_cuda=scale=none",
                "-f", "null", "-", check=False)
     t.ok(p.returncode > 0 and "Input sizes differ" in p.stderr
-         and "scale_cuda" in p.stderr, "size mismatch: clear error naming scale_cuda",
-         p.stderr[-1500:])
-    c = natural_clip(64, 48, 2, "yuv420p", directory=WORK, name="err_c")
-    p = ffmpeg(*HW, *a.input_args(), *c.input_args(), "-lavfi",
-               "[0:v]hwupload[m];[1:v]hwupload[r];[m][r]fssim_cuda",
+         and "scale_cuda" in p.stderr, "size mismatch with scale=none: clear error naming "
+         "scale_cuda", p.stderr[-1500:])
+    p = ffmpeg(*HW, *a.input_args(), *a.input_args(), "-lavfi",
+               "[0:v]hwupload[m];[1:v]format=bgr0,hwupload[r];[m][r]fssim_cuda",
                "-f", "null", "-", check=False)
-    t.ok(p.returncode > 0 and "pixel formats differ" in p.stderr,
-         "format mismatch: clear error", p.stderr[-1500:])
+    t.ok(p.returncode > 0 and "pixel formats differ" in p.stderr and "(YUV)" in p.stderr,
+         "a reference of another colour family: clear error naming both", p.stderr[-1500:])
     p = ffmpeg(*HW, *a.input_args(), *a.input_args(), "-lavfi",
                "[0:v][1:v]fssim_cuda", "-f", "null", "-", check=False)
     t.ok(p.returncode > 0 and "carries no CUDA frames" in p.stderr,
@@ -335,6 +390,19 @@ def main():
                        "algo=msssim+int")
     for clip in ("h264_8bit", "h264_odd", "hevc_8bit", "hevc_10bit", "hevc_444", "hevc_444_10bit"):
         nvdec_case(clip)
+    # pairs of another size and format, resampled on the GPU
+    pair_upload_case("pair_720p_vs_1080p", "yuv420p", (1280, 720), "yuv420p", (1920, 1080))
+    pair_upload_case("pair_yuv420p_vs_yuv422p10_1080p", "yuv420p", (1920, 1080), "yuv422p10",
+                     (1920, 1080))
+    pair_upload_case("pair_720p_nv12_vs_1080p_p010", "nv12", (1280, 720), "p010",
+                     (1920, 1080), "algo=float+int+psnr+msssim:scaler=lanczos")
+    pair_upload_case("pair_p010_vs_yuv444p_odd", "p010", (640, 360), "yuv444p", (333, 201))
+    # samples above the depth: the 16-bit module, read as stored
+    pair_upload_case("above_yuv420p10_640x360", "yuv420p10", (640, 360), "yuv420p10",
+                     (640, 360), content="above")
+    pair_upload_case("above_yuv444p10_333x201", "yuv444p10", (333, 201), "yuv444p10",
+                     (333, 201), content="above")
+    mixed_ladder_case()
     nvdec_ladder_case()
     error_cases()
     sanitizer_case()

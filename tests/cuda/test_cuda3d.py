@@ -186,6 +186,30 @@ def upload_case(name, w, h, fmt, opts="", frames=12, identical=False, expect=Non
                        "frames out %r, log %r" % (frames_out(err), gpu and gpu["frame_count"])))
 
 
+def pair_case(name, mfmt, msize, rfmt, rsize, opts="depth=5", frames=8):
+    """A main input of another size and format than the reference, uploaded
+    as it is: fssim3d's moments of its planes resampled on the GPU (the
+    resampler's module), against the software backend."""
+    tag = "%s %s" % (name, opts)
+    cpu = gpu = gpu2 = None
+    err = ""
+    if not SKIP:
+        ref = natural_clip(*rsize, frames, rfmt, directory=WORK, name=name + "_r", seed=2)
+        main = natural_clip(*msize, frames, mfmt, directory=WORK, name=name + "_m", seed=2,
+                            distort={"blur": 1.1, "noise": 4.0, "block": 8})
+        inputs = main.input_args() + ref.input_args()
+        cpu, _, _ = score(HW + inputs, lambda log: "[0:v][1:v]fssim3d=%s:log_path=%s" % (
+            opts, log), name + "_cpu")
+        gpu_graph = lambda log: "[0:v]hwupload[m];[1:v]hwupload[r];[m][r]fssim3d=%s:" \
+                                "log_path=%s" % (opts, log)
+        gpu, err, _ = score(HW + inputs, gpu_graph, name + "_gpu")
+        gpu2, _, _ = score(HW + inputs, gpu_graph, name + "_gpu2")
+    compare(tag, cpu, gpu, err, nb_frames=frames, gpu2=gpu2)
+    check("%s: the log records the main input resampled" % tag,
+          lambda: (gpu is not None and gpu["input"].get("main", {}).get("resampled") is True,
+                   gpu and gpu["input"]))
+
+
 def ring_log_case():
     """The ring's size is logged at INFO: depth x 16 bytes x scored
     positions per component (each component's records 256-byte aligned)."""
@@ -267,14 +291,14 @@ def error_cases():
                 all(n in p.stderr for n in needles),
                 "exit status %d\n%s" % (p.returncode, p.stderr[-1500:]))
 
-    check("fssim3d CUDA: size mismatch, clear error naming scale_cuda",
+    check("fssim3d CUDA: size mismatch with scale=none, clear error naming scale_cuda",
           lambda: fails(HW + a.input_args() + b.input_args(),
-                        "[0:v]hwupload[m];[1:v]hwupload[r];[m][r]fssim3d",
+                        "[0:v]hwupload[m];[1:v]hwupload[r];[m][r]fssim3d=scale=none",
                         "Input sizes differ", "scale_cuda"))
-    check("fssim3d CUDA: format mismatch, clear error",
+    check("fssim3d CUDA: a reference of another colour family, clear error naming both",
           lambda: fails(HW + a.input_args() + c.input_args(),
-                        "[0:v]hwupload[m];[1:v]hwupload[r];[m][r]fssim3d",
-                        "pixel formats differ"))
+                        "[0:v]hwupload[m];[1:v]format=bgr0,hwupload[r];[m][r]fssim3d",
+                        "pixel formats differ", "(YUV)"))
     check("fssim3d: CUDA main and software reference, clear error with the fix",
           lambda: fails(HW + a.input_args() + a.input_args(),
                         "[0:v]hwupload[m];[m][1:v]fssim3d",
@@ -344,6 +368,11 @@ def main():
     # 12 frames looped 10 times: 120 frames through the ring of 11
     upload_case("nv12_long", 128 if big else 40, 72 if big else 24, "nv12", "depth=11",
                 frames=12, loops=9)
+    # a main input of another size and format, resampled on the GPU
+    pair_case("pair_yuv420p_vs_yuv420p10", "yuv420p", (240, 136) if big else (48, 36),
+              "yuv420p10", (320, 180) if big else (64, 48))
+    pair_case("pair_p010_vs_nv12_down", "p010", (352, 288) if big else (80, 60), "nv12",
+              (256, 144) if big else (56, 42), "depth=3:scaler=lanczos:padding=same")
     ring_log_case()
     for clip in ("hevc_8bit", "hevc_10bit", "h264_8bit"):
         nvdec_case(clip)

@@ -9,8 +9,10 @@ fssimtest.natural_clip; flat frames for the flat cases) twice: with
 fssim_cuda on uploaded frames and with the CPU fssim on the same software
 frames, and compares every frame's every component to the contracts: int
 <= 1e-12, float <= 1e-5, block <= 1e-6.  The cases cover the six PTX
-modules (8-, 10- and 16-bit samples, each with the default window and with
-another), planar and semi-planar formats, both paddings, odd widths (even
+modules (8-bit samples, 9-12-bit MSB-aligned ones (P010, P012) and 16-bit
+words, which LSB-aligned 9-16-bit samples take since they may exceed their
+depth, each with the default window and with another), planar and
+semi-planar formats, both paddings, odd widths (even
 heights for 4:2:0: FFmpeg's hwcontext_cuda drops the last chroma row of an
 odd-height 4:2:0 upload), the stand-in driver's lazy mode (events complete
 only when waited for, so that frames wait in the pipeline and leave at
@@ -20,8 +22,9 @@ was given is checked too: a host choosing the wrong one fails.
 Ladders (inputs=N): the same comparison per rendition, with renditions
 smaller than the reference (upscaled), larger (downscaled) and of its size,
 in a planar and a semi-planar 10-bit format, the resampling done on the
-GPU (fssim_resample) against the CPU reference's, in tiles of 32 and of 16
-rows and by the direct path.
+GPU (the resampler's module, fssim_resample, loaded only then)
+against the CPU reference's, in tiles of 32 and of 16 rows and by the
+direct path.
 
 msssim (fssim_ms_scale, fssim_ms_reduce): <= 1e-5 per plane per frame, alone
 and with the fused algorithms, two inputs and ladders (a resampled
@@ -62,7 +65,8 @@ WORK = ft.workdir("cuda-emu")
 # name, pix_fmt, w, h, options, the module the filter must load, content
 CASES = [
     ("8-bit yuv420p 66x38", "yuv420p", 66, 38, "", "fssim_8.ptx", "natural"),
-    ("10-bit yuv420p10 70x46", "yuv420p10le", 70, 46, "", "fssim_12.ptx", "natural"),
+    # samples at the bottom of 16-bit words may exceed the depth: the 16-bit class
+    ("10-bit yuv420p10 70x46", "yuv420p10le", 70, 46, "", "fssim_16.ptx", "natural"),
     ("16-bit yuv444p16 40x36", "yuv444p16le", 40, 36, "", "fssim_16.ptx", "natural"),
     ("8-bit nv12 50x34 window=7", "nv12", 50, 34, "window=7", "fssim_8_any.ptx", "natural"),
     ("10-bit p010 70x40 window=9 padding=same", "p010le", 70, 40, "window=9:padding=same",
@@ -74,7 +78,8 @@ CASES = [
     ("8-bit yuv420p 48x32 flat frames, two levels", "yuv420p", 48, 32, "", "fssim_8.ptx",
      "flat"),
     ("10-bit yuv420p10 48x32 flat frames, two levels", "yuv420p10le", 48, 32, "",
-     "fssim_12.ptx", "flat"),
+     "fssim_16.ptx", "flat"),
+    ("12-bit p012 64x64 flat frames, two levels", "p012le", 64, 64, "", "fssim_12.ptx", "flat"),
     ("10-bit p010 58x34 identical frames", "p010le", 58, 34, "", "fssim_12.ptx", "identical"),
 ]
 
@@ -82,7 +87,7 @@ CASES = [
 MS_CASES = [
     ("msssim 8-bit yuv420p 322x324", "yuv420p", 322, 324, "", "fssim_8.ptx", "natural",
      "msssim"),
-    ("msssim 10-bit yuv444p10 161x165", "yuv444p10le", 161, 165, "", "fssim_12.ptx", "natural",
+    ("msssim 10-bit yuv444p10 161x165", "yuv444p10le", 161, 165, "", "fssim_16.ptx", "natural",
      "msssim+float+int+block"),
     ("msssim 10-bit p010 196x194 window=7", "p010le", 196, 194, "window=7:sigma=1.2",
      "fssim_12_any.ptx", "natural", "msssim"),
@@ -172,6 +177,11 @@ LADDERS = [
      "fssim_8_ladder.ptx", {16, 32}),
     ("ladder 8-bit yuv444p 31:1", "yuv444p", (32, 24), [(1000, 750), (32, 24)], "",
      "fssim_8_ladder.ptx", {0}),
+    # renditions of other formats (w, h, format): three resampled, from 8- and
+    # 16-bit containers, the p010 one scored in place
+    ("ladder of mixed formats against p010", "p010le", (64, 48),
+     [(32, 24, "yuv420p"), (64, 48, "nv12"), (80, 60, "yuv420p10le"), (64, 48, "p010le")],
+     "", "fssim_12_ladder.ptx", None, ["fssim_resample_16to16", "fssim_resample_8to16"]),
 ]
 
 
@@ -180,11 +190,13 @@ MS_LADDERS = [
     ("ladder msssim 8-bit yuv420p", "yuv420p", (322, 324), [(322, 324), (240, 180)],
      "algo=msssim", "fssim_8_ladder.ptx"),
     ("ladder msssim 10-bit yuv444p10 lanczos", "yuv444p10le", (161, 165),
-     [(161, 165), (120, 100)], "algo=msssim+float:scaler=lanczos", "fssim_12_ladder.ptx"),
+     [(161, 165), (120, 100)], "algo=msssim+float:scaler=lanczos", "fssim_16_ladder.ptx"),
+    ("ladder msssim 10-bit p010", "p010le", (322, 324), [(322, 324), (240, 180)],
+     "algo=msssim+int", "fssim_12_ladder.ptx"),
 ]
 
 
-def run_ladder(name, fmt, size, sizes, opts, module, rows=None, nb=NB):
+def run_ladder(name, fmt, size, sizes, opts, module, rows=None, kernels=None, nb=NB):
     algo = opts if opts.startswith("algo=") else \
         "algo=float+int+block+psnr" + (":" + opts if opts else "")
     n = len(sizes) + 1
@@ -195,9 +207,9 @@ def run_ladder(name, fmt, size, sizes, opts, module, rows=None, nb=NB):
     tag = re.sub(r"\W+", "_", name)
     f = ft.pix_fmt(fmt)
     ref = ft.natural_clip(size[0], size[1], nb, f, WORK, tag + "_r", image="coffee", seed=3)
-    rends = [ft.natural_clip(w, h, nb, f, WORK, "%s_%d" % (tag, k), image="coffee", seed=3,
-                             distort=dict(blur=0.8, noise=3.0, seed=k))
-             for k, (w, h) in enumerate(sizes)]
+    rends = [ft.natural_clip(z[0], z[1], nb, z[2] if len(z) > 2 else f, WORK, "%s_%d" % (tag, k),
+                             image="coffee", seed=3, distort=dict(blur=0.8, noise=3.0, seed=k))
+             for k, z in enumerate(sizes)]
     inputs = sum((c.input_args() for c in rends + [ref]), [])
     cpu_log, gpu_log = (os.path.join(WORK, tag + s + ".json") for s in ("_cpu", "_gpu"))
     fc.remove(cpu_log, gpu_log)
@@ -213,15 +225,22 @@ def run_ladder(name, fmt, size, sizes, opts, module, rows=None, nb=NB):
     cpu, why_c = fc.read_log(cpu_log)
     gpu, why_g = fc.read_log(gpu_log)
     loaded = re.findall(r"\[fake cuda\] module (\S+)", pg.stderr)
-    tiles = {int(r) for r in re.findall(r"fssim_resample component \d+: (\d+)-row", pg.stderr)}
+    tiles = {int(r) for r in re.findall(r"fssim_resample_\w+ component \d+: (\d+)-row",
+                                        pg.stderr)}
+    # the resampler's module only where a rendition is resampled
+    resampled = [tuple(z[:2]) != size or (len(z) > 2 and z[2] != fmt) for z in sizes]
+    modules = [module] + (["fssim_resample.ptx"] if any(resampled) else [])
+    used = sorted(set(re.findall(r"(fssim_resample_\w+) component", pg.stderr)))
     t.ok(pc.returncode == 0 and pg.returncode == 0 and cpu and gpu and
-         len(ft.log_values(gpu)) == nb * len(sizes) and loaded == [module] and
-         (rows is None or tiles == rows),
+         len(ft.log_values(gpu)) == nb * len(sizes) and loaded == modules and
+         (rows is None or tiles == rows) and (kernels is None or used == kernels) and
+         [r["resampled"] for r in gpu["renditions"]] == resampled,
          "%s: scored on the emulated driver, %s loaded" % (name, module) +
          (", resampled %s" % " and ".join("by the direct path" if r == 0 else "in %d-row tiles" % r
                                            for r in sorted(rows)) if rows else ""),
-         "rc cpu %d gpu %d, %s %s, modules loaded %r, resampler tiles of %r rows\n%s" % (
-             pc.returncode, pg.returncode, why_c, why_g, loaded, tiles, pg.stderr[-2500:]))
+         "rc cpu %d gpu %d, %s %s, modules loaded %r, resampler tiles of %r rows, kernels %r\n%s" % (
+             pc.returncode, pg.returncode, why_c, why_g, loaded, tiles, used,
+             pg.stderr[-2500:]))
     asked = algo.split(":")[0][len("algo="):].split("+")
     tols = {a: TOLS[a] for a in TOLS if a in asked or (a == "mse" and "psnr" in asked)}
     # a run that failed may still leave a log, with no frames
@@ -229,6 +248,122 @@ def run_ladder(name, fmt, size, sizes, opts, module, rows=None, nb=NB):
     worst, where = fc.max_diff(cpu, gpu, tols) if full else (float("inf"), "no full runs")
     t.ok(worst <= 1.0, "%s: every rendition within the contracts of fssim's ladder" % name,
          "worst |diff|/tolerance %.3g at (n/k, algo, comp, cpu, gpu) %r" % (worst, where))
+
+
+# Pairs of another size or format (doc/formats.md): the main input resampled
+# on the GPU by the resampler's module, read in its own layout and written
+# in the reference's.  name, main format, main size, reference format,
+# reference size, options, the scoring module
+PAIRS = [
+    ("pair yuv420p 48x32 up to 96x64", "yuv420p", (48, 32), "yuv420p", (96, 64), "",
+     "fssim_8.ptx"),
+    ("pair yuv420p 100x76 down to 70x46, lanczos", "yuv420p", (100, 76), "yuv420p", (70, 46),
+     "scaler=lanczos", "fssim_8.ptx"),
+    ("pair yuv420p against yuv422p10 (depth and chroma up)", "yuv420p", (64, 48),
+     "yuv422p10le", (64, 48), "", "fssim_16.ptx"),
+    ("pair nv12 against p010 (8 -> 10 bits, semi-planar both)", "nv12", (64, 48), "p010le",
+     (64, 48), "window=7", "fssim_12_any.ptx"),
+    ("pair p010 96x64 against yuv420p 64x48 (10 -> 8 bits, down)", "p010le", (96, 64),
+     "yuv420p", (64, 48), "", "fssim_8.ptx"),
+    ("pair yuv444p16 against nv12 (16 -> 8 bits, chroma down)", "yuv444p16le", (64, 48),
+     "nv12", (64, 48), "", "fssim_8.ptx"),
+    ("pair nv16 34x26 up to 68x52 against yuv444p10msb, bilinear", "nv16", (34, 26),
+     "yuv444p10msble", (68, 52), "scaler=bilinear", "fssim_12.ptx"),
+    ("pair yuv420p against nv12 (layout alone)", "yuv420p", (64, 48), "nv12", (64, 48), "",
+     "fssim_8.ptx"),
+]
+
+
+def run_inputs(desc, main, ref, algo, modules, graph_gpu, graph_cpu, tols, nb):
+    """fssim (graph_cpu) and the CUDA graph on the same stored clips: both
+    run, the modules in order, every value within tols."""
+    tag = re.sub(r"\W+", "_", desc)
+    cpu_log, gpu_log = (os.path.join(WORK, tag + s + ".json") for s in ("_cpu", "_gpu"))
+    fc.remove(cpu_log, gpu_log)
+    inputs = main.input_args() + ref.input_args()
+    pc = ft.ffmpeg(*inputs, "-lavfi", graph_cpu % cpu_log, "-f", "null", "-", check=False)
+    pg = ft.ffmpeg(*fc.HW, *inputs, "-lavfi", graph_gpu % gpu_log, "-f", "null", "-",
+                   check=False, env=fc.env(FAKE_CUDA_VERBOSE=1))
+    cpu, why_c = fc.read_log(cpu_log)
+    gpu, why_g = fc.read_log(gpu_log)
+    loaded = re.findall(r"\[fake cuda\] module (\S+)", pg.stderr)
+    t.ok(pc.returncode == 0 and pg.returncode == 0 and cpu and gpu and
+         len(gpu["frames"]) == nb and loaded == modules,
+         "%s: scored on the emulated driver, %s loaded" % (desc, " and ".join(modules)),
+         "rc cpu %d gpu %d, %s %s, modules loaded %r\n%s" % (
+             pc.returncode, pg.returncode, why_c, why_g, loaded,
+             "\n".join(l for l in pg.stderr.splitlines() if "launch" not in l)[-2500:]))
+    full = cpu and gpu and len(ft.log_values(cpu)) == len(ft.log_values(gpu))
+    worst, where = fc.max_diff(cpu, gpu, tols) if full else (float("inf"), "no full runs")
+    t.ok(worst <= 1.0, "%s: every frame within %s of fssim" % (
+        desc, ", ".join("%s %g" % kv for kv in tols.items())),
+         "worst |diff|/tolerance %.3g at (n, algo, comp, cpu, gpu) %r" % (worst, where))
+    return gpu
+
+
+def run_pair(name, mfmt, msize, rfmt, rsize, opts, module):
+    algo = "algo=float+int+block+psnr" + (":" + opts if opts else "")
+    if SKIP:
+        t.skip("%s: scored on the emulated driver" % name, SKIP)
+        t.skip("%s: every frame within the contracts of fssim" % name, SKIP)
+        return
+    tag = re.sub(r"\W+", "_", name)
+    ref = ft.natural_clip(rsize[0], rsize[1], NB, rfmt, WORK, tag + "_r", image="coffee",
+                          seed=3)
+    main = ft.natural_clip(msize[0], msize[1], NB, mfmt, WORK, tag + "_m", image="coffee",
+                           seed=3, distort=dict(blur=1.0, noise=3.0, block=8))
+    tols = {a: TOLS[a] for a in ("int", "float", "block", "psnr", "mse")}
+    gpu = run_inputs(name + " (%s)" % algo, main, ref, algo, [module, "fssim_resample.ptx"],
+                     "[0:v]hwupload[a];[1:v]hwupload[b];[a][b]fssim_cuda=%s:log_path=%%s" % algo,
+                     "[0:v][1:v]fssim=%s:log_path=%%s" % algo, tols, NB)
+    t.ok(gpu is not None and gpu["input"].get("main", {}).get("resampled") is True,
+         "%s: the log records the main input resampled" % name, gpu and gpu["input"])
+
+
+def above_depth_clip(fmt, w, h, tag, seed):
+    """Raw frames of a format whose samples sit at the bottom of 16-bit words,
+    every word random: values up to 65535 whatever the depth, as a raw file
+    may hold (doc/formats.md#sample-values)."""
+    import numpy as np
+    f = ft.pix_fmt(fmt)
+    rng = np.random.default_rng(seed)
+    frames = [[rng.integers(0, 65536, f.plane_size(c, w, h)[::-1]).astype(np.uint16)
+               for c in range(len(f.comps))] for _ in range(NB)]
+    return ft.natural_clip(w, h, NB, f, WORK, tag, frames=frames)
+
+
+def run_above_depth():
+    """Samples above the format's depth: read as stored, by the 16-bit
+    module, as fssim reads them."""
+    for fmt in ("yuv420p10le", "yuv422p10le", "yuv444p10le"):
+        name = "%s frames holding values up to 65535" % fmt
+        if SKIP:
+            t.skip("%s: scored on the emulated driver" % name, SKIP)
+            t.skip("%s: every frame within the contracts of fssim" % name, SKIP)
+            continue
+        main = above_depth_clip(fmt, 48, 36, "above_m_" + fmt, 1)
+        ref = above_depth_clip(fmt, 48, 36, "above_r_" + fmt, 2)
+        algo = "algo=float+int+block+psnr"
+        tols = {a: TOLS[a] for a in ("int", "float", "block", "psnr", "mse")}
+        run_inputs(name, main, ref, algo, ["fssim_16.ptx"],
+                   "[0:v]hwupload[a];[1:v]hwupload[b];[a][b]fssim_cuda=%s:log_path=%%s" % algo,
+                   "[0:v][1:v]fssim=%s:log_path=%%s" % algo, tols, NB)
+
+
+def run_pair3d():
+    """fssim3d on CUDA frames with a main input of another size and format:
+    the moments of its resampled planes (16-bit values)."""
+    name = "fssim3d, a yuv420p 48x36 main against a yuv420p10 64x48 reference"
+    if SKIP:
+        t.skip("%s: scored on the emulated driver" % name, SKIP)
+        t.skip("%s: every frame within 1e-6 of the software backend" % name, SKIP)
+        return
+    ref = ft.natural_clip(64, 48, 5, "yuv420p10le", WORK, "p3d_r", image="coffee", seed=3)
+    main = ft.natural_clip(48, 36, 5, "yuv420p", WORK, "p3d_m", image="coffee", seed=3,
+                           distort=dict(blur=1.0, noise=3.0))
+    run_inputs(name, main, ref, "", ["fssim3d.ptx", "fssim_resample.ptx"],
+               "[0:v]hwupload[a];[1:v]hwupload[b];[a][b]fssim3d=depth=3:log_path=%s",
+               "[0:v][1:v]fssim3d=depth=3:log_path=%s", {"fssim3d": 1e-6}, 5)
 
 
 def run_images():
@@ -281,7 +416,10 @@ def run_smem_limits():
     """A GPU with less shared memory per block than the options need (the
     stand-in driver's FSSIM_FAKE_CUDA_SMEM_OPTIN; Turing offers 65536, which
     an 8-bit pair's float+int (52992 bytes) and float+int+psnr+block (54616)
-    fit, not 16-bit float+int (88832)): the run fails by itself with a
+    fit, not float+int on 16-bit words (88832), which LSB-aligned 9-12-bit
+    samples take, while MSB-aligned ones (P010, yuv444p12msb) keep 12-bit
+    sums): the run
+    fails by itself with a
     message that names both numbers, no signal; the same GPU scores what
     fits."""
     cases = [  # limit, filter graph, runs, what the message names, format;
@@ -289,6 +427,9 @@ def run_smem_limits():
         (65536, "fssim_cuda=algo=float+int", True, None, "yuv444p"),
         (65536, "fssim_cuda=algo=float+int+psnr+block", True, None, "yuv444p"),
         (65536, "fssim_cuda=algo=float+int", False, "fssim_cuda needs 88832", "yuv444p16le"),
+        # samples at the bottom of 16-bit words take the 16-bit module; P010's not
+        (65536, "fssim_cuda=algo=float+int", False, "fssim_cuda needs 88832", "yuv444p10le"),
+        (65536, "fssim_cuda=algo=float+int", True, None, "yuv444p12msb"),
         (49152, "fssim_cuda=algo=float+int+psnr", False, "fssim_cuda needs 52992", "yuv444p"),
         (49152, "fssim_cuda=algo=float", True, None, "yuv444p"),
         (32768, "fssim_cuda=algo=msssim", False, "algo=msssim needs", "yuv444p"),
@@ -323,6 +464,10 @@ for case in MS_CASES:
     run_case(*case, nb=NB_MS)
 for case in MS_LADDERS:
     run_ladder(*case, nb=NB_MS)
+for case in PAIRS:
+    run_pair(*case)
+run_above_depth()
+run_pair3d()
 run_images()
 run_smem_limits()
 t.done()

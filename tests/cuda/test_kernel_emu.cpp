@@ -22,9 +22,13 @@
  * The CUDA kernels of fssim_cuda (kernels/fssim_plane.cuh) run on the CPU through
  * tests/cuda/emu.h and checked against the CPU reference: tiling and
  * halos, plane borders, odd sizes, semi-planar and MSB-aligned samples,
- * every algorithm, valid and same padding, window sizes, determinism;
- * msssim's kernels (kernels/fssim_msssim.cuh) on several planes per launch,
- * odd sizes just above the smallest plane, identical planes.
+ * samples above the format's depth (read as stored, by the 16-bit class the
+ * filter picks for them), every algorithm, valid and same padding, window
+ * sizes, determinism; msssim's kernels (kernels/fssim_msssim.cuh) on
+ * several planes per launch, odd sizes just above the smallest plane,
+ * identical planes; the resampler (kernels/fssim_resample.cuh) from every
+ * container and layout into another, across bit depths, sample for sample
+ * against the reference's.
  * The real kernels run on the GPU in tests/cuda/test_cuda.py.
  */
 #include "emu.h"
@@ -42,7 +46,9 @@ extern "C" {
 
 #include "emu_fssim.h"
 
-enum Content { NOISE, SMOOTH, FLAT, EDGES, SAME };
+/* ABOVE: noise over every value of the container (16-bit words: up to
+ * 65535 whatever the depth), as a raw file may hold */
+enum Content { NOISE, SMOOTH, FLAT, EDGES, SAME, ABOVE };
 
 struct Case {
     int w, h, depth, bytes, step, shift;
@@ -87,9 +93,10 @@ static std::vector<uint8_t> make_plane(const Case &c, int pitch, bool second,
             case SMOOTH: v = (unsigned)((x * 7 + y * 3) * max / (7 * c.w + 3 * c.h + 1)); break;
             case FLAT:   v = max * 3 / 4; break;
             case EDGES:  v = ((x / 9 + y / 7) & 1) ? max : max / 16; break;
+            case ABOVE:  v = rnd(c.bytes == 2 && !c.shift ? 65535 : max); break;
             default:     v = 0; break;
             }
-            if (second && c.content != SAME)
+            if (second && c.content != SAME && c.content != ABOVE)
                 v = (unsigned)fmin(max, fmax(0, (int)v + (int)rnd(max / 8) - (int)(max / 16)));
             if (c.content == SAME && first) {
                 /* copy the first plane's values */
@@ -123,7 +130,8 @@ static void reduce_component(const double *partials, int n, double *sums)
     fssim_cuda_chunk_sums(out.data(), &rp, 0, 0, sums);
 }
 
-static void run_case(const Case &c)
+/* One case through the kernel of one sample class. */
+static void run_case_kind(const Case &c, int kind)
 {
     const int pitch = case_pitch(c);
     Case c2 = c;
@@ -175,15 +183,15 @@ static void run_case(const Case &c)
             p.ref_ptr     = (unsigned long long)(uintptr_t)&bf[(size_t)(c.h - 1) * pitch + c.offset];
             p.main_pitch[0] = p.ref_pitch = -pitch;
         }
-        emu_launch(kernels[def][fssim_cuda_kind(c.depth)], gx, gy, FSSIM_TILE,
-                   FSSIM_THREADS / FSSIM_TILE, p);
+        emu_launch(kernels[def][kind], gx, gy, FSSIM_TILE, FSSIM_THREADS / FSSIM_TILE, p);
         reduce_component(partials.data(), nblocks, out[run]);
     }
 
-    char name[160];
-    snprintf(name, sizeof(name), "%dx%d %d-bit bytes=%d step=%d shift=%d window=%d%s sigma=%g %s content=%d%s offset=%d",
+    char name[200];
+    snprintf(name, sizeof(name), "%dx%d %d-bit bytes=%d step=%d shift=%d window=%d%s sigma=%g %s content=%d%s offset=%d%s",
              c.w, c.h, c.depth, c.bytes, c.step, c.shift, c.window, c.any ? " (any-window kernel)" : "",
-             c.sigma, c.same ? "same" : "valid", (int)c.content, c.aligned ? " aligned" : "", c.offset);
+             c.sigma, c.same ? "same" : "valid", (int)c.content, c.aligned ? " aligned" : "", c.offset,
+             kind != fssim_cuda_kind_stored(c.depth, c.shift) ? " (the 9-12-bit class, as P012's)" : "");
 
     tap_ok(!memcmp(out[0], out[1], sizeof(out[0])), "%s: two runs bitwise identical", name);
     tap_ok(!memcmp(out[0], out[2], sizeof(out[0])),
@@ -222,6 +230,19 @@ static void run_case(const Case &c)
         if (c.content == SAME)
             tap_ok(got == 1.0, "%s: block of identical planes is exactly 1", name);
     }
+}
+
+/* A case through the kernel the filter picks for it (samples at the bottom
+ * of 16-bit words: the 16-bit class, fssim_cuda_kind_stored); samples in
+ * range at 9-12 bits also through the 9-12-bit class, which MSB-aligned
+ * formats (P012) take. */
+static void run_case(const Case &c)
+{
+    const int kind = fssim_cuda_kind_stored(c.depth, c.shift);
+
+    run_case_kind(c, kind);
+    if (kind != fssim_cuda_kind(c.depth) && c.content != ABOVE)
+        run_case_kind(c, fssim_cuda_kind(c.depth));
 }
 
 /* The reduction adds psnr's tile sums as 64-bit integers: a 16-bit 2160p
@@ -300,7 +321,7 @@ static void test_ladder_launch(void)
             p.main_pitch[k] = pitch;
         }
         p.partials = (unsigned long long)(uintptr_t)lad.data();
-        emu_launch(ladders[def][fssim_cuda_kind(c.depth)], gx, gy, FSSIM_TILE,
+        emu_launch(ladders[def][fssim_cuda_kind_stored(c.depth, c.shift)], gx, gy, FSSIM_TILE,
                    FSSIM_THREADS / FSSIM_TILE, p);
         for (int k = 0; k < 3; k++) {
             FSSIMCudaParams q = p;
@@ -308,7 +329,7 @@ static void test_ladder_launch(void)
             q.part_stride = 0;
             q.main_ptr[0] = p.main_ptr[k];
             q.partials = (unsigned long long)(uintptr_t)one.data();
-            emu_launch(kernels[def][fssim_cuda_kind(c.depth)], gx, gy, FSSIM_TILE,
+            emu_launch(kernels[def][fssim_cuda_kind_stored(c.depth, c.shift)], gx, gy, FSSIM_TILE,
                        FSSIM_THREADS / FSSIM_TILE, q);
             same &= !memcmp(one.data(), lad.data() + (size_t)k * n * FSSIM_NB_FUSED_PARTS,
                             one.size() * sizeof(double));
@@ -317,6 +338,181 @@ static void test_ladder_launch(void)
                "the partials of its launch alone (lone pair's module), bitwise", c.w, c.h, c.depth,
                c.algos & FSSIM_BIT(FSSIM_ALGO_PSNR) ? "" : " without psnr");
     }
+}
+
+/*
+ * The resampler (kernels/fssim_resample.cuh): one component from a
+ * rendition's container and layout (bytes, step, shift, depth) into the
+ * reference's, every output sample against ff_fssim_ref_resample_rows
+ * brought to the reference's depth.  The tiles as the filters lay them out
+ * (ff_fssim_resample_tiles: the most rows of 32, 16, ... whose band fits
+ * FSSIM_RESAMPLE_SPAN source rows, else the direct path), written again
+ * here since the engine's is FFmpeg code.
+ */
+struct Layout {
+    int bytes, step, shift, depth, offset;
+};
+
+struct RsCase {
+    int iw, ih, ow, oh, scaler;
+    Layout in, out;
+    int above;        /* the input's samples anywhere in its 16-bit words */
+    const char *what;
+};
+
+static int band_rows(const FSSIMRefResampleAxis *a, int rows, std::vector<int> &bands)
+{
+    for (; rows > 0; rows /= 2) {
+        const int nb = (a->out + rows - 1) / rows;
+        bool fits = true;
+        bands.assign(2 * (size_t)nb, 0);
+        for (int t = 0; t < nb && fits; t++) {
+            int lo = 1 << 30, hi = -(1 << 30);
+            for (int y = t * rows; y < (t + 1) * rows && y < a->out; y++) {
+                lo = a->start[y] < lo ? a->start[y] : lo;
+                hi = a->start[y] + a->ntaps > hi ? a->start[y] + a->ntaps : hi;
+            }
+            bands[2 * t] = lo;
+            bands[2 * t + 1] = hi - lo;
+            fits = hi - lo <= FSSIM_RESAMPLE_SPAN;
+        }
+        if (fits)
+            return rows;
+    }
+    return 0;
+}
+
+static void run_resample_case(const RsCase &rc)
+{
+    const Layout &li = rc.in, &lo = rc.out;
+    const int ipitch = rc.iw * li.step * li.bytes + 5 * li.bytes + li.offset;
+    const int opitch = rc.ow * lo.step * lo.bytes + 3 * lo.bytes + lo.offset;
+    const unsigned imax = rc.above ? 65535u : (1u << li.depth) - 1;
+    std::vector<uint8_t> src((size_t)ipitch * rc.ih + 16), dst((size_t)opitch * rc.oh + 16);
+    std::vector<uint16_t> want((size_t)rc.ow * rc.oh);
+    FSSIMRefResampleAxis ax, ay;
+    std::vector<int> bands;
+    FSSIMCudaResampleParams p = {};
+    FSSIMCudaResampleComp &cp = p.comp[0];
+    bool same = true;
+    int bad_x = -1, bad_y = -1;
+    unsigned got_v = 0;
+
+    for (auto &b : src)
+        b = (uint8_t)rnd(255);
+    for (int y = 0; y < rc.ih; y++)
+        for (int x = 0; x < rc.iw; x++) {
+            /* smooth content with noise, and hard edges, over the range */
+            unsigned v = ((x / 5 + y / 3) & 1) ? rnd(imax) : (unsigned)((x + 2 * y) * imax /
+                                                             (rc.iw + 2 * rc.ih));
+            uint8_t *at = &src[(size_t)y * ipitch + li.offset + (size_t)x * li.step * li.bytes];
+            if (li.bytes == 1) {
+                *at = (uint8_t)(v << li.shift);
+            } else {
+                const uint16_t w = (uint16_t)(v << li.shift);
+                memcpy(at, &w, 2);
+            }
+        }
+    if (ff_fssim_ref_resample_axis_init(&ax, rc.iw, rc.ow, rc.scaler) < 0 ||
+        ff_fssim_ref_resample_axis_init(&ay, rc.ih, rc.oh, rc.scaler) < 0)
+        tap_bail("axis init failed");
+    {
+        const FSSIMRefPlane rp = { src.data() + li.offset, ipitch, rc.iw, rc.ih, li.bytes,
+                                   li.step, li.shift };
+        std::vector<int64_t> tmp(ff_fssim_ref_resample_tmp_size(&ax, &ay));
+        ff_fssim_ref_resample_rows(&rp, &ax, &ay, li.depth, lo.depth, 0, rc.oh, want.data(),
+                                   (ptrdiff_t)rc.ow * 2, tmp.data());
+    }
+
+    for (int pass = 0; pass < 2; pass++) {
+        /* the filters' tiling, then the direct path */
+        const int rows = pass ? 0 : band_rows(&ay, FSSIM_TILE, bands);
+        const int ty = (rc.oh + (rows ? rows : FSSIM_RESAMPLE_DIRECT_ROWS) - 1) /
+                       (rows ? rows : FSSIM_RESAMPLE_DIRECT_ROWS);
+        for (auto &b : dst)
+            b = 0xA5;
+        cp = FSSIMCudaResampleComp();
+        cp.src = (unsigned long long)(uintptr_t)(src.data() + li.offset);
+        cp.dst = (unsigned long long)(uintptr_t)(dst.data() + lo.offset);
+        cp.xstart = (unsigned long long)(uintptr_t)ax.start;
+        cp.xcoef  = (unsigned long long)(uintptr_t)ax.coef;
+        cp.ystart = (unsigned long long)(uintptr_t)ay.start;
+        cp.ycoef  = (unsigned long long)(uintptr_t)ay.coef;
+        cp.bands  = (unsigned long long)(uintptr_t)bands.data();
+        cp.src_pitch = ipitch;
+        cp.dst_pitch = opitch;
+        cp.in_w = rc.iw; cp.in_h = rc.ih; cp.out_w = rc.ow; cp.out_h = rc.oh;
+        cp.xtaps = ax.ntaps; cp.ytaps = ay.ntaps;
+        cp.src_step = li.step; cp.src_shift = li.shift;
+        cp.step = lo.step; cp.shift = lo.shift;
+        cp.rows = rows;
+        cp.tiles_x = (rc.ow + FSSIM_TILE - 1) / FSSIM_TILE;
+        cp.max = (1 << lo.depth) - 1;
+        cp.round = FSSIM_RESAMPLE_SHIFT(li.depth, lo.depth);
+        p.nb_comps = 1;
+        {
+            const int blocks = cp.tiles_x * ty;
+            void (*k)(FSSIMCudaResampleParams) =
+                li.bytes == 1 ? (lo.bytes == 1 ? resample<unsigned char, unsigned char>
+                                               : resample<unsigned char, unsigned short>)
+                              : (lo.bytes == 1 ? resample<unsigned short, unsigned char>
+                                               : resample<unsigned short, unsigned short>);
+            emu_launch(k, blocks, 1, FSSIM_TILE, FSSIM_THREADS / FSSIM_TILE, p);
+        }
+        for (int y = 0; y < rc.oh && same; y++)
+            for (int x = 0; x < rc.ow && same; x++) {
+                const uint8_t *at = &dst[(size_t)y * opitch + lo.offset +
+                                         (size_t)x * lo.step * lo.bytes];
+                unsigned v = at[0];
+                if (lo.bytes == 2) {
+                    uint16_t w;
+                    memcpy(&w, at, 2);
+                    v = w;
+                }
+                if (v != (unsigned)want[(size_t)y * rc.ow + x] << lo.shift) {
+                    same = false;
+                    bad_x = x;
+                    bad_y = y;
+                    got_v = v;
+                }
+            }
+        tap_ok(same, "resample %s: %dx%d %d-bit (bytes %d step %d shift %d%s) -> %dx%d %d-bit "
+               "(bytes %d step %d shift %d), %s, %s: every sample equals the reference's%s",
+               rc.what, rc.iw, rc.ih, li.depth, li.bytes, li.step, li.shift,
+               rc.above ? ", samples above the depth" : "", rc.ow, rc.oh, lo.depth, lo.bytes,
+               lo.step, lo.shift, rc.scaler == 0 ? "bicubic" : rc.scaler == 1 ? "bilinear" :
+               "lanczos", rows ? "in tiles" : "direct path", same ? "" : " (see below)");
+        if (!same)
+            tap_diag("first difference at (%d, %d): %u, the reference's %u", bad_x, bad_y,
+                     got_v, (unsigned)want[(size_t)bad_y * rc.ow + bad_x] << lo.shift);
+    }
+    ff_fssim_ref_resample_axis_free(&ax);
+    ff_fssim_ref_resample_axis_free(&ay);
+}
+
+static void test_resample(void)
+{
+    /* bytes step shift depth offset */
+    const Layout u8 = { 1, 1, 0, 8, 0 }, nv12u = { 1, 2, 0, 8, 0 }, nv12v = { 1, 2, 0, 8, 1 };
+    const Layout p10 = { 2, 1, 0, 10, 0 }, p12 = { 2, 1, 0, 12, 0 }, p16 = { 2, 1, 0, 16, 0 };
+    const Layout p010v = { 2, 2, 6, 10, 2 }, p012u = { 2, 2, 4, 12, 0 };
+    const Layout m10 = { 2, 1, 6, 10, 0 };   /* yuv444p10msb */
+    const RsCase cases[] = {
+        {  37,  23,  64,  40, 0, u8,    p10,   0, "yuv420p -> yuv420p10, up" },
+        {  64,  40,  37,  23, 2, p10,   u8,    0, "10-bit -> 8-bit, down" },
+        {  33,  21,  33,  21, 1, nv12u, p012u, 0, "nv12 U -> p012 U, same size" },
+        {  33,  21,  33,  21, 0, nv12v, u8,    0, "nv12 V -> planar, same size and depth" },
+        {  45,  30,  45,  30, 2, p16,   u8,    0, "16-bit -> 8-bit, same size" },
+        {  19,  12,  38,  23, 0, p010v, u8,    0, "p010 V (4:2:0) -> 4:4:4 8-bit chroma" },
+        {  40,  25,  77,  49, 0, p10,   p12,   1, "10-bit above its depth -> 12-bit" },
+        {  40,  25,  40,  25, 1, p10,   u8,    1, "10-bit above its depth -> 8-bit" },
+        {  50,  30,  50,  30, 0, u8,    m10,   0, "8-bit -> yuv444p10msb" },
+        {  29,  17,  29,  17, 0, m10,   p16,   0, "yuv444p10msb -> 16-bit" },
+        { 300,  10,   8,  10, 2, p12,   p10,   0, "a steep downscale (the direct path)" },
+        { 400, 200,  40,  20, 0, u8,    p16,   0, "10:1 down, 8 -> 16 bits" },
+    };
+    for (const RsCase &c : cases)
+        run_resample_case(c);
 }
 
 /*
@@ -510,9 +706,17 @@ int main(void)
         {  99,  70, 10, 2, 2, 6, ALL, 11, 1.5, 0, SMOOTH, 0, 1 },      /* P010's U */
         {  99,  70, 10, 2, 2, 6, ALL,  7, 1.0, 0, NOISE,  0, 1, 2 },   /* P010's V */
         { 100,  90,  8, 1, 2, 0, ALL, 11, 1.5, 0, NOISE,  0, 1, 2 },   /* not by quads */
+        /* samples above the depth, as stored in 16-bit words (a raw
+         * yuv420p10 file), the 16-bit class's sums */
+        {  70,  45, 10, 2, 1, 0, ALL, 11, 1.5, 0, ABOVE  },
+        {  67,  41, 12, 2, 1, 0, ALL,  7, 1.0, 1, ABOVE  },
+        {  35,  19,  9, 2, 1, 0, ALL, 11, 1.5, 0, ABOVE  },
+        { 100,  90, 10, 2, 1, 0, ALL, 11, 1.5, 0, ABOVE,  0, 1 },
+        {  99,  70, 10, 2, 2, 6, ALL, 11, 1.5, 0, ABOVE,  0, 1 },      /* P010: in range */
     };
     test_sse_reduction();
     test_ladder_launch();
+    test_resample();
     for (const Case &c : cases)
         run_case(c);
 

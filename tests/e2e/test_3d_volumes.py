@@ -207,16 +207,19 @@ save(ref[:, :36, :], vb_small)
 args = ["-f", "rawvideo", "-pixel_format", "gray16le", "-video_size", "%dx%d" % (W, H),
         "-framerate", "1", "-i", va,
         "-f", "rawvideo", "-pixel_format", "gray16le", "-video_size", "%dx36" % W,
-        "-framerate", "1", "-i", vb_small, "-lavfi", "[0:v][1:v]fssim3d", "-f", "null", "-"]
-fails("slice sizes differ: error naming both sizes", ft.ffmpeg(*args, check=False),
+        "-framerate", "1", "-i", vb_small, "-lavfi", "[0:v][1:v]fssim3d=scale=none", "-f",
+        "null", "-"]
+fails("slice sizes differ, scale=none: error naming both sizes", ft.ffmpeg(*args, check=False),
       r"%dx%d" % (W, H), r"%dx36" % W)
 
+# another bit depth is brought to the reference's; another colour family is not
 args = ["-f", "rawvideo", "-pixel_format", "gray16le", "-video_size", "%dx%d" % (W, H),
         "-framerate", "1", "-i", va,
         "-f", "rawvideo", "-pixel_format", "gray12le", "-video_size", "%dx%d" % (W, H),
-        "-framerate", "1", "-i", b12, "-lavfi", "[0:v][1:v]fssim3d", "-f", "null", "-"]
-fails("sample formats differ: error naming both", ft.ffmpeg(*args, check=False),
-      r"gray16le", r"gray12le")
+        "-framerate", "1", "-i", b12, "-lavfi", "[0:v]format=yuv444p16[m];[m][1:v]fssim3d",
+        "-f", "null", "-"]
+fails("sample formats of two colour families: error naming both", ft.ffmpeg(*args, check=False),
+      r"yuv444p16le \(YUV\)", r"gray12le \(GRAY\)")
 
 tiny_a, tiny_b = os.path.join(d, "tiny_a.raw"), os.path.join(d, "tiny_b.raw")
 save(deg[:, :8, :8], tiny_a)

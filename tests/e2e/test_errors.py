@@ -77,14 +77,17 @@ def test_config_errors(tap, d):
         return list(m.input_args()) + list(r.input_args()) + [
             "-lavfi", "[0:v][1:v]fssim=%s" % opts, "-f", "null", "-"]
 
-    p = expect_error(tap, "sizes 64x48 vs 48x48", graph("log_path=%s" % log, a, b),
-                     [r"main is 64x48", r"reference is 48x48", r"scale=64:48"], log)
+    p = expect_error(tap, "sizes 64x48 vs 48x48, scale=none",
+                     graph("scale=none:log_path=%s" % log, a, b),
+                     [r"main is 64x48", r"reference is 48x48", r"scale=auto",
+                      r"scale=48:48 on main"], log)
     if p:
         tap.ok(len([l for l in fssim_line(p) if "sizes differ" in l]) == 1,
                "sizes: one fssim message, not a cascade from fssim", "\n".join(fssim_line(p)))
-    expect_error(tap, "formats yuv420p vs yuv444p", graph("log_path=%s" % log, a, c444),
-                 [r"formats differ", r"main is yuv420p", r"reference is yuv444p",
-                  r"format=yuv420p"], log)
+    expect_error(tap, "chroma yuv420p vs yuv444p, scale=none",
+                 graph("scale=none:log_path=%s" % log, a, c444),
+                 [r"chroma subsampling differs", r"main is yuv420p", r"reference is yuv444p",
+                  r"format=yuv444p"], log)
     expect_error(tap, "window=17 (out of range)", graph("window=17"),
                  [r"window", r"17", r"range"])
     expect_error(tap, "window=4 (even)", graph("window=4:log_path=%s" % log),
@@ -169,7 +172,8 @@ def test_unsupported(tap, d):
     expect_error(tap, "gbrp main vs yuv420p reference",
                  list(g.input_args()) + list(b.input_args()) +
                  ["-lavfi", "[0:v][1:v]fssim", "-f", "null", "-"],
-                 [r"formats differ", r"main is gbrp", r"reference is yuv420p", r"format=gbrp"])
+                 [r"formats differ", r"main is gbrp \(GBR\)", r"reference is yuv420p \(YUV\)",
+                  r"format=yuv420p"])
 
 
 def check_cut_log(tap, desc, log_path, min_frames, stats_path=None):
@@ -280,8 +284,9 @@ def stats_rows(path):
 
 def test_reinit(tap, d):
     """A main input that changes size mid-stream makes FFmpeg rebuild the
-    graph: the new fssim instance fails (sizes differ).  The frames scored
-    before must stay in the logs (doc/errors.md)."""
+    graph: with scale=none the new fssim instance fails (sizes differ), and
+    the frames scored before must stay in the logs (doc/errors.md); with
+    scale=auto it resamples the new size and the logs go on."""
     if not ft.encoder_has("libx264"):
         tap.skip("frames scored before a graph reinit stay in the log", "no libx264 in "
                  "ENCODER_FFMPEG to make a stream that changes size")
@@ -293,7 +298,8 @@ def test_reinit(tap, d):
     # whatever the threads' timing; the reference is scaled to the first
     # size, so the rebuilt graph's fssim fails.
     p = run(["-i", ab, "-lavfi", "[0:v]split[m][r];[r]scale=64:48[s];"
-             "[m][s]fssim=algo=int:log_path=%s:stats_file=%s" % (log, stats), "-f", "null", "-"])
+             "[m][s]fssim=algo=int:scale=none:log_path=%s:stats_file=%s" % (log, stats),
+             "-f", "null", "-"])
     tap.ok(p is not None and p.returncode > 0 and "sizes differ" in p.stderr and
            not CRASH.search(p.stderr), "a mid-stream size change: the rebuilt fssim fails with "
            "its size message", p and p.stderr[-2000:])
@@ -317,8 +323,8 @@ def test_reinit(tap, d):
     for path in (log, stats):
         if os.path.exists(path):
             os.unlink(path)
-    p = run(["-i", ab, "-i", a, "-lavfi", "[0:v][1:v]fssim=algo=int:log_path=%s:stats_file=%s"
-             % (log, stats), "-f", "null", "-"])
+    p = run(["-i", ab, "-i", a, "-lavfi", "[0:v][1:v]fssim=algo=int:scale=none:log_path=%s:"
+             "stats_file=%s" % (log, stats), "-f", "null", "-"])
     tap.ok(p is not None and p.returncode > 0 and "sizes differ" in p.stderr and
            not CRASH.search(p.stderr), "a size change on one of two inputs: the rebuilt fssim "
            "fails with its size message", p and p.stderr[-2000:])
@@ -328,6 +334,24 @@ def test_reinit(tap, d):
            rows is not None and [r["n"] for r in rows] == list(range(1, n + 1)),
            "a size change on one of two inputs: the JSON log and stats_file hold the same "
            "%s frame(s) scored before it, numbered from 0" % n, json.dumps(lg)[:400])
+
+    # scale=auto: the rebuilt instance resamples the main input's new size
+    # (80x48 to the reference's 64x48) and continues the logs
+    for path in (log, stats):
+        if os.path.exists(path):
+            os.unlink(path)
+    p = run(["-i", ab, "-lavfi", "[0:v]split[m][r];[r]scale=64:48[s];"
+             "[m][s]fssim=algo=int:log_path=%s:stats_file=%s" % (log, stats), "-f", "null", "-"])
+    lg, rows = load_log_or_error(log), stats_rows(stats)
+    frames = lg.get("frames", [])
+    tap.ok(p is not None and p.returncode == 0 and lg.get("frame_count") == 10 and
+           [f["n"] for f in frames] == list(range(10)) and
+           all(f["int"]["All"] == 1.0 for f in frames[:5]) and
+           all(0.9 < f["int"]["All"] < 1.0 for f in frames[5:]) and
+           rows is not None and len(rows) == 10,
+           "a mid-stream size change with scale=auto: the rebuilt fssim resamples the new "
+           "80x48 main frames and the logs go on, 10 frames numbered from 0",
+           (p and p.stderr[-1500:], json.dumps(lg)[:600]))
 
 
 def test_warnings(tap, d):
@@ -360,9 +384,11 @@ def test_in_graph_changes(tap, d):
     for fname in ("fssim=algo=int", "fssim3d=depth=3"):
         if os.path.exists(log):
             os.unlink(log)
-        p = run(["-lavfi", "testsrc2=s=64x48:r=25:d=0.4,format=yuv420p,scale=w='if(gt(n,3),32,64)'"
-                 ":h='if(gt(n,3),24,48)':eval=frame,split[a][b];[a]avgblur=1[m];[m][b]%s:"
-                 "log_path=%s" % (fname, log), "-f", "null", "-"])
+        # The size changes right before the filter: a filter between (a
+        # blur, say) may not follow the change itself and read outside.
+        p = run(["-lavfi", "testsrc2=s=64x48:r=25:d=0.4,format=yuv420p,split[a][b];"
+                 "[a]scale=w='if(gt(n,3),32,64)':h='if(gt(n,3),24,48)':eval=frame[m];"
+                 "[m][b]%s:log_path=%s" % (fname, log), "-f", "null", "-"])
         name = fname.split("=")[0]
         tap.ok(p is not None and p.returncode > 0 and not CRASH.search(p.stderr) and
                re.search(r"frame is 32x24 yuv420p, but the filter was configured for 64x48 "

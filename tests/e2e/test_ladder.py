@@ -3,22 +3,23 @@
 filter, `inputs=N`.
 
 1. Scores: each rendition's scores in the ladder equal the scores of that
-   rendition alone (two inputs) after the same resampling, done here by the
-   reference resampler (tests/unit/resample_cli, itself checked against an
-   independent numpy implementation in tests/peers/test_resample.py): int
-   to 1e-12, float to 1e-5, block to 1e-6 (the contracts); the CPU
+   rendition alone (two inputs) after the same resampling, done here by an
+   independent implementation of the resampler (tests/lib/resample_np.py,
+   which equals the reference's on every sample: tests/peers/test_resample.py):
+   int to 1e-12, float to 1e-5, block to 1e-6 (the contracts); the CPU
    computes the same doubles either way, so it is also held to 1e-15.
    Renditions smaller than the reference (upscaled), larger (the downscale
    path), of the reference's size (not resampled), odd sizes, 4:2:0 and
-   4:4:4, 8 and 10 bits, every scaler.
+   4:4:4, 8 and 10 bits, every scaler; renditions of other formats than the
+   reference (bit depth, chroma subsampling, layout), as farms have them.
 2. Outputs: the lavfi.fssim.<k>.<algo>.<c> keys on the reference's frames,
    the JSON log (renditions with pad, size, resampled; per-frame values per
    rendition; pooled per rendition), the CSV log (a rendition column), one
    stats file per rendition (%d), one summary line per rendition and
    algorithm.
-3. Errors: inputs out of range, stats_file without %d, a rendition in
-   another pixel format (the pad and both formats named), scale=none with
-   another size.
+3. Errors: inputs out of range, stats_file without %d, a rendition of
+   another colour family (the pad and both formats named), scale=none with
+   another size or chroma subsampling.
 4. eof_action=pass: a rendition that ends early stops being scored; the
    others go on.
 """
@@ -29,6 +30,7 @@ import re
 import numpy as np
 
 import fssimtest as ft
+from resample_np import resample_frame
 
 t = ft.Tap()
 WORK = ft.workdir("ladder")
@@ -42,16 +44,10 @@ def clip(w, h, fmt, name, distort=None, n=4, seed=3):
 
 
 def resampled_clip(c, ref, scaler, name):
-    """c's frames resampled to ref's size by the reference resampler."""
-    frames = []
-    for fr in c.frames:
-        planes = []
-        for k, p in enumerate(fr):
-            ow, oh = c.fmt.plane_size(k, ref.w, ref.h)
-            planes.append(ft.resample_plane(p, scaler, ow, oh, c.fmt.depth, WORK)
-                          .astype(p.dtype))
-        frames.append(planes)
-    return ft.natural_clip(ref.w, ref.h, len(frames), c.fmt, WORK, name, frames=frames)
+    """c's frames resampled to ref's planes and depth by the numpy
+    resampler, in ref's format."""
+    frames = [resample_frame(fr, c.fmt, ref.fmt, ref.w, ref.h, scaler) for fr in c.frames]
+    return ft.natural_clip(ref.w, ref.h, len(frames), ref.fmt, WORK, name, frames=frames)
 
 
 def ladder(rends, ref, options, tag, extra=()):
@@ -89,18 +85,25 @@ CASES = [
     ("yuv444p bilinear", "yuv444p", (64, 48), [(40, 30), (80, 60)], "bilinear"),
     ("yuv420p10 lanczos", "yuv420p10le", (80, 48), [(40, 24), (57, 35)], "lanczos"),
     ("gray16 bicubic", "gray16le", (48, 40), [(33, 29), (48, 40)], "bicubic"),
+    # renditions of other formats: (w, h, format)
+    ("mixed formats against a 10-bit 4:2:2 reference", "yuv422p10le", (96, 64),
+     [(48, 32, "yuv420p"), (96, 64, "nv12"), (66, 44, "p010le"), (96, 64, "yuv422p10le"),
+      (96, 64, "yuv444p12le")], "bicubic"),
+    ("mixed formats against an 8-bit 4:2:0 reference, lanczos", "yuv420p", (64, 48),
+     [(64, 48, "yuv420p10le"), (32, 24, "yuv444p16le"), (80, 60, "nv21")], "lanczos"),
 ]
 
 for name, fmt, (rw, rh), sizes, scaler in CASES:
     tag = "".join(ch if ch.isalnum() else "_" for ch in name)
     ref = clip(rw, rh, fmt, tag + "_ref")
-    rends = [clip(w, h, fmt, "%s_r%d" % (tag, k), distort={"blur": 0.8, "noise": 3, "seed": k})
-             for k, (w, h) in enumerate(sizes)]
+    rends = [clip(z[0], z[1], z[2] if len(z) > 2 else fmt, "%s_r%d" % (tag, k),
+                  distort={"blur": 0.8, "noise": 3, "seed": k})
+             for k, z in enumerate(sizes)]
     p, lg, md, _ = ladder(rends, ref, "algo=%s:scaler=%s" % (ALGOS, scaler), tag)
     if not t.ok(lg is not None, "%s: the ladder runs" % name, p.stderr[-2000:]):
         continue
     for k, r in enumerate(rends):
-        if (r.w, r.h) == (rw, rh):
+        if (r.w, r.h, r.pix_fmt) == (rw, rh, ref.pix_fmt):
             main = r
         else:
             main = resampled_clip(r, ref, scaler, "%s_r%d_rs" % (tag, k))
@@ -113,10 +116,15 @@ for name, fmt, (rw, rh), sizes, scaler in CASES:
                     worst[a] = max(worst[a], abs(v - single["frames"][i][a][c]))
         for a in TOL:
             t.ok(worst[a] <= min(TOL[a], CPU_TOL),
-                 "%s: rendition %d (%dx%d%s), %s equals its score alone after the same "
-                 "resampling (max diff %.3g)" % (name, k + 1, r.w, r.h,
+                 "%s: rendition %d (%dx%d %s%s), %s equals its score alone after the same "
+                 "resampling (max diff %.3g)" % (name, k + 1, r.w, r.h, r.pix_fmt,
                                                   "" if main is r else ", resampled", a,
                                                   worst[a]))
+        rec = lg["renditions"][k]
+        t.ok(rec["pix_fmt"] == r.pix_fmt and rec["bit_depth"] == r.fmt.depth and
+             rec["resampled"] == (main is not r),
+             "%s: the log records rendition %d's format and depth, %s" % (
+                 name, k + 1, "resampled" if main is not r else "not resampled"), rec)
     t.ok(lg["frame_count"] == ref.nb_frames and
          all(len(f["renditions"]) == len(rends) for f in lg["frames"]),
          "%s: every reference frame carries every rendition" % name)
@@ -188,9 +196,13 @@ fails("inputs=18 is refused", ref.input_args() + ["-lavfi", "fssim=inputs=18", "
 fails("stats_file without %d: error", base + ["-lavfi", "[0:v][1:v][2:v]fssim=inputs=3:"
                                               "stats_file=" + os.path.join(WORK, "x.txt"),
                                               "-f", "null", "-"], [r"%d", r"stats_file"])
-fails("a rendition in another pixel format: names the pad and both formats",
-      base + ["-lavfi", "[1:v]format=yuv444p[b];[0:v][b][2:v]fssim=inputs=3",
-              "-f", "null", "-"], [r"dist2", r"yuv444p", r"yuv420p"])
+fails("a rendition of another colour family: names the pad and both formats",
+      base + ["-lavfi", "[1:v]format=gbrp[b];[0:v][b][2:v]fssim=inputs=3",
+              "-f", "null", "-"], [r"dist2 is gbrp \(GBR\)", r"reference is yuv420p \(YUV\)"])
+fails("scale=none and a rendition of another chroma subsampling: names the pad and both "
+      "formats", base + ["-lavfi", "[1:v]split[a][c];[c]format=yuv444p[b];"
+                         "[a][b][2:v]fssim=inputs=3:scale=none", "-f", "null", "-"],
+      [r"chroma subsampling differs", r"dist2 is yuv444p", r"reference is yuv420p"])
 fails("scale=none with another size: names the pad and both sizes",
       base + ["-lavfi", "[0:v][1:v][2:v]fssim=inputs=3:scale=none", "-f", "null", "-"],
       [r"dist1", r"32x24", r"64x48"])

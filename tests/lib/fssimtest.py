@@ -475,6 +475,20 @@ def flat_frames(w, h, nb_frames, fmt, values):
              for c in range(len(fmt.comps))] for _ in range(nb_frames)]
 
 
+def above_depth_frames(w, h, nb_frames, fmt, seed=0):
+    """Frames of a format whose samples sit at the bottom of 16-bit words
+    (gray10, yuv420p10...), every word random: values up to 65535 whatever
+    the depth, as a raw file may hold; fssim reads them as stored
+    (doc/formats.md#sample-values)."""
+    import numpy as np
+    fmt = fmt if isinstance(fmt, PixFmt) else pix_fmt(fmt)
+    if fmt.bytes != 2 or fmt.shift:
+        raise ValueError("%s keeps no bits above its depth" % fmt.name)
+    rng = np.random.default_rng(seed)
+    return [[rng.integers(0, 65536, fmt.plane_size(c, w, h)[::-1]).astype(np.uint16)
+             for c in range(len(fmt.comps))] for _ in range(nb_frames)]
+
+
 def frame_bytes(frame, fmt):
     """One frame's planes in FFmpeg's memory layout for fmt (no padding,
     little-endian): planar planes in FFmpeg's plane order (GBR formats:
@@ -599,10 +613,11 @@ RESAMPLE_CLI = os.path.join(os.environ.get("top_builddir", "."), "tests", "unit"
                             "resample_cli")
 
 
-def resample_plane(plane, scaler, out_w, out_h, depth, directory=None):
+def resample_plane(plane, scaler, out_w, out_h, depth, directory=None, in_depth=None):
     """plane resampled to out_w x out_h by the reference resampler
     (doc/algorithms.md#resampling, ref/ref_resample.c through the built
-    tests/unit/resample_cli), as int64 samples."""
+    tests/unit/resample_cli), as int64 samples; in_depth: the plane's bit
+    depth where it is not depth, the output's."""
     import numpy as np
     directory = directory or workdir("resample")
     cli = RESAMPLE_CLI
@@ -610,7 +625,8 @@ def resample_plane(plane, scaler, out_w, out_h, depth, directory=None):
     src = os.path.join(directory, "in.raw")
     dst = os.path.join(directory, "out.raw")
     plane.astype("<u2").tofile(src)
-    subprocess.run([cli, scaler, str(depth), str(w_in), str(h_in), str(out_w), str(out_h),
+    depths = "%d:%d" % (in_depth or depth, depth)
+    subprocess.run([cli, scaler, depths, str(w_in), str(h_in), str(out_w), str(out_h),
                     src, dst], check=True, stderr=subprocess.PIPE)
     return np.fromfile(dst, "<u2").reshape(out_h, out_w).astype(np.int64)
 

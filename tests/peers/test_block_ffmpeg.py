@@ -7,7 +7,9 @@ every frame:
   - |fssim - ssim| <= 1e-6, and
   - fssim's full-precision value, printed with %f, is ssim's string,
 and the same for the `All` value.  Formats: yuv420p, yuv422p, yuv444p,
-yuv440p/411p/410p, gray, gbrp, 9/10/12/16-bit, odd sizes.
+yuv440p/411p/410p, gray, gbrp, 9/10/12/16-bit, odd sizes; and frames whose
+samples lie above their format's depth (random 16-bit words), which both
+read as stored.
 """
 import os
 
@@ -96,6 +98,12 @@ def main():
     for i, (name, w, h, fmt, image, dist) in enumerate(cases):
         m = nat(w, h, 3, fmt, image=image, seed=2 * i)
         check_case(tap, name, w, h, fmt, deg(m, fmt, seed=2 * i + 1, **dist), m)
+
+    # samples above the depth (random 16-bit words), read as stored by both
+    for fmt, w, h in (("gray10", 40, 32), ("yuv420p10", 48, 36), ("yuv422p12", 41, 29)):
+        check_case(tap, "%s_above_%dx%d" % (fmt, w, h), w, h, fmt,
+                   ft.above_depth_frames(w, h, 2, fmt, seed=w),
+                   ft.above_depth_frames(w, h, 2, fmt, seed=h))
 
     # flat and identical frames
     check_case(tap, "flat_yuv420p_16x16", 16, 16, "yuv420p",

@@ -10,7 +10,7 @@ deliberately naive implementation written here from doc/algorithms.md alone:
 
 The contract: fssim equals it to <= 1e-12 per plane per frame, on natural
 and synthetic content, 8/10/16-bit, 4:2:0 and 4:4:4, odd sizes, flat and
-identical frames.  Sizes are small: this is pure Python.
+identical frames, and 10-bit samples above their depth (read as stored).  Sizes are small: this is pure Python.
 """
 import fssimtest as ft
 
@@ -148,6 +148,11 @@ def main():
     m = nat(15, 11, 1, "gray16", image="camera", seed=15)
     check_case(tap, "natural_gray16_15x11", 15, 11, "gray16",
                deg(m, "gray16", blur=1.0, noise=2.0, seed=16), m)
+
+    # samples above the depth (random 16-bit words in a 10-bit format), read as stored
+    check_case(tap, "above_depth_gray10_13x9", 13, 9, "gray10",
+               ft.above_depth_frames(13, 9, 2, "gray10", seed=20),
+               ft.above_depth_frames(13, 9, 2, "gray10", seed=21))
 
     # flat frames: var = cov = 0
     check_case(tap, "flat_420_8bit_16x12", 16, 12, "yuv420p",

@@ -14,6 +14,10 @@ Every case scores natural content with fssim=algo=psnr and
    (libvmaf's cap), nearest-rank p1, p5, p50, and psnr_of_mean_mse, equal
    to FFmpeg psnr's "average" in its summary line (%f strings equal).
 Identical frames: MSE 0, PSNR inf (null in JSON), the pooled PSNR at the cap.
+Samples above the format's depth (random 16-bit words in gray10 and
+yuv420p10 frames) are read as stored, as FFmpeg's psnr reads them (which
+adds each row's squared differences in 32 bits: the cases keep main within
+300 of the reference, so that no row's sum wraps there).
 """
 import math
 import os
@@ -30,6 +34,8 @@ CASES = [
     ("yuv420p", 64, 48), ("yuv444p", 33, 21), ("yuv420p10le", 70, 46), ("gray", 41, 29),
     ("gbrp", 48, 32), ("nv12", 64, 40), ("p010le", 62, 38), ("yuv444p16le", 40, 36),
     ("gray16le", 32, 24), ("yuva420p", 48, 32),
+    # random 16-bit words: samples above the depth, read as stored
+    ("gray10le", 40, 30, "above"), ("yuv420p10le", 48, 32, "above"),
 ]
 NB = 4
 
@@ -76,12 +82,24 @@ def nearest_rank(xs, p):
     return s[max(1, math.ceil(p * len(s) / 100.0)) - 1]
 
 
-for name, w, h in CASES:
+for case in CASES:
+    name, w, h = case[:3]
     fmt = ft.pix_fmt(name)
-    tag = "%s_%dx%d" % (name, w, h)
-    ref = ft.natural_clip(w, h, NB, fmt, WORK, tag + "_r", seed=2)
-    main = ft.natural_clip(w, h, NB, fmt, WORK, tag + "_m", seed=2,
-                           distort=dict(blur=0.7, noise=4.0, block=8))
+    tag = "%s_%dx%d%s" % (name, w, h, "_above" if case[3:] else "")
+    if case[3:]:
+        # FFmpeg's psnr adds a row's squared differences in 32 bits: main
+        # differs from the reference by little, so that no row's sum wraps
+        name += " holding values up to 65535"
+        rf = ft.above_depth_frames(w, h, NB, fmt, seed=1)
+        rng = np.random.default_rng(2)
+        mf = [[np.clip(p.astype(np.int64) + rng.integers(-300, 301, p.shape), 0, 65535)
+               .astype(np.uint16) for p in fr] for fr in rf]
+        ref = ft.natural_clip(w, h, NB, fmt, WORK, tag + "_r", frames=rf)
+        main = ft.natural_clip(w, h, NB, fmt, WORK, tag + "_m", frames=mf)
+    else:
+        ref = ft.natural_clip(w, h, NB, fmt, WORK, tag + "_r", seed=2)
+        main = ft.natural_clip(w, h, NB, fmt, WORK, tag + "_m", seed=2,
+                               distort=dict(blur=0.7, noise=4.0, block=8))
     run = ft.run_fssim(main, ref, "algo=psnr", directory=WORK, tag=tag, metadata=True)
     log, md = run["log"], run["metadata"]
     want = exact(main, ref, fmt)

@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
-"""Peer check of the ladder resampler (doc/algorithms.md#resampling,
+"""Peer check of the resampler (doc/algorithms.md#resampling,
 ref/ref_resample.c, driven through tests/unit/resample_cli).
 
-1. Exactness.  A second implementation, written here from the definition
-   in doc/algorithms.md: per axis, the taps and weights of every output in
+1. Exactness.  A second implementation, tests/lib/resample_np.py, written
+   from the definition in doc/algorithms.md: per axis, the taps and weights of every output in
    Python floats (the same IEEE double operations the definition spells
    out, math.sin for the sinc), then a sparse integer matrix with the taps
    that fall outside the plane folded onto the edge sample; the plane is
-   out = clip(floor((My @ (X @ Mx^T) + 2^27) / 2^28), 0, L) in int64.  The
-   C reference must give the same samples, every one, for the three
+   out = clip(floor((My @ (X @ Mx^T) + 2^(n-1)) / 2^n), 0, L) in int64,
+   n = 28 - (D_out - D_in) bringing the input's bit depth to the output's.
+   The C reference must give the same samples, every one, for the three
    scalers over ladder ratios (at reduced size), 4:2:0 chroma sizes, odd
    sizes, downscales, 1-pixel planes and identities, on 8/10/16-bit
-   natural content, degraded content and full-range noise.
+   natural content, degraded content and full-range noise; and across bit
+   depths (8 to 16 bits, up and down, same size and scaled, samples as
+   stored above the input's depth).
 
 2. Agreement with FFmpeg's scale filter (bicubic, the built ffmpeg) on
    natural luma, upscaling to a reference rendered at the target size:
@@ -24,102 +27,29 @@ ref/ref_resample.c, driven through tests/unit/resample_cli).
    truncates every product, and its output sits ~0.05 LSB low; the plain
    `bicubic` flags are checked too and reported.  full_chroma_int only
    concerns chroma into packed RGB output and changes nothing here.
+
+3. The bit-depth rule against FFmpeg's own conversion (format=..., which
+   swscale does with planarCopyWrapper at equal sizes): up, FFmpeg shifts
+   limited-range luma and all chroma left (s * 2^d), as the rule does, and
+   replicates the top bits into the bottom ones for full-range luma (gray,
+   yuvj); down, FFmpeg adds an 8x8 ordered dither before the shift, unless
+   sws_dither=none, where it rounds half up exactly as the rule.  Measured
+   and checked here: equal samples where FFmpeg shifts or rounds; its
+   dither within 1 LSB of the rule, its bit replication within 2^d - 1; and
+   against the source scaled exactly (s * L_out / L_in, in float), the
+   rule's samples are at least as close in SSIM as FFmpeg's.
 """
-import math
 import os
 
 import fssimtest as ft
-
-SCALERS = ("bicubic", "bilinear", "lanczos")
-RADIUS = {"bicubic": 2, "bilinear": 1, "lanczos": 3}
-A = -0.6
-ONE = 16384
-
-
-# ---------------------------------------------------------------------------
-# The definition, in Python
-# ---------------------------------------------------------------------------
-
-def kernel(scaler, x):
-    t = abs(x)
-    if scaler == "bilinear":
-        return 1.0 - t if t < 1.0 else 0.0
-    if scaler == "bicubic":
-        if t <= 1.0:
-            return ((A + 2) * t - (A + 3)) * t * t + 1
-        if t < 2.0:
-            return ((A * t - 5 * A) * t + 8 * A) * t - 4 * A
-        return 0.0
-    if t >= 3.0:
-        return 0.0
-
-    def sinc(y):
-        return 1.0 if y == 0 else math.sin(math.pi * y) / (math.pi * y)
-    return sinc(x) * sinc(x / 3)
-
-
-def round_half_away(v):
-    r = math.floor(v)
-    if v - r >= 0.5:
-        r += 1
-    return int(r)
-
-
-def output_weights(scaler, n_in, n_out, x):
-    """[(source index, quantised weight)] of output x, unclamped."""
-    u = ((x + 0.5) * n_in) / n_out - 0.5
-    f = max(1.0, n_in / n_out)
-    reach = RADIUS[scaler] * f
-    taps = [i for i in range(math.floor(u - reach) - 2, math.ceil(u + reach) + 3)
-            if abs(i - u) < reach]
-    w = [kernel(scaler, (i - u) / f) for i in taps]
-    total = 0.0
-    for v in w:               # ascending i, as the definition sums
-        total += v
-    w = [v / total for v in w]
-    q = [round_half_away(v * ONE) for v in w]
-    best = max(range(len(w)), key=lambda k: (w[k], -k))   # first of equal largest
-    q[best] += ONE - sum(q)
-    return list(zip(taps, q))
-
-
-_MATRICES = {}
-
-
-def matrix(scaler, n_in, n_out):
-    """n_out x n_in sparse int64 matrix of the axis; taps outside [0, n_in)
-    are added onto the edge sample they read."""
-    import numpy as np
-    import scipy.sparse as sp
-    key = (scaler, n_in, n_out)
-    if key not in _MATRICES:
-        rows, cols, vals = [], [], []
-        for x in range(n_out):
-            for i, q in output_weights(scaler, n_in, n_out, x):
-                rows.append(x)
-                cols.append(min(max(i, 0), n_in - 1))
-                vals.append(q)
-        _MATRICES[key] = sp.csr_matrix((np.array(vals, np.int64), (rows, cols)),
-                                       shape=(n_out, n_in), dtype=np.int64)
-    return _MATRICES[key]
-
-
-def resample_numpy(plane, scaler, out_w, out_h, depth):
-    import numpy as np
-    h_in, w_in = plane.shape
-    mx = matrix(scaler, w_in, out_w)
-    my = matrix(scaler, h_in, out_h)
-    hsum = (mx @ plane.astype(np.int64).T).T        # h_in x out_w
-    v = my @ hsum                                    # out_h x out_w
-    return np.clip((v + (1 << 27)) // (1 << 28), 0, (1 << depth) - 1)
-
+from resample_np import ONE, SCALERS, output_weights, resample_numpy
 
 # ---------------------------------------------------------------------------
 # The C reference through resample_cli
 # ---------------------------------------------------------------------------
 
-def resample_c(plane, scaler, out_w, out_h, depth, directory):
-    return ft.resample_plane(plane, scaler, out_w, out_h, depth, directory)
+def resample_c(plane, scaler, out_w, out_h, depth, directory, in_depth=None):
+    return ft.resample_plane(plane, scaler, out_w, out_h, depth, directory, in_depth=in_depth)
 
 
 # ---------------------------------------------------------------------------
@@ -199,6 +129,51 @@ def check_exact(tap):
                    % (depth, w_in, h_in, w_out, h_out, what, n), "\n".join(bad))
 
 
+def check_depths(tap):
+    """Across bit depths: the C reference equals the definition on every
+    sample, same size (identity axes) and scaled, up and down."""
+    import numpy as np
+    d = ft.workdir("peer_resample")
+    depth_pairs = [(8, 10), (10, 8), (8, 16), (16, 8), (12, 10), (10, 12), (9, 14), (14, 9),
+                   (10, 16), (16, 12)]
+    sizes = [(37, 23, 37, 23, "same size"), (32, 18, 64, 36, "2x up"),
+             (48, 27, 40, 22, "down, odd"), (16, 9, 32, 18, "4:2:0 chroma to 4:4:4"),
+             (1, 7, 3, 5, "1-pixel wide")]
+    rng = np.random.default_rng(7)
+    for din, dout in depth_pairs:
+        bad, n = [], 0
+        for w_in, h_in, w_out, h_out, what in sizes:
+            nat = ft.natural_frames(w_in, h_in, 1, {8: "gray", 9: "gray9", 10: "gray10",
+                                                    12: "gray12", 14: "gray14",
+                                                    16: "gray16"}[din],
+                                    image="coffee", seed=din + dout)[0][0]
+            planes = [("natural", nat), ("noise", rng.integers(0, 1 << din, (h_in, w_in)))]
+            if din < 16:
+                # as stored: a raw file's 16-bit words above the depth
+                planes.append(("above its depth", rng.integers(0, 65536 if din > 8 else 256,
+                                                               (h_in, w_in))))
+            for label, plane in planes:
+                for scaler in SCALERS:
+                    got = resample_c(plane, scaler, w_out, h_out, dout, d, in_depth=din)
+                    want = resample_numpy(plane, scaler, w_out, h_out, dout, in_depth=din)
+                    n += got.size
+                    if not np.array_equal(got, want):
+                        bad.append("%s %s %s: %d samples differ" % (
+                            what, label, scaler, int((got != want).sum())))
+        tap.ok(not bad, "%d -> %d bits: C equals numpy on every sample, %d samples (same "
+               "size, up, down, chroma, 1-pixel; natural, noise%s; 3 scalers)" % (
+                   din, dout, n, ", as stored above the depth" if din < 16 else ""),
+               "\n".join(bad))
+        # same size: exactly s * 2^d up, s / 2^-d rounded half up down
+        plane = rng.integers(0, 1 << din, (9, 13))
+        got = resample_c(plane, "bicubic", 13, 9, dout, d, in_depth=din)
+        want = plane << (dout - din) if dout > din else \
+            np.minimum((plane + (1 << (din - dout - 1))) >> (din - dout), (1 << dout) - 1)
+        tap.ok(np.array_equal(got, want), "%d -> %d bits, same size: %s" % (
+            din, dout, "s * 2^%d exactly" % (dout - din) if dout > din else
+            "(s + 2^%d) >> %d, clamped to L" % (din - dout - 1, din - dout)))
+
+
 # ---------------------------------------------------------------------------
 # 2. FFmpeg's scale filter
 # ---------------------------------------------------------------------------
@@ -263,13 +238,80 @@ def check_ffmpeg(tap):
                    "within 1e-3 of FFmpeg's (%.6f vs %.6f)" % (name, flags, s_ours, s_theirs))
 
 
+# ---------------------------------------------------------------------------
+# 3. the bit-depth rule against FFmpeg's conversion
+# ---------------------------------------------------------------------------
+
+def ffmpeg_convert(frames, fmt_in, fmt_out, w, h, directory, vf_extra=""):
+    src = os.path.join(directory, "cv_in.raw")
+    dst = os.path.join(directory, "cv_out.raw")
+    ft.write_raw(src, frames, fmt_in)
+    vf = "%sformat=%s" % (vf_extra, fmt_out.name)
+    ft.ffmpeg("-v", "error", "-f", "rawvideo", "-pix_fmt", fmt_in.name, "-video_size",
+              "%dx%d" % (w, h), "-i", src, "-vf", vf, "-f", "rawvideo", "-pix_fmt",
+              fmt_out.name, dst)
+    return ft.read_raw(dst, w, h, fmt_out)[0]
+
+
+def check_ffmpeg_depth(tap):
+    """Our rule (resample_cli at equal sizes) against FFmpeg's format
+    conversion of the same natural frames: the difference in LSB, and the
+    SSIM (scikit-image, as above) of each against the source brought to
+    the same depth by the exact scale L_out / L_in, in float."""
+    import numpy as np
+    d = ft.workdir("peer_resample")
+    w, h = 320, 180
+    cases = [
+        # from, to, extra filters, what FFmpeg does, its largest deviation from the rule
+        ("yuv420p", "yuv420p10", "", "shift (limited range)", 0),
+        ("yuv422p10", "yuv422p", "scale=sws_dither=none,", "rounds half up", 0),
+        ("yuv420p10", "yuv420p", "", "ordered dither", 1),
+        ("yuv444p12", "yuv444p10", "", "ordered dither", 1),
+        ("gray", "gray10", "", "bit replication (full range)", 3),
+        ("yuvj420p", "yuv420p10", "", "bit replication of the luma (full range)", 3),
+    ]
+    for name_in, name_out, extra, how, tol in cases:
+        fi, fo = ft.pix_fmt(name_in), ft.pix_fmt(name_out)
+        src = ft.natural_frames(w, h, 1, fi, image="astronaut", seed=3)
+        try:
+            theirs = ffmpeg_convert(src, fi, fo, w, h, d, extra)
+        except RuntimeError as e:
+            tap.ok(False, "%s -> %s: ffmpeg converts" % (fi.name, fo.name), e)
+            continue
+        worst, report = 0, []
+        for c in range(len(fi.comps)):
+            pw, ph = fi.plane_size(c, w, h)
+            ours = resample_c(src[0][c], "bicubic", pw, ph, fo.depth, d, in_depth=fi.depth)
+            diff = ours - theirs[c].astype(np.int64)
+            worst = max(worst, int(np.abs(diff).max()))
+            exact = src[0][c].astype(float) * fo.maxval / fi.maxval
+            s_ours = float_ssim(exact, ours, fo.maxval)
+            s_theirs = float_ssim(exact, theirs[c], fo.maxval)
+            report.append("%s: ours - ffmpeg mean %+.4f, max |d| %d LSB, %.1f%% equal; SSIM "
+                          "to the exact scaling ours %.7f ffmpeg %.7f" % (
+                              fi.comps[c], float(diff.mean()), int(np.abs(diff).max()),
+                              100.0 * float((diff == 0).mean()), s_ours, s_theirs))
+            tap.ok(s_ours >= s_theirs - 1e-9, "%s -> %s %s (%s): the rule is at least as "
+                   "close to the exact scaling as FFmpeg's conversion (SSIM %.7f, FFmpeg's "
+                   "%.7f)" % (fi.name, fo.name, fi.comps[c], how, s_ours, s_theirs))
+        for r in report:
+            tap.diag("%s -> %s%s: %s" % (fi.name, fo.name, " (%s)" % extra.rstrip(",")
+                                         if extra else "", r))
+        tap.ok(worst <= tol, "%s -> %s: FFmpeg %s; the rule's samples %s (largest "
+               "difference %d LSB)" % (fi.name, fo.name, how,
+                                       "equal FFmpeg's" if not tol else
+                                       "within %d LSB of FFmpeg's" % tol, worst))
+
+
 def main():
     tap = ft.Tap()
     if not os.access(ft.RESAMPLE_CLI, os.X_OK):
         tap.bail("%s not built (make check builds it)" % ft.RESAMPLE_CLI)
     check_identity_formula(tap)
     check_exact(tap)
+    check_depths(tap)
     check_ffmpeg(tap)
+    check_ffmpeg_depth(tap)
     tap.done()
 
 

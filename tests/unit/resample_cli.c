@@ -25,8 +25,10 @@
  *
  *   resample_cli SCALER DEPTH IN_W IN_H OUT_W OUT_H in.raw out.raw
  *
- * SCALER is bicubic, bilinear or lanczos; the planes are raw 16-bit
- * little-endian samples, row after row, no padding.
+ * SCALER is bicubic, bilinear or lanczos; DEPTH is the bit depth of both
+ * planes, or IN_DEPTH:OUT_DEPTH to bring the input's depth to another one;
+ * the planes are raw 16-bit little-endian samples, row after row, no
+ * padding.  Input samples are read as stored, whatever their depth.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -91,17 +93,22 @@ int main(int argc, char **argv)
 {
     FSSIMRefResampleAxis ax = { 0 }, ay = { 0 };
     FSSIMRefPlane src = { 0 };
-    int scaler, depth, iw, ih, ow, oh, ret = 1;
+    int scaler, in_depth, depth, iw, ih, ow, oh, ret = 1;
+    char *colon;
     size_t nin, nout;
     uint16_t *in = NULL, *out = NULL;
     int64_t *tmp = NULL;
 
+    colon = argc == 9 ? strchr(argv[2], ':') : NULL;
+    if (colon)
+        *colon = 0;
     if (argc != 9 || (scaler = parse_scaler(argv[1])) < 0 ||
-        parse_int(argv[2], 1, 16, &depth) ||
+        parse_int(argv[2], 1, 16, &in_depth) ||
+        parse_int(colon ? colon + 1 : argv[2], 1, 16, &depth) ||
         parse_int(argv[3], 1, 1 << 16, &iw) || parse_int(argv[4], 1, 1 << 16, &ih) ||
         parse_int(argv[5], 1, 1 << 16, &ow) || parse_int(argv[6], 1, 1 << 16, &oh)) {
-        fprintf(stderr, "usage: resample_cli bicubic|bilinear|lanczos DEPTH IN_W IN_H "
-                        "OUT_W OUT_H in.raw out.raw\n");
+        fprintf(stderr, "usage: resample_cli bicubic|bilinear|lanczos DEPTH[:OUT_DEPTH] "
+                        "IN_W IN_H OUT_W OUT_H in.raw out.raw\n");
         return 2;
     }
     if (ff_fssim_ref_resample_axis_init(&ax, iw, ow, scaler) < 0 ||
@@ -122,12 +129,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "resample_cli: %s is not %dx%d 16-bit samples\n", argv[7], iw, ih);
         goto end;
     }
-    for (size_t i = 0; i < nin; i++) {
-        if (in[i] >> depth) {
-            fprintf(stderr, "resample_cli: sample %u exceeds %d bits\n", in[i], depth);
-            goto end;
-        }
-    }
 
     src.data     = (const uint8_t *)in;
     src.linesize = (ptrdiff_t)iw * 2;
@@ -135,7 +136,8 @@ int main(int argc, char **argv)
     src.height   = ih;
     src.bytes    = 2;
     src.step     = 1;
-    ff_fssim_ref_resample_rows(&src, &ax, &ay, depth, 0, oh, out, (ptrdiff_t)ow * 2, tmp);
+    ff_fssim_ref_resample_rows(&src, &ax, &ay, in_depth, depth, 0, oh, out, (ptrdiff_t)ow * 2,
+                               tmp);
     if (write_plane(argv[8], out, nout)) {
         fprintf(stderr, "resample_cli: cannot write %s\n", argv[8]);
         goto end;

@@ -19,8 +19,9 @@
  */
 
 /*
- * Unit tests of the ladder resampler (ref/ref_resample.c,
- * doc/algorithms.md#resampling), in TAP.
+ * Unit tests of the resampler (ref/ref_resample.c,
+ * doc/algorithms.md#resampling), in TAP: sizes, and bit depths brought to
+ * the reference's.
  *
  * Expected values are worked out by hand next to each literal, or are
  * properties the definition guarantees (identity, constant planes,
@@ -77,8 +78,9 @@ static void axes_init(FSSIMRefResampleAxis *ax, FSSIMRefResampleAxis *ay,
            tap_bail("axis init failed");
 }
 
-/* The whole output plane through the API under test. */
-static Img resample(const Img *in, int ow, int oh, int scaler, int depth)
+/* The whole output plane through the API under test, from in_depth bits
+ * to depth bits. */
+static Img resample_depths(const Img *in, int ow, int oh, int scaler, int in_depth, int depth)
 {
     FSSIMRefResampleAxis ax, ay;
     const FSSIMRefPlane src = img_plane(in);
@@ -89,11 +91,18 @@ static Img resample(const Img *in, int ow, int oh, int scaler, int depth)
     tmp = malloc(sizeof(*tmp) * ff_fssim_ref_resample_tmp_size(&ax, &ay));
     if (!tmp)
         tap_bail("out of memory");
-    ff_fssim_ref_resample_rows(&src, &ax, &ay, depth, 0, oh, out.v, (ptrdiff_t)ow * 2, tmp);
+    ff_fssim_ref_resample_rows(&src, &ax, &ay, in_depth, depth, 0, oh, out.v,
+                               (ptrdiff_t)ow * 2, tmp);
     free(tmp);
     ff_fssim_ref_resample_axis_free(&ax);
     ff_fssim_ref_resample_axis_free(&ay);
     return out;
+}
+
+/* The same at one bit depth. */
+static Img resample(const Img *in, int ow, int oh, int scaler, int depth)
+{
+    return resample_depths(in, ow, oh, scaler, depth, depth);
 }
 
 static int clampi(int v, int lo, int hi)
@@ -102,12 +111,14 @@ static int clampi(int v, int lo, int hi)
 }
 
 /* Direct 2-D evaluation from the tables: v = sum_j sum_i cy_j cx_i s, then
- * the rounding of the definition written as a floor division.  *clamped
- * counts the outputs that fell outside [0, L] before clamping. */
+ * the rounding of the definition written as a floor division by
+ * 2^(28 - (depth - in_depth)).  *clamped counts the outputs that fell
+ * outside [0, L] before clamping. */
 static Img naive(const Img *in, const FSSIMRefResampleAxis *ax, const FSSIMRefResampleAxis *ay,
-                 int depth, int *clamped)
+                 int in_depth, int depth, int *clamped)
 {
-    const int64_t L = (INT64_C(1) << depth) - 1, one = INT64_C(1) << 28;
+    const int64_t L = (INT64_C(1) << depth) - 1;
+    const int64_t one = INT64_C(1) << (28 - (depth - in_depth));
     Img out = img_new(ax->out, ay->out);
     *clamped = 0;
     for (int y = 0; y < ay->out; y++)
@@ -444,15 +455,15 @@ static void test_naive(void)
                                                                       : rnd(L + 1));
                     out = resample(&in, dims[d][2], dims[d][3], s, depth);
                     axes_init(&ax, &ay, in.w, in.h, out.w, out.h, s);
-                    ref = naive(&in, &ax, &ay, depth, &clamped);
+                    ref = naive(&in, &ax, &ay, depth, depth, &clamped);
                     good &= img_equal(&out, &ref, &x, &y);
                     /* bands of 3 rows, each into its own buffer row 0 */
                     band = img_new(out.w, 3);
                     tmp = malloc(sizeof(*tmp) * ff_fssim_ref_resample_tmp_size(&ax, &ay));
                     for (int y0 = 0; y0 < out.h; y0 += 3) {
                         const int y1 = y0 + 3 < out.h ? y0 + 3 : out.h;
-                        ff_fssim_ref_resample_rows(&src, &ax, &ay, depth, y0, y1, band.v,
-                                                   (ptrdiff_t)band.w * 2, tmp);
+                        ff_fssim_ref_resample_rows(&src, &ax, &ay, depth, depth, y0, y1,
+                                                   band.v, (ptrdiff_t)band.w * 2, tmp);
                         bands &= !memcmp(band.v, out.v + (size_t)y0 * out.w,
                                          sizeof(uint16_t) * out.w * (y1 - y0));
                     }
@@ -483,6 +494,132 @@ static void test_naive(void)
                    "(%d outputs at 0, %d at L)", scaler_names[s], depth, overshoots,
                    lo_clamped, hi_clamped);
         }
+}
+
+/* ---- bit depths: the rendition's brought to the reference's -------------- */
+
+/* Identity axes: s * 2^d up, s / 2^-d rounded half up down, clamped to L;
+ * worked out by hand. */
+static void test_depth_hand(void)
+{
+    static const struct {
+        int in_depth, depth;
+        uint16_t in[6], want[6];
+    } cases[] = {
+        /* up: exactly s * 4, s * 256, s * 64 (no rounding, no clamp) */
+        { 8, 10, { 0, 1, 16, 128, 235, 255 }, { 0, 4, 64, 512, 940, 1020 } },
+        { 8, 16, { 0, 1, 16, 128, 235, 255 }, { 0, 256, 4096, 32768, 60160, 65280 } },
+        { 10, 16, { 0, 1, 64, 512, 940, 1023 }, { 0, 64, 4096, 32768, 60160, 65472 } },
+        /* down by 2 bits: (s + 2) >> 2; 1 -> 0, 2 -> 1 (a half up), 5 -> 1,
+         * 6 -> 2, 1021 -> 255, 1023 -> 256 clamped to 255 */
+        { 10, 8, { 1, 2, 5, 6, 1021, 1023 }, { 0, 1, 1, 2, 255, 255 } },
+        /* down by 8 bits: (s + 128) >> 8; 127 -> 0, 128 -> 1, 65407 -> 255,
+         * 65408 -> 256 clamped */
+        { 16, 8, { 127, 128, 383, 384, 65407, 65408 }, { 0, 1, 1, 2, 255, 255 } },
+        /* 12 -> 10: (s + 2) >> 2; 4094 -> 1024 clamped */
+        { 12, 10, { 3, 4089, 4090, 4093, 4094, 4095 }, { 1, 1022, 1023, 1023, 1023, 1023 } },
+        /* samples above the rendition's depth are read as stored: 10-bit
+         * 2000 and 65535 up to 12 bits are 8000 and 262140, clamped to 4095;
+         * down to 8 bits 2000 -> 500 clamped to 255 */
+        { 10, 12, { 1023, 1024, 2000, 65535, 0, 3 }, { 4092, 4095, 4095, 4095, 0, 12 } },
+        { 10, 8, { 1024, 2000, 65535, 300, 301, 302 }, { 255, 255, 255, 75, 75, 76 } },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        Img in = img_new(6, 1), out;
+        int good = 1;
+        memcpy(in.v, cases[i].in, sizeof(cases[i].in));
+        for (int s = 0; s < 3; s++) {
+            out = resample_depths(&in, 6, 1, s, cases[i].in_depth, cases[i].depth);
+            good &= !memcmp(out.v, cases[i].want, sizeof(cases[i].want));
+            if (memcmp(out.v, cases[i].want, sizeof(cases[i].want)))
+                tap_diag("%s: got %u %u %u %u %u %u", scaler_names[s], out.v[0], out.v[1],
+                         out.v[2], out.v[3], out.v[4], out.v[5]);
+            free(out.v);
+        }
+        tap_ok(good, "%d -> %d bits, same size (identity axes, every scaler): "
+               "%u %u %u %u %u %u -> %u %u %u %u %u %u", cases[i].in_depth, cases[i].depth,
+               cases[i].in[0], cases[i].in[1], cases[i].in[2], cases[i].in[3], cases[i].in[4],
+               cases[i].in[5], cases[i].want[0], cases[i].want[1], cases[i].want[2],
+               cases[i].want[3], cases[i].want[4], cases[i].want[5]);
+        free(in.v);
+    }
+
+    /* One rounding: bilinear [0 1] -> 4 samples at 8 -> 10 bits are 0, 1,
+     * 3, 4 (0, 0.25, 0.75, 1 times 4, exact), where converting after the
+     * 8-bit resampling would give 0 0 4 4. */
+    {
+        Img in = img_new(2, 1), out;
+        in.v[1] = 1;
+        out = resample_depths(&in, 4, 1, FSSIM_REF_SCALER_BILINEAR, 8, 10);
+        tap_ok(out.v[0] == 0 && out.v[1] == 1 && out.v[2] == 3 && out.v[3] == 4,
+               "bilinear [0 1] -> 4 samples, 8 -> 10 bits: [0 1 3 4], one rounding at the "
+               "reference's depth (got %u %u %u %u)", out.v[0], out.v[1], out.v[2], out.v[3]);
+        free(out.v);
+        free(in.v);
+    }
+}
+
+/* Every pair of depths, every scaler, up and down, odd sizes: the direct
+ * evaluation with the shifted rounding; constant planes keep their value
+ * scaled (up: exactly c * 2^d). */
+static void test_depth_naive(void)
+{
+    static const int depths[] = { 8, 9, 10, 12, 14, 16 };
+    static const int dims[][4] = {
+        { 17, 9, 33, 21 }, { 33, 21, 17, 9 }, { 16, 9, 16, 9 }, { 9, 5, 17, 9 },
+        { 1, 7, 5, 3 },
+    };
+    const int nd = (int)(sizeof(depths) / sizeof(depths[0]));
+    for (int s = 0; s < 3; s++) {
+        int good = 1, constant = 1, pairs = 0;
+        for (int a = 0; a < nd; a++)
+            for (int b = 0; b < nd; b++) {
+                const int din = depths[a], dout = depths[b];
+                if (din == dout)
+                    continue;
+                pairs++;
+                for (size_t d = 0; d < sizeof(dims) / sizeof(dims[0]); d++)
+                    for (int pattern = 0; pattern < 3; pattern++) {
+                        FSSIMRefResampleAxis ax, ay;
+                        const unsigned L = (1u << din) - 1;
+                        /* random in range, 0/L checkerboard, random as stored
+                         * (anything a 16-bit word holds) */
+                        Img in = img_new(dims[d][0], dims[d][1]), out, ref;
+                        int clamped, x, y;
+                        for (int i = 0; i < in.w * in.h; i++)
+                            in.v[i] = (uint16_t)(pattern == 0 ? rnd(L + 1) :
+                                                 pattern == 1 ? ((i + i / in.w) & 1) * L :
+                                                 rnd(din > 8 ? 65536 : 256));
+                        out = resample_depths(&in, dims[d][2], dims[d][3], s, din, dout);
+                        axes_init(&ax, &ay, in.w, in.h, out.w, out.h, s);
+                        ref = naive(&in, &ax, &ay, din, dout, &clamped);
+                        good &= img_equal(&out, &ref, &x, &y);
+                        free(in.v);
+                        free(out.v);
+                        free(ref.v);
+                        ff_fssim_ref_resample_axis_free(&ax);
+                        ff_fssim_ref_resample_axis_free(&ay);
+                    }
+                for (unsigned c = 0; c < (1u << din); c += (1u << din) / 7 + 1) {
+                    const unsigned want = dout > din ? c << (dout - din) :
+                                          (c + (1u << (din - dout - 1))) >> (din - dout);
+                    const unsigned Lo = (1u << dout) - 1;
+                    Img in = img_new(9, 5), out;
+                    for (int i = 0; i < in.w * in.h; i++)
+                        in.v[i] = (uint16_t)c;
+                    out = resample_depths(&in, 17, 9, s, din, dout);
+                    for (int i = 0; i < out.w * out.h; i++)
+                        constant &= out.v[i] == (want > Lo ? Lo : want);
+                    free(in.v);
+                    free(out.v);
+                }
+            }
+        tap_ok(good, "%s: %d pairs of depths (8-16 bits, up and down), random, 0/L and "
+               "as-stored planes equal the direct evaluation with the shifted rounding",
+               scaler_names[s], pairs);
+        tap_ok(constant, "%s: constant planes resampled across depths are c * 2^d "
+               "(down: rounded half up, clamped to L)", scaler_names[s]);
+    }
 }
 
 /* ---- range of the sums (the bounds stated in fssim_ref.h) --------------- */
@@ -553,6 +690,8 @@ int main(void)
     test_tables();
     test_constant();
     test_naive();
+    test_depth_hand();
+    test_depth_naive();
     test_bounds();
     test_errors();
     return tap_done();

@@ -10,7 +10,11 @@ exactly 1, frames held for readback all come out in order at EOF and under
 timeline editing, and bad input fails with a clear message (doc/errors.md).
 Ladders (inputs=N) against fssim's ladder, per rendition: renditions
 smaller than the reference (upscaled by the GPU resampler), larger
-(downscaled) and of its size, planar and semi-planar, 8 and 10 bits.
+(downscaled) and of its size, planar and semi-planar, 8 and 10 bits, and of
+other formats than the reference.  Pairs of another size or format (bit
+depth, chroma subsampling, layout), the main input resampled on the device.
+Samples above the format's depth (raw gray10 and yuv420p10 words up to
+65535), read as stored as fssim reads them.
 Where the Khronos validation layer is installed, every run has it and any
 message it prints fails a check (vkcheck.py; FFmpeg's own known ones are
 left out by their exact text); without it, one SKIP line says so.
@@ -339,6 +343,11 @@ LADDERS = [
      "algo=float+int+psnr"),
     ("ladder yuv420p 26:1 down", "yuv420p", (32, 24), [(832, 624), (64, 48)],
      "algo=float+int+psnr"),
+    # renditions of other formats than the reference (w, h, format): the p010
+    # one scored in place, the others resampled through views of their formats
+    ("ladder of mixed formats against p010", "p010le", (64, 48),
+     [(32, 24, "yuv420p"), (64, 48, "nv12"), (80, 60, "yuv420p10le"), (64, 48, "p010le"),
+      (64, 48, "yuv444p")], "algo=float+int+block+psnr"),
 ]
 
 
@@ -347,7 +356,7 @@ def check_ladder():
     for name, fmt, (rw, rh), sizes, options in LADDERS:
         tag = re.sub(r"\W+", "_", name)
         algos = algos_of(options)
-        rends = [clips(fmt, w, h, 3)[0] for w, h in sizes]
+        rends = [clips(z[2] if len(z) > 2 else fmt, z[0], z[1], 3)[0] for z in sizes]
         inputs = sum(rends, []) + clips(fmt, rw, rh, 3)[1]
         n = len(sizes) + 1
         pads = "".join("[%d:v]" % i for i in range(n))
@@ -361,8 +370,10 @@ def check_ladder():
                       (pc.stderr + pg.stderr)[-3000:]):
             continue
         a, b = ft.log_values(gpu), ft.log_values(cpu)
-        tap.ok(sorted(a) == sorted(b) and len(a) == 3 * len(sizes),
-               "%s: every rendition of every frame scored" % name, sorted(a))
+        tap.ok(sorted(a) == sorted(b) and len(a) == 3 * len(sizes) and
+               gpu["renditions"] == cpu["renditions"],
+               "%s: every rendition of every frame scored, resampled where fssim's are" % name,
+               (sorted(a), gpu["renditions"]))
         for algo in algos:
             d = max((abs(v - b[key][algo][c]) for key, r in a.items() if key in b
                      for c, v in r[algo].items() if c != "dB"), default=float("inf"))
@@ -375,6 +386,89 @@ def close(v, w, tol):
     if v is None or w is None:
         return v is None and w is None
     return abs(v - w) <= tol
+
+
+PAIRS = [
+    # name, main format and size, reference format and size, options
+    ("pair yuv420p 48x32 up to 96x64", "yuv420p", (48, 32), "yuv420p", (96, 64),
+     "algo=float+int+block+psnr"),
+    ("pair yuv420p against yuv422p10", "yuv420p", (64, 48), "yuv422p10le", (64, 48),
+     "algo=float+int+block+psnr"),
+    ("pair nv12 against yuv444p12, lanczos", "nv12", (64, 48), "yuv444p12le", (64, 48),
+     "algo=float+int+block+psnr:scaler=lanczos"),
+    ("pair p010 96x64 against yuv420p 64x48", "p010le", (96, 64), "yuv420p", (64, 48),
+     "algo=float+int+block+psnr"),
+    ("pair gray 33x25 against gray10 66x50, bilinear", "gray", (33, 25), "gray10le", (66, 50),
+     "algo=float+int:scaler=bilinear"),
+    ("pair gbrp against gbrp12", "gbrp", (48, 32), "gbrp12le", (48, 32),
+     "algo=float+int+block+psnr"),
+    ("pair nv12 against yuv420p (layout alone)", "nv12", (64, 48), "yuv420p", (64, 48),
+     "algo=float+int+block+psnr"),
+]
+
+
+def compare_inputs(name, main, ref, options, algos, graph_vk=None, n=3):
+    """fssim and fssim_vulkan (or graph_vk) on the same stored inputs, every
+    value within the contracts."""
+    tag = re.sub(r"\W+", "_", name)
+    inputs = main + ref
+    cpu, pc = score(inputs, cpu_graph(options), tag + "_cpu", hw=False)
+    gpu, pg = score(inputs, graph_vk or vk_graph(options), tag + "_vk")
+    if not tap.ok(cpu is not None and gpu is not None and not CRASH.search(pg.stderr),
+                  "%s: fssim and fssim_vulkan run (%s)" % (name, options),
+                  (pc.stderr + pg.stderr)[-3000:]):
+        return None
+    tap.ok(gpu["frame_count"] == cpu["frame_count"] == n and
+           gpu["input"] == cpu["input"], "%s: %d frames, the same input section" % (name, n),
+           "gpu %s, cpu %s" % (gpu["input"], cpu["input"]))
+    d = diffs(gpu, cpu, algos)
+    for algo in algos:
+        v = d.get(algo, float("inf"))
+        if v > worst.get(algo, (-1, ""))[0]:
+            worst[algo] = (v, name)
+        tap.ok(v <= TOL[algo], "%s: %s within %g of fssim (max diff %.3g)" %
+               (name, algo, TOL[algo], v))
+    return gpu
+
+
+def check_pairs():
+    """A main input of another size or format, resampled on the device by
+    the resampler reading it through views of its own format."""
+    for name, mfmt, (mw, mh), rfmt, (rw, rh), options in PAIRS:
+        gpu = compare_inputs(name, clips(mfmt, mw, mh, 3)[0], clips(rfmt, rw, rh, 3)[1],
+                             options, algos_of(options))
+        if gpu is not None:
+            tap.ok(gpu["input"].get("main", {}).get("resampled") is True,
+                   "%s: the log records the main input resampled" % name, gpu["input"])
+    if BIG:
+        compare_inputs("pair 720p yuv420p against a 1080p yuv422p10 source", clips(
+            "yuv420p", 1280, 720, 2)[0], clips("yuv422p10le", 1920, 1080, 2)[1],
+            "algo=float+int+block+psnr", algos_of("algo=float+int+block+psnr"), n=2)
+
+
+def above_depth_clip(fmt, w, h, n, name):
+    """Raw frames of random 16-bit words: samples of a format that keeps them
+    at the bottom of 16-bit words hold values up to 65535 whatever its depth,
+    as a raw file may (doc/formats.md#sample-values)."""
+    sub = 0 if fmt.startswith("gray") else 2 * ((w + 1) // 2) * ((h + 1) // 2)
+    path = os.path.join(WORK, name + ".yuv")
+    with open(path, "wb") as f:
+        f.write(os.urandom(2 * (w * h + sub) * n))
+    return ["-f", "rawvideo", "-pix_fmt", fmt, "-video_size", "%dx%d" % (w, h),
+            "-framerate", "25", "-i", path]
+
+
+def check_above_depth():
+    """Samples above the format's depth: read as stored, with the wide
+    (16-bit) sums, as fssim reads them (int to 1e-12, block and psnr as
+    fssim's, which equal FFmpeg's ssim and psnr)."""
+    for fmt, w, h, opts in (("gray10le", 64, 48, "algo=float+int+block+psnr"),
+                            ("gray10le", 35, 19, "algo=float+int+block+psnr:padding=same"),
+                            ("yuv420p10le", 70, 46, "algo=float+int+block+psnr")):
+        name = "%s %dx%d holding values up to 65535" % (fmt, w, h)
+        compare_inputs(name, above_depth_clip(fmt, w, h, 3, "above_m_%s_%d" % (fmt, w)),
+                       above_depth_clip(fmt, w, h, 3, "above_r_%s_%d" % (fmt, w)),
+                       opts, algos_of(opts))
 
 
 def check_ladder_frames():
@@ -471,7 +565,7 @@ def check_errors():
     A = "algo=float+int+block"
     m = clips("yuv420p", 64, 48, 2)[0]
     other = clips("yuv420p", 64, 32, 2)[0]
-    nv12 = clips("nv12", 64, 48, 2)[0]
+    gbrp = clips("gbrp", 64, 48, 2)[0]
 
     def expect(desc, inputs, graph, patterns, hw=True):
         _, p = score(inputs, graph, "err", hw=hw, timeout=120)
@@ -480,10 +574,11 @@ def check_errors():
                "error: %s (exit %d, message: %s)" % (desc, p.returncode, ", ".join(patterns)),
                "missing %s in:\n%s" % (bad, p.stderr[-2500:]))
 
-    expect("sizes differ", m + other, vk_graph(A),
-           [r"sizes differ", r"64x48", r"64x32", r"scale_vulkan"])
-    expect("formats differ", m + nv12, vk_graph(A),
-           [r"formats differ", r"yuv420p", r"nv12", r"scale_vulkan"])
+    expect("sizes differ, scale=none", m + other, vk_graph(A + ":scale=none"),
+           [r"sizes differ", r"64x48", r"64x32", r"scale=auto", r"scale_vulkan"])
+    expect("formats of two colour families", m + gbrp, vk_graph(A),
+           [r"formats differ", r"main is yuv420p \(YUV\)", r"reference is gbrp \(GBR\)",
+            r"scale_vulkan=format=gbrp"])
     expect("software frames", m + m, "[0:v][1:v]fssim_vulkan=%s" % A,
            [r"fssim_vulkan scores Vulkan frames", r"hwupload", r"fssim filter"])
     expect("format fssim does not score", ["-f", "lavfi", "-i", "testsrc2=s=64x48:d=0.1",
@@ -571,7 +666,8 @@ def main():
         tap.ok(False, "hwupload to the Vulkan device works", p.stderr[-3000:])
         tap.done()
     if why:
-        for what in ("accuracy against fssim", "ladders", "determinism", "identical inputs",
+        for what in ("accuracy against fssim", "ladders", "pairs of other sizes and formats",
+                     "samples above the depth", "determinism", "identical inputs",
                      "held frames and EOF", "errors", "different devices, missing features",
                      "under the Khronos validation layer"):
             tap.skip("fssim_vulkan " + what, why)
@@ -586,6 +682,8 @@ def main():
 
     check_accuracy()
     check_ladder()
+    check_pairs()
+    check_above_depth()
     check_ladder_frames()
     check_determinism()
     check_identical()

@@ -7,7 +7,8 @@ frames made by hwupload on one filter device (the Vulkan backend), and
 compares every component of every frame to 1e-9 (doc/algorithms.md#fssim3d).
 The cases cover 8-, 10- and 16-bit samples, planar, semi-planar (multi-plane
 images) and gray formats, odd sizes, depth 1/3/5/11, tpadding valid and
-truncate, padding same and valid, windows 3, 7, 11 and 15.  Also: flat frames;
+truncate, padding same and valid, windows 3, 7, 11 and 15, and a main input
+of another size or format than the reference, resampled on the device.  Also: flat frames;
 identical inputs score exactly 1; two runs are bitwise identical; runs cut
 short (-frames:v, SIGINT) leave a valid log whose every frame equals the
 software backend's on the frames that reached the filter; an unwritable
@@ -232,6 +233,33 @@ def check_accuracy():
     compare("flat", "yuv420p", 48, 32, 4, "depth=5", kind="flat")
 
 
+def check_pairs():
+    """A main input of another size or format: the moments of its planes
+    resampled on the device to the reference's (fssim_resample.comp.glsl),
+    read by the spatial pass from the resampler's buffer."""
+    for case, mfmt, (mw, mh), rfmt, (rw, rh), opts in (
+            ("pair yuv420p 48x36 against yuv420p10 64x48", "yuv420p", (48, 36), "yuv420p10le",
+             (64, 48), "depth=3"),
+            ("pair p010 against yuv444p, padding=same", "p010le", (64, 48), "yuv444p",
+             (64, 48), "depth=5:padding=same:window=7:sigma=1"),
+            ("pair nv12 80x60 down to yuv420p 56x42, lanczos", "nv12", (80, 60), "yuv420p",
+             (56, 42), "depth=3:scaler=lanczos")):
+        inputs = clips(mfmt, mw, mh, 5)[0] + clips(rfmt, rw, rh, 5)[1]
+        cpu, pc = score(inputs, cpu_graph(opts), re.sub(r"\W+", "_", case) + "_cpu", hw=False)
+        gpu, pg = score(inputs, vk_graph(opts), re.sub(r"\W+", "_", case) + "_vk")
+        if not tap.ok(cpu is not None and gpu is not None and not CRASH.search(pg.stderr),
+                      "%s: fssim3d on software and on Vulkan frames run (%s)" % (case, opts),
+                      (pc.stderr + pg.stderr)[-3000:]):
+            continue
+        d, where = max_diff(cpu, gpu)
+        summary.append((case, d))
+        tap.ok(len(gpu["frames"]) == 5 and gpu["input"] == cpu["input"] and
+               gpu["input"].get("main", {}).get("resampled") is True and d <= TOL,
+               "%s: the main input resampled, every frame and component within %g of the "
+               "software backend (max diff %.3g)" % (case, TOL, d),
+               "frame/comp/cpu/gpu %r; input %r" % (where, gpu["input"]))
+
+
 def check_peers():
     """The Vulkan backend against the peers of doc/algorithms.md#fssim3d
     directly, where numpy and scikit-image are installed: under
@@ -399,7 +427,7 @@ def check_unwritable():
 def check_errors():
     m = clips("yuv420p", 64, 48, 2)[0]
     other = clips("yuv420p", 64, 32, 2)[0]
-    nv12 = clips("nv12", 64, 48, 2)[0]
+    gbrp = clips("gbrp", 64, 48, 2)[0]
 
     def expect(desc, inputs, graph, patterns):
         _, p = score(inputs, graph, "err", timeout=120)
@@ -413,10 +441,11 @@ def check_errors():
             r"\(yuv420p\)", r"-init_hw_device vulkan", r"hwdownload"])
     expect("software main, Vulkan reference", m + m, "[1:v]hwupload[r];[0:v][r]fssim3d",
            [r"The reference input carries Vulkan frames but the main input software frames"])
-    expect("sizes differ", m + other, vk_graph("depth=3"),
+    expect("sizes differ, scale=none", m + other, vk_graph("depth=3:scale=none"),
            [r"sizes differ", r"64x48", r"64x32", r"scale_vulkan"])
-    expect("formats differ", m + nv12, vk_graph("depth=3"),
-           [r"formats differ", r"yuv420p", r"nv12", r"scale_vulkan"])
+    expect("formats of two colour families", m + gbrp, vk_graph("depth=3"),
+           [r"formats differ", r"main is yuv420p \(YUV\)", r"reference is gbrp \(GBR\)",
+            r"scale_vulkan=format=gbrp"])
     expect("tpadding=valid on fewer frames than depth", m + m, vk_graph("tpadding=valid"),
            [r"no frame was scored", r"depth=11"])
 
@@ -559,6 +588,7 @@ def main():
 
     t0 = time.time()
     check_accuracy()
+    check_pairs()
     check_peers()
     check_identical()
     check_ring_log()
