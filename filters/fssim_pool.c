@@ -88,10 +88,13 @@ static int open_spill_file(void)
     return spill_fd;
 }
 
-/* Chunk c of s is full: past the limit it goes to the file.  A chunk the
- * file cannot take stays in memory. */
-static void spill_chunk(FSSIMSeries *s, unsigned c)
+/* Chunk c of s is full: past the limit it goes to the file, and its
+ * buffer is returned for the next chunk (no churn of the allocator, which
+ * would grow the heap).  A chunk the file cannot take stays in memory. */
+static double *spill_chunk(FSSIMSeries *s, unsigned c)
 {
+    double *buf = NULL;
+
     ff_mutex_lock(&spill_lock);
     if (memory_used > memory_limit && (spill_fd >= 0 || open_spill_file() >= 0) &&
         pwrite(spill_fd, s->chunk[c], CHUNK_BYTES, spill_end) == CHUNK_BYTES) {
@@ -100,9 +103,11 @@ static void spill_chunk(FSSIMSeries *s, unsigned c)
         spill_end  += CHUNK_BYTES;
         spill_used += CHUNK_BYTES;
         memory_used -= CHUNK_BYTES;
-        av_freep(&s->chunk[c]);
+        buf = s->chunk[c];
+        s->chunk[c] = NULL;
     }
     ff_mutex_unlock(&spill_lock);
+    return buf;
 }
 
 static int series_add(FSSIMSeries *s, double v)
@@ -110,8 +115,7 @@ static int series_add(FSSIMSeries *s, double v)
     const unsigned c = s->nb / CHUNK_VALUES, i = s->nb % CHUNK_VALUES;
 
     if (!i) {
-        if (c)
-            spill_chunk(s, c - 1);
+        double *buf = c ? spill_chunk(s, c - 1) : NULL;
         if (c == s->size) {
             const unsigned size = FFMAX(16, 2 * s->size);
             double **chunk = av_realloc_array(s->chunk, size, sizeof(*chunk));
@@ -119,13 +123,16 @@ static int series_add(FSSIMSeries *s, double v)
             if (chunk)
                 s->chunk = chunk;
             spilled = chunk ? av_realloc_array(s->spilled, size, sizeof(*spilled)) : NULL;
-            if (!spilled)
+            if (!spilled) {
+                av_free(buf);
                 return AVERROR(ENOMEM);
+            }
             s->spilled = spilled;
             s->size = size;
         }
-        if (!(s->chunk[c] = av_malloc(CHUNK_BYTES)))
+        if (!buf && !(buf = av_malloc(CHUNK_BYTES)))
             return AVERROR(ENOMEM);
+        s->chunk[c] = buf;
         s->spilled[c] = -1;
         s->nb_chunks = c + 1;
         ff_mutex_lock(&spill_lock);
