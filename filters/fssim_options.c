@@ -55,8 +55,9 @@ static int check_msssim_plane(AVFilterContext *ctx, const FSSIMOptions *o, const
     if (FFMIN(p->width, p->height) >= min)
         return 0;
     if (o->window > FSSIM_MIN_WINDOW)
-        snprintf(smaller, sizeof(smaller), "a smaller window (window=%d needs %d), ",
-                 FSSIM_MIN_WINDOW, ff_fssim_ref_msssim_min_side(FSSIM_MIN_WINDOW));
+        snprintf(smaller, sizeof(smaller), "a smaller window (window=%d needs %d)%s",
+                 FSSIM_MIN_WINDOW, ff_fssim_ref_msssim_min_side(FSSIM_MIN_WINDOW),
+                 subsampled ? ", " : " or ");
     av_log(ctx, AV_LOG_ERROR, "Plane %c is %dx%d: algo=msssim needs planes whose smaller side "
            "is at least %d samples with window=%d (five scales, the last one window wide). "
            "Use %s%slarger frames.\n", p->name, p->width, p->height, min, o->window, smaller,
