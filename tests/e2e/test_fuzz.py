@@ -875,18 +875,23 @@ def judge(case, p):
         elif not text and rc != 0:
             pass    # the run stopped before the header, or the disk had no room for it
         elif log["fmt"] == "json" or (log["fmt"] == "xml" and text.lstrip().startswith("{")):
-            # on stdout each instance of a rebuilt graph writes a log of its
-            # own (doc/outputs.md#graphs-rebuilt-mid-stream): the last one
+            # on a stream each instance of a rebuilt graph writes a log of
+            # its own (doc/outputs.md#graphs-rebuilt-mid-stream): the last one
             # is the last summary line's
-            docs = json_documents(text) if log["kind"] == "stdout" and case.rebuild else [text]
+            docs = json_documents(text) if log["kind"] != "file" and case.rebuild else [text]
             for doc in docs:
                 e, lg = check_json(doc, case.filter, finished=rc == 0)
                 errs += e
                 if lg is not None and isinstance(lg.get("frames"), list):
                     logged = len(lg["frames"])
         elif log["fmt"] == "csv" and text:
-            e, logged = check_csv(text, finished=rc == 0)
-            errs += ["CSV log: " + x for x in e]
+            # (on a stream, as for JSON: a log per instance, each from its
+            # "# filter=" line)
+            docs = re.split(r"(?m)^(?=# filter=)", text)[1:] or [text] \
+                if log["kind"] != "file" and case.rebuild else [text]
+            for doc in docs:
+                e, logged = check_csv(doc, finished=rc == 0)
+                errs += ["CSV log: " + x for x in e]
             if rc != 0:
                 logged = None
     if killed:
