@@ -321,8 +321,9 @@ def test_disk_full():
             whole_rows = all(len(r) == len(header) for r in rows)
             tap.ok(whole_rows and 0 < len(rows) < n and
                    [int(r[0]) for r in rows] == list(range(len(rows))) and
-                   comments[-1] == "# frames=%d" % len(rows) and text.endswith("\n"),
-                   "%s: whole rows, then the frame count" % desc, text[-400:])
+                   comments[-2:] == ["# frames=%d" % len(rows), "# complete=0"] and
+                   text.endswith("\n"),
+                   "%s: whole rows, then the frame count and complete=0" % desc, text[-400:])
     stats = path("full.txt")
     remove(stats)
     rc, _, err = run(["-lavfi", pair(n) + "fssim=stats_file=" + stats, "-f", "null", "-"],
@@ -335,6 +336,12 @@ def test_disk_full():
            all(re.match(r"^n:\d+ Y:\S+ U:\S+ V:\S+ All:\S+ \(\S+\)$", l) for l in lines),
            "stats_file, the disk full: the run fails, the file holds whole lines",
            err[-800:] + "\n" + text[-300:])
+    # a device that is always full
+    for opt, what in (("log_path", "log file"), ("stats_file", "stats file")):
+        rc, _, err = run(["-lavfi", pair(3) + "fssim=%s=/dev/full" % opt, "-f", "null", "-"])
+        tap.ok(rc is not None and rc > 0 and not CRASH.search(err) and
+               "Could not write the %s /dev/full: No space left on device" % what in err,
+               "%s=/dev/full: the run fails naming the file and the error" % opt, err[-800:])
 
 
 # ---- two writers --------------------------------------------------------------------
@@ -569,7 +576,7 @@ def test_nothing_scored():
                 lg, why = parse_json(text)
                 whole = lg is not None and lg.get("frame_count") == 0 and "pooled" in lg
             else:
-                whole = text.endswith("# frames=0\n") and "\nmean," in text
+                whole = text.endswith("\n# frames=0\n# complete=1\n") and "\nmean," in text
             tap.ok(rc is not None and re.search(r"No frame was scored: .*" + cause, err) and
                    re.search(r"SSIM int( dist\d)? frames:0", err) and whole,
                    "nothing scored, %s, %s log: a warning naming the cause, frames:0, a "
@@ -588,9 +595,9 @@ def test_nothing_scored():
 
 
 def test_misaligned():
-    rc, _, err = run(["-f", "lavfi", "-i", "testsrc2=s=64x48:r=25:d=1", "-f", "lavfi", "-i",
-                      "testsrc2=s=64x48:r=25:d=1,setpts=PTS+0.4/TB", "-lavfi",
-                      "[0:v][1:v]fssim", "-f", "null", "-"])
+    # (the ffmpeg tool starts every input file at 0: the offset is made in the graph)
+    rc, _, err = run(["-lavfi", "testsrc2=s=64x48:r=25:d=1,split[a][b];"
+                      "[b]setpts=PTS+0.4/TB[r];[a][r]fssim", "-f", "null", "-"])
     tap.ok(rc == 0 and re.search(r"main input starts at 0 s and the reference at 0\.4 s", err)
            and "setpts=PTS-STARTPTS" in err,
            "inputs that start 0.4 s apart: a warning naming them and the offset", err[-1500:])
@@ -608,11 +615,12 @@ def test_misaligned():
 
 
 def test_hints():
-    rc, _, err = run(["-lavfi", "testsrc2=s=256x256:d=0.04,format=gray,split[a][b];"
-                      "[a][b]fssim=algo=msssim:window=13", "-f", "null", "-"])
+    rc, _, err = run(["-lavfi", "testsrc2=s=160x160:d=0.04,format=gray,split[a][b];"
+                      "[a][b]fssim=algo=msssim", "-f", "null", "-"])
     tap.ok(rc is not None and rc > 0 and "algo=msssim needs planes" in err and
-           "4:4:4" not in err, "msssim on gray frames: no 4:4:4 advice", err[-800:])
-    rc, _, err = run(["-lavfi", "testsrc2=s=256x144:d=0.04,format=yuv420p,split[a][b];"
+           "4:4:4" not in err and "(window=3 needs 33) or larger frames." in err,
+           "msssim on gray frames: no 4:4:4 advice", err[-800:])
+    rc, _, err = run(["-lavfi", "testsrc2=s=400x240:d=0.04,format=yuv420p,split[a][b];"
                       "[a][b]fssim=algo=msssim", "-f", "null", "-"])
     tap.ok(rc is not None and rc > 0 and "4:4:4" in err,
            "msssim on small 4:2:0 chroma planes: the 4:4:4 advice", err[-800:])
