@@ -209,20 +209,22 @@ int ff_fssim_file_same(const FSSIMFile *a, const FSSIMFile *b)
     return a->fd >= 0 && b->fd >= 0 && !a->null && a->dev == b->dev && a->ino == b->ino;
 }
 
-/* Wait until a pipe's reader makes room; a stop signal ends the wait. */
+/* Wait until a pipe's reader makes room; a stop signal ends the wait, but
+ * not a write that has room: a run stopped by a signal still closes its
+ * document. */
 static int wait_writable(const FSSIMFile *f)
 {
     struct pollfd p = { .fd = f->fd, .events = POLLOUT };
 
     for (;;) {
-        int n;
-        if (stop_signal)
-            return AVERROR(EINTR);
-        n = poll(&p, 1, STOP_CHECK_MS);
+        const int stop = stop_signal;
+        const int n = poll(&p, 1, stop ? 0 : STOP_CHECK_MS);
         if (n > 0)
             return 0;       /* room, or an error that the write reports */
-        if (n < 0)
+        if (n < 0 && errno != EINTR)
             return AVERROR(errno);
+        if (stop)
+            return AVERROR(EINTR);
     }
 }
 
@@ -242,8 +244,8 @@ static int write_stream(FSSIMFile *f, const char *buf, size_t len)
                 return ret;
             continue;
         }
-        if (n < 0 && errno == EINTR && !stop_signal)
-            continue;
+        if (n < 0 && errno == EINTR)
+            continue;       /* a stop signal ends the wait above, not here */
         if (n < 0)
             return AVERROR(errno);
         buf += n;

@@ -182,6 +182,24 @@ def test_streams():
                    "%s, log_path=%s: exactly one JSON document with the 3 frames" % (
                        name, "a FIFO" if reader else target),
                    "exit %r, %s\n%s\n%s" % (rc, why, out[:400], err[-1500:]))
+    # SIGTERM while the reader keeps reading: the run closes its document
+    p = subprocess.Popen(cmd("-v", "error", "-lavfi", pair(100000) + "fssim=log_path=-",
+                             "-f", "null", "-"), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(p.stdout.read()), daemon=True)
+    reader.start()
+    time.sleep(1.5)
+    p.send_signal(signal.SIGTERM)
+    try:
+        p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+    reader.join(10)
+    log, why = parse_json(got[0].decode(errors="replace") if got else "")
+    tap.ok(log is not None and log.get("frame_count", 0) > 0 and "pooled" in log and
+           log.get("complete") is False,
+           "log_path=- on a pipe, SIGTERM: one whole JSON document, pooled values and all",
+           "%s %s" % (why, p.stderr.read().decode(errors="replace")[-800:]))
     # a FIFO nobody reads: refused, not waited for
     remove(fifo)
     os.mkfifo(fifo)
