@@ -166,19 +166,25 @@ static int make_units(CPUBackend *b, CPUList *l, const FSSIMEngine *e, int nb_di
 static int init_ring(FSSIMEngine *e, CPUBackend *b, size_t *bytes)
 {
     const FSSIMRefFloatParams fp = float_params(e);
+    int ow[4], oh[4], ret;
 
+    /* the whole ring's size first: it is refused, and reported, before
+     * any allocation */
     *bytes = 0;
     for (int c = 0; c < e->fmt.nb_comps; c++) {
         const FSSIMPlane *p = &e->fmt.comp[c];
-        size_t scratch;
-        int ow, oh;
         /* ff_fssim_check_options() made sure every plane scores something */
-        ff_fssim_ref_float_out_size(p->width, p->height, &fp, &ow, &oh);
+        ff_fssim_ref_float_out_size(p->width, p->height, &fp, &ow[c], &oh[c]);
+        *bytes += (size_t)e->ring_size * 5 * ow[c] * oh[c] * sizeof(double);
+    }
+    if ((ret = ff_fssim_ring_fits(e, *bytes, ff_fssim_host_memory(), "host memory")) < 0)
+        return ret;
+    for (int c = 0; c < e->fmt.nb_comps; c++) {
+        size_t scratch;
         for (int k = 0; k < e->ring_size; k++)
-            if (ff_fssim_ref_moments_alloc(&b->ring[k][c], ow, oh) < 0)
+            if (ff_fssim_ref_moments_alloc(&b->ring[k][c], ow[c], oh[c]) < 0)
                 return AVERROR(ENOMEM);
-        *bytes += (size_t)e->ring_size * 5 * ow * oh * sizeof(double);
-        scratch = ff_fssim_ref_float_moments_scratch_size(ow, BAND_ROWS, &fp);
+        scratch = ff_fssim_ref_float_moments_scratch_size(ow[c], BAND_ROWS, &fp);
         b->scratch_size = FFMAX(b->scratch_size, scratch);
     }
     return 0;

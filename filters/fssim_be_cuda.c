@@ -734,6 +734,7 @@ static int init_3d(FSSIMEngine *e, CUDABackend *b, size_t *bytes)
     const double L = (double)((1 << e->fmt.depth) - 1);
     FSSIMCuda *c = &b->cuda;
     CudaFunctions *cu;
+    size_t free_bytes = 0, total_bytes = 0;
     int nb_blocks = 0, ret;
 
     av_assert0(FSSIM3D_MAX_DEPTH <= FSSIM3D_CUDA_MAX_TAPS);
@@ -791,8 +792,13 @@ static int init_3d(FSSIMEngine *e, CUDABackend *b, size_t *bytes)
                                                              "fssim3d_sum"));
     if (ret >= 0)
         ret = ff_fssim_cuda_set_smem(ctx, c, b->moments_func, b->smem_bytes, "fssim3d");
-    /* the ring is the one large allocation: a failure there is "too
-     * little device memory" (the caller suggests a smaller depth) */
+    /* the ring is the one large allocation: refused where the device has
+     * not that much free, and a failure there is "too little device
+     * memory" (the caller suggests a smaller depth) */
+    if (ret >= 0)
+        ret = FSSIM_CHECK_CU(c, ctx, c->ext.cuMemGetInfo(&free_bytes, &total_bytes));
+    if (ret >= 0)
+        ret = ff_fssim_ring_fits(e, *bytes, free_bytes, "device memory");
     if (ret >= 0 && FSSIM_CHECK_CU(c, ctx, cu->cuMemAlloc(&b->ring, *bytes)) < 0)
         ret = AVERROR(ENOMEM);
     if (ret >= 0)

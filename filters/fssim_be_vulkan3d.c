@@ -208,6 +208,57 @@ static int check_device(FSSIMEngine *e, VK3DBackend *b)
                                        "fssim3d", why);
 }
 
+static int has_extension(FFVulkanContext *vkctx, const char *name)
+{
+    VkExtensionProperties *props;
+    uint32_t n = 0;
+    int found = 0;
+
+    if (vkctx->vkfn.EnumerateDeviceExtensionProperties(vkctx->hwctx->phys_dev, NULL, &n,
+                                                       NULL) != VK_SUCCESS ||
+        !(props = av_malloc_array(n, sizeof(*props))))
+        return 0;
+    if (vkctx->vkfn.EnumerateDeviceExtensionProperties(vkctx->hwctx->phys_dev, NULL, &n,
+                                                       props) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n && !found; i++)
+            found = !strcmp(props[i].extensionName, name);
+    av_free(props);
+    return found;
+}
+
+/* The device memory the ring may take: what the budget of the largest
+ * device-local heap leaves (VK_EXT_memory_budget), else that heap's size. */
+static int64_t device_memory(FFVulkanContext *vkctx)
+{
+    const VkPhysicalDeviceMemoryProperties *mp = &vkctx->mprops;
+    VkPhysicalDeviceMemoryBudgetPropertiesEXT budget = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT,
+    };
+    VkPhysicalDeviceMemoryProperties2 mp2 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2,
+        .pNext = &budget,
+    };
+    PFN_vkGetPhysicalDeviceMemoryProperties2 get = NULL;
+    int64_t best = -1;
+
+    if (has_extension(vkctx, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME))
+        get = (PFN_vkGetPhysicalDeviceMemoryProperties2)
+              vkctx->hwctx->get_proc_addr(vkctx->hwctx->inst,
+                                          "vkGetPhysicalDeviceMemoryProperties2");
+    if (get)
+        get(vkctx->hwctx->phys_dev, &mp2);
+    for (uint32_t h = 0; h < mp->memoryHeapCount; h++) {
+        int64_t room = mp->memoryHeaps[h].size;
+        if (!(mp->memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT))
+            continue;
+        if (get)
+            room = budget.heapBudget[h] > budget.heapUsage[h] ?
+                   budget.heapBudget[h] - budget.heapUsage[h] : 0;
+        best = FFMAX(best, room);
+    }
+    return best;
+}
+
 /* The layout of the ring and the dispatches: everything but the device
  * objects, so that the ring's size is known before anything can fail. */
 static void setup_comps(FSSIMEngine *e, VK3DBackend *b)
@@ -310,6 +361,7 @@ int ff_fssim_vk3d_init(FSSIMEngine *e, VK3DBackend **pb, size_t *bytes)
 
     RET(ff_fssim_vk_open(ctx, &b->vk));
     RET(check_device(e, b));
+    RET(ff_fssim_ring_fits(e, *bytes, device_memory(vkctx), "device memory"));
     RET(ff_fssim_vk_pool_init(ctx, &b->vk, NB_EXEC, 1));
 
     /* Allocated once: nothing is allocated on the device per frame.  A

@@ -127,12 +127,14 @@ static int load_extra(AVFilterContext *ctx, FSSIMCudaExtra *e)
         e->cuMemHostGetDevicePointer = load_symbol(e->lib, "cuMemHostGetDevicePointer_v2");
         e->cuMemFreeHost      = load_symbol(e->lib, "cuMemFreeHost");
         e->cuEventElapsedTime = load_symbol(e->lib, "cuEventElapsedTime");
+        e->cuMemGetInfo       = load_symbol(e->lib, "cuMemGetInfo_v2");
     }
     if (!e->cuFuncSetAttribute || !e->cuMemAllocHost || !e->cuMemHostAlloc ||
-        !e->cuMemHostGetDevicePointer || !e->cuMemFreeHost || !e->cuEventElapsedTime) {
+        !e->cuMemHostGetDevicePointer || !e->cuMemFreeHost || !e->cuEventElapsedTime ||
+        !e->cuMemGetInfo) {
         av_log(ctx, AV_LOG_ERROR, "The CUDA driver library lacks cuFuncSetAttribute, "
-               "cuMemAllocHost, cuMemHostAlloc, cuMemHostGetDevicePointer, cuMemFreeHost or "
-               "cuEventElapsedTime: update the NVIDIA driver.\n");
+               "cuMemAllocHost, cuMemHostAlloc, cuMemHostGetDevicePointer, cuMemFreeHost, "
+               "cuEventElapsedTime or cuMemGetInfo: update the NVIDIA driver.\n");
         return AVERROR(ENOSYS);
     }
     return 0;

@@ -44,6 +44,7 @@ typedef struct FSSIMCudaExtra {
     CUresult (CUDAAPI *cuMemHostGetDevicePointer)(CUdeviceptr *d, void *p, unsigned flags);
     CUresult (CUDAAPI *cuMemFreeHost)(void *p);
     CUresult (CUDAAPI *cuEventElapsedTime)(float *ms, CUevent start, CUevent end);
+    CUresult (CUDAAPI *cuMemGetInfo)(size_t *free, size_t *total);
     void *lib;
 } FSSIMCudaExtra;
 

@@ -23,9 +23,13 @@
  * one step from a backend's sums to scores, and the one queue of frames
  * waiting for their scores.
  */
+#include <inttypes.h>
 #include <limits.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "libavutil/avassert.h"
+#include "libavutil/avstring.h"
 #include "libavutil/fifo.h"
 #include "libavutil/mem.h"
 #include "libavutil/pixdesc.h"
@@ -164,11 +168,95 @@ int ff_fssim_resample_tiles(const FSSIMRefResampleAxis *a, int max_rows, int spa
     return 0;
 }
 
+int ff_fssim_ring_fits(FSSIMEngine *e, size_t bytes, int64_t avail, const char *where)
+{
+    if (avail < 0 || bytes <= (uint64_t)avail)
+        return 0;
+    av_log(e->ctx, AV_LOG_ERROR, "fssim3d: the ring of %d moment sets needs %.1f MiB, but "
+           "%.1f MiB of %s is available. Use a smaller depth or smaller frames.\n",
+           e->ring_size, bytes / 1048576.0, avail / 1048576.0, where);
+    e->ring_refused = 1;
+    return AVERROR(ENOMEM);
+}
+
+/* A number in a file of the kernel's (-1: none, "max", or no file). */
+static int64_t read_number(const char *dir, const char *name)
+{
+    char path[1200], buf[64];
+    int64_t v = -1;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    if (!(f = fopen(path, "r")))
+        return -1;
+    if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%"SCNd64, &v) != 1)
+        v = -1;
+    fclose(f);
+    return v;
+}
+
+/* The least room left under the limits of a cgroup and its parents (-1:
+ * no limit).  A v1 hierarchy without a limit reads about 2^63. */
+static int64_t cgroup_room(const char *mount, const char *cgroup, const char *limit,
+                           const char *usage)
+{
+    const size_t root = strlen(mount);
+    char dir[1024];
+    int64_t room = -1;
+
+    snprintf(dir, sizeof(dir), "%s%s", mount, cgroup);
+    for (;;) {
+        const int64_t l = read_number(dir, limit), u = read_number(dir, usage);
+        char *slash;
+        if (l >= 0 && l < INT64_MAX / 2 && u >= 0)
+            room = room < 0 ? FFMAX(l - u, 0) : FFMIN(room, FFMAX(l - u, 0));
+        if (strlen(dir) <= root || !(slash = strrchr(dir + root, '/')))
+            break;
+        *slash = 0;
+    }
+    return room;
+}
+
+int64_t ff_fssim_host_memory(void)
+{
+    int64_t avail = -1, kb;
+    char line[1024];
+    FILE *f;
+
+    if ((f = fopen("/proc/meminfo", "r"))) {
+        while (fgets(line, sizeof(line), f))
+            if (sscanf(line, "MemAvailable: %"SCNd64" kB", &kb) == 1)
+                avail = kb * 1024;
+        fclose(f);
+    }
+    /* "0::/path" (v2), "N:a,memory,b:/path" (v1) */
+    if ((f = fopen("/proc/self/cgroup", "r"))) {
+        while (fgets(line, sizeof(line), f)) {
+            char *ctrl = strchr(line, ':'), *path = ctrl ? strchr(ctrl + 1, ':') : NULL;
+            int64_t room = -1;
+            if (!path)
+                continue;
+            *path++ = 0;
+            path[strcspn(path, "\n")] = 0;
+            if (!strcmp(ctrl + 1, "") && !strncmp(line, "0", 1))
+                room = cgroup_room("/sys/fs/cgroup", path, "memory.max", "memory.current");
+            else if (av_match_name("memory", ctrl + 1))
+                room = cgroup_room("/sys/fs/cgroup/memory", path, "memory.limit_in_bytes",
+                                   "memory.usage_in_bytes");
+            if (room >= 0)
+                avail = avail < 0 ? room : FFMIN(avail, room);
+        }
+        fclose(f);
+    }
+    return avail;
+}
+
 /* fssim3d: what the ring of moments costs, or that it did not fit. */
 static void report_ring(const FSSIMEngine *e, int ret, size_t bytes)
 {
-    /* other failures (a GPU backend's device or module) have said why */
-    if (ret == AVERROR(ENOMEM))
+    /* other failures (a GPU backend's device or module) have said why, and
+     * so has a ring refused for the memory there is */
+    if (ret == AVERROR(ENOMEM) && !e->ring_refused)
         av_log(e->ctx, AV_LOG_ERROR, "Could not allocate the ring of %d moment sets "
                "(%.1f MiB). Use a smaller depth or smaller frames.\n", e->ring_size,
                bytes / 1048576.0);

@@ -104,6 +104,7 @@ typedef struct FSSIMEngine {
     FSSIMRefResampleAxis axis[FSSIM_MAX_DIST][4][2];
 
     int ring_size;                 /* fssim3d: ring slots, depth + backend->ring_extra3d */
+    int ring_refused;              /* fssim3d: the ring is larger than the memory there is */
     int nb_slots;                  /* result slots, 0 .. nb_slots - 1 */
 
     /* sums -> scores: the divisor of each part of each component */
@@ -205,6 +206,20 @@ void ff_fssim_engine_uninit(FSSIMEngine *e);
  */
 int  ff_fssim_resample_tiles(const FSSIMRefResampleAxis *a, int max_rows, int span,
                              int32_t **bands);
+
+/**
+ * fssim3d, at configuration: whether the ring, bytes, fits in avail bytes
+ * of where ("host memory", "device memory"; avail < 0: unknown, it fits).
+ * If not, says so with both sizes and returns AVERROR(ENOMEM): the ring is
+ * refused before an allocation that would succeed only to be killed later.
+ */
+int  ff_fssim_ring_fits(FSSIMEngine *e, size_t bytes, int64_t avail, const char *where);
+
+/** The memory the host can still give this process: its MemAvailable, or
+ *  the room left under its cgroup's limits (v2 memory.max - memory.current,
+ *  v1 memory.limit_in_bytes - memory.usage_in_bytes) where that is less;
+ *  -1 where neither is known. */
+int64_t ff_fssim_host_memory(void);
 
 /** The one sums-to-scores step, for the renditions in present (bit k). */
 void ff_fssim_scores(const FSSIMEngine *e, const FSSIMSums *sums, unsigned present,

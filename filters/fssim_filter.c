@@ -66,6 +66,10 @@ static int filter_event(FFFrameSync *fs)
             av_frame_free(&out);
             return ret;
         }
+    } else {
+        ff_fssim_output_unscored(&f->out, t < f->opts.seg_start ? FSSIM_UNSCORED_SEGMENT :
+                                 ctx->is_disabled ? FSSIM_UNSCORED_DISABLED :
+                                 ref ? FSSIM_UNSCORED_NO_DIST : FSSIM_UNSCORED_NO_REF);
     }
     /* unscored frames queue too, so that frames leave in order */
     ret = ff_fssim_queue_push(&f->queue, out, slot, present);
@@ -120,6 +124,8 @@ int ff_fssim_filter_configure(AVFilterContext *ctx)
     enum AVPixelFormat sw_format[FSSIM_MAX_INPUTS];
     int ret;
 
+    /* not a copy of the graph only probed: its logs say how it ends */
+    f->out.configuring = 1;
     ret = e->backend->check_inputs(e, sw_format);
     if (ret >= 0)
         ret = ff_fssim_check_inputs(ctx, sw_format, scale, f->fix);
@@ -185,6 +191,7 @@ int ff_fssim_filter_activate(AVFilterContext *ctx)
 
     if (f->seg_done)
         return end_segment(ctx, f);
+    ff_fssim_check_start(ctx, &f->out);
     ret = ff_framesync_activate(&f->fs);
     if (ret < 0)
         return ret;

@@ -62,6 +62,21 @@ static int is_supported(enum AVPixelFormat fmt)
     return 0;
 }
 
+/* The filter that converts the inputs' frames where they are: a software
+ * format filter, or the GPU's own scaler for hardware frames. */
+static const char *convert_hint(const AVFilterContext *ctx)
+{
+    for (int i = 0; i < ctx->nb_inputs; i++) {
+        if (!ctx->inputs[i])
+            continue;
+        if (ctx->inputs[i]->format == AV_PIX_FMT_CUDA)
+            return "scale_cuda=format=nv12";
+        if (ctx->inputs[i]->format == AV_PIX_FMT_VULKAN)
+            return "scale_vulkan=format=nv12";
+    }
+    return "format=yuv420p";
+}
+
 int ff_fssim_format_init(AVFilterContext *ctx, FSSIMFormat *f,
                          enum AVPixelFormat sw_format, int width, int height)
 {
@@ -72,8 +87,8 @@ int ff_fssim_format_init(AVFilterContext *ctx, FSSIMFormat *f,
     if (!desc || !is_supported(sw_format)) {
         av_log(ctx, AV_LOG_ERROR, "Pixel format %s is not supported: fssim scores planar "
                "8-16-bit YUV, GRAY and GBR, and the semi-planar NV12/NV16/NV24/P0xx/P2xx/P4xx "
-               "formats. Convert the inputs first, e.g. with format=yuv420p or "
-               "scale_cuda=format=nv12.\n", desc ? desc->name : "(none)");
+               "formats. Convert the inputs first, e.g. with %s.\n",
+               desc ? desc->name : "(none)", convert_hint(ctx));
         return AVERROR(ENOSYS);
     }
 

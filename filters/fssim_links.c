@@ -26,6 +26,7 @@
 
 #include "libavutil/avstring.h"
 #include "libavutil/hwcontext.h"
+#include "libavutil/mathematics.h"
 #include "libavutil/mem.h"
 #include "libavutil/pixdesc.h"
 #include "libavfilter/filters.h"
@@ -216,6 +217,15 @@ static int configure_ladder_sync(AVFilterContext *ctx, FFFrameSync *fs)
     return ret;
 }
 
+/* A frame rate as a user writes it: 25, 30000/1001. */
+static void rate_name(AVRational q, char buf[32])
+{
+    if (q.den == 1)
+        snprintf(buf, 32, "%d", q.num);
+    else
+        snprintf(buf, 32, "%d/%d", q.num, q.den);
+}
+
 int ff_fssim_config_output(AVFilterLink *outlink, FFFrameSync *fs, FSSIMOutput *out)
 {
     AVFilterContext *ctx = outlink->src;
@@ -248,16 +258,61 @@ int ff_fssim_config_output(AVFilterLink *outlink, FFFrameSync *fs, FSSIMOutput *
 
     /* as FFmpeg's ssim: pairing by timestamps is only as good as the bases */
     for (int i = 0; i < r; i++) {
-        const AVFilterLink *in = ctx->inputs[i];
-        if (!av_cmp_q(in->time_base, reflink->time_base))
+        AVFilterLink *in = ctx->inputs[i];
+        const AVRational rate = ff_filter_link(in)->frame_rate;
+        const AVRational ref_rate = ff_filter_link(reflink)->frame_rate;
+        char a[32], b[32];
+
+        if (av_cmp_q(in->time_base, reflink->time_base))
+            av_log(ctx, AV_LOG_WARNING, "The %s and reference inputs have different time "
+                   "bases (%d/%d and %d/%d): frames are paired by timestamp, check that the "
+                   "pairs are the frames you mean to compare (setpts, fps).\n",
+                   ctx->input_pads[i].name, in->time_base.num, in->time_base.den,
+                   reflink->time_base.num, reflink->time_base.den);
+        /* a variable or unknown rate (0/1) says nothing */
+        if (rate.num <= 0 || ref_rate.num <= 0 || !av_cmp_q(rate, ref_rate))
             continue;
-        av_log(ctx, AV_LOG_WARNING, "The %s and reference inputs have different time "
-               "bases (%d/%d and %d/%d): frames are paired by timestamp, check that the "
-               "pairs are the frames you mean to compare (setpts, fps).\n",
-               ctx->input_pads[i].name, in->time_base.num, in->time_base.den,
-               reflink->time_base.num, reflink->time_base.den);
+        rate_name(rate, a);
+        rate_name(ref_rate, b);
+        av_log(ctx, AV_LOG_WARNING, "The frame rates differ: %s %s fps, reference %s fps. "
+               "Frames are paired by timestamp, so some frames of one input are scored twice "
+               "and others not at all. Bring them to one rate first, e.g. fps=%s on %s.\n",
+               ctx->input_pads[i].name, a, b, b, ctx->input_pads[i].name);
     }
     return 0;
+}
+
+void ff_fssim_check_start(AVFilterContext *ctx, FSSIMOutput *out)
+{
+    const int r = ctx->nb_inputs - 1;
+    const uint32_t all = (2u << r) - 1;
+
+    if (out->warned_start || out->first_seen == all)
+        return;
+    /* a frame still queued on its link has not been taken by framesync:
+     * the first one seen is the input's first */
+    for (int i = 0; i <= r; i++) {
+        if ((out->first_seen >> i & 1) || !ff_inlink_queued_frames(ctx->inputs[i]))
+            continue;
+        out->first_pts[i] = ff_inlink_peek_frame(ctx->inputs[i], 0)->pts;
+        out->first_seen |= 1u << i;
+    }
+    if (!(out->first_seen >> r & 1) || out->first_pts[r] == AV_NOPTS_VALUE)
+        return;
+    for (int i = 0; i < r; i++) {
+        const AVRational tb = ctx->inputs[i]->time_base, ref_tb = ctx->inputs[r]->time_base;
+        const int64_t pts = out->first_pts[i], ref_pts = out->first_pts[r];
+        if (!(out->first_seen >> i & 1) || pts == AV_NOPTS_VALUE ||
+            !av_compare_ts(pts, tb, ref_pts, ref_tb))
+            continue;
+        av_log(ctx, AV_LOG_WARNING, "The %s input starts at %g s and the reference at %g s: "
+               "frames are paired by timestamp, so their first pictures are not compared "
+               "with each other (a start offset, or an edit list). If they should be, align "
+               "them first, e.g. with setpts=PTS-STARTPTS on both inputs.\n",
+               ctx->input_pads[i].name, pts * av_q2d(tb), ref_pts * av_q2d(ref_tb));
+        out->warned_start = 1;
+        break;
+    }
 }
 
 int ff_fssim_get_frames(FFFrameSync *fs, AVFrame **out, AVFrame **ref, AVFrame **dist)
@@ -301,17 +356,22 @@ static int check_frame(AVFilterContext *ctx, const FSSIMFormat *f, const AVFrame
                        const char *pad)
 {
     enum AVPixelFormat fmt = frame->format;
+    /* the frames' own scaler: GPU frames are not scaled by scale */
+    const char *fix = frame->format == AV_PIX_FMT_CUDA   ? "scale_cuda=%d:%d:format=%s" :
+                      frame->format == AV_PIX_FMT_VULKAN ? "scale_vulkan=%d:%d:format=%s" :
+                                                           "scale=%d:%d,format=%s";
+    char hint[128];
 
     if (frame->hw_frames_ctx)
         fmt = ((AVHWFramesContext *)frame->hw_frames_ctx->data)->sw_format;
     if (frame->width == f->width && frame->height == f->height && fmt == f->pix_fmt)
         return 0;
+    snprintf(hint, sizeof(hint), fix, f->width, f->height, av_get_pix_fmt_name(f->pix_fmt));
     av_log(ctx, AV_LOG_ERROR, "A %s frame is %dx%d %s, but the filter was configured for "
            "%dx%d %s: the size or format changed inside the filter graph, which FFmpeg does "
            "not rebuild for it. Keep the size and format constant in front of the filter, "
-           "e.g. scale=%d:%d,format=%s.\n", pad, frame->width, frame->height,
-           av_get_pix_fmt_name(fmt), f->width, f->height, av_get_pix_fmt_name(f->pix_fmt),
-           f->width, f->height, av_get_pix_fmt_name(f->pix_fmt));
+           "e.g. %s.\n", pad, frame->width, frame->height, av_get_pix_fmt_name(fmt),
+           f->width, f->height, av_get_pix_fmt_name(f->pix_fmt), hint);
     return AVERROR(EINVAL);
 }
 

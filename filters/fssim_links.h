@@ -82,7 +82,7 @@ int ff_fssim_check_inputs(AVFilterContext *ctx, const enum AVPixelFormat *fmt, i
  * framesync's time base.  The time base is also kept in out, so that
  * frames scored at uninit, when the output link may already be freed, are
  * logged with it.  Warns, as FFmpeg's ssim does, when the inputs' time
- * bases differ.
+ * bases differ, and when their frame rates do.
  */
 int ff_fssim_config_output(AVFilterLink *outlink, struct FFFrameSync *fs,
                            struct FSSIMOutput *out);
@@ -105,5 +105,13 @@ int ff_fssim_get_frames(struct FFFrameSync *fs, AVFrame **out, AVFrame **ref,
  */
 int ff_fssim_check_frames(AVFilterContext *ctx, struct FSSIMOutput *out,
                           const AVFrame *ref, AVFrame *const *dist, int nb_dist);
+
+/**
+ * Before framesync takes the inputs' frames: note each input's first
+ * timestamp, and warn, once, when an input starts at another time than the
+ * reference (a start offset, an edit list): frames are paired by
+ * timestamp, so their first pictures are not compared.
+ */
+void ff_fssim_check_start(AVFilterContext *ctx, struct FSSIMOutput *out);
 
 #endif /* AVFILTER_FSSIM_LINKS_H */

@@ -21,19 +21,17 @@
 /*
  * fssim: the JSON and CSV logs (doc/outputs.md): a header with the
  * filter's options and inputs, a record per scored frame, and the pooled
- * values.  A seekable JSON log has its trailer rewritten after every frame,
- * so that it stays valid JSON whenever the run stops.
+ * values when the filter closes.  Each piece is composed in memory and
+ * written with one write.  A regular file's JSON log ends after every
+ * frame with a short closing tail (the frame count), which the next frame
+ * overwrites, so that a log cut short at any moment is valid JSON holding
+ * every frame whose write completed.
  */
 #include <inttypes.h>
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
-#include "config.h"
-#if HAVE_UNISTD_H
-#include <unistd.h>
-#endif
-
+#include "libavutil/avstring.h"
 #include "libavutil/bprint.h"
 #include "libavutil/mem.h"
 #include "libavutil/opt.h"
@@ -46,6 +44,11 @@
 /* doc/outputs.md#log-identity: the layout of the logs, which fssim-farm's
  * merge checks; raised whenever a field changes meaning */
 #define FSSIM_LOG_SCHEMA 1
+#include "fssim_version.h"
+
+/* doc/outputs.md#log-identity: the layout of the logs, which fssim-farm's
+ * merge checks; raised whenever a field changes meaning */
+#define FSSIM_LOG_SCHEMA 1
 
 /* The name of algorithm a's score in the logs. */
 static const char *score_name(const FSSIMOutput *out, int a)
@@ -53,26 +56,48 @@ static const char *score_name(const FSSIMOutput *out, int a)
     return out->single_score ? "fssim3d" : ff_fssim_algo_name(a);
 }
 
-static void json_number(FILE *f, double v)
+static void json_number(AVBPrint *bp, double v)
 {
     if (isfinite(v))
-        fprintf(f, "%.17g", v);
+        av_bprintf(bp, "%.17g", v);
     else
-        fputs("null", f);
+        av_bprintf(bp, "null");
 }
 
-static void json_string(FILE *f, const char *s)
+static void json_string(AVBPrint *bp, const char *s)
 {
-    fputc('"', f);
+    av_bprint_chars(bp, '"', 1);
     for (; *s; s++) {
         if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
+            av_bprintf(bp, "\\%c", *s);
         else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", *s);
+            av_bprintf(bp, "\\u%04x", *s);
         else
-            fputc(*s, f);
+            av_bprint_chars(bp, *s, 1);
     }
-    fputc('"', f);
+    av_bprint_chars(bp, '"', 1);
+}
+
+/* Text in a CSV comment line: a control character would start a line that
+ * CSV readers take for data, so it is written as a C escape, and so is a
+ * backslash, to keep them apart. */
+static void csv_comment_text(AVBPrint *bp, const char *s)
+{
+    for (; *s; s++) {
+        const unsigned char c = *s;
+        if (c == '\\')
+            av_bprintf(bp, "\\\\");
+        else if (c == '\n')
+            av_bprintf(bp, "\\n");
+        else if (c == '\r')
+            av_bprintf(bp, "\\r");
+        else if (c == '\t')
+            av_bprintf(bp, "\\t");
+        else if (c < 0x20 || c == 0x7f)
+            av_bprintf(bp, "\\x%02x", c);
+        else
+            av_bprint_chars(bp, c, 1);
+    }
 }
 
 /* An option's value as a user writes it: named constants by name. */
@@ -131,42 +156,47 @@ static void for_each_option(AVFilterContext *ctx,
 }
 
 typedef struct OptWriter {
-    FILE *f;
+    AVBPrint *bp;
     int n;
 } OptWriter;
 
 static void option_json(void *arg, const char *name, const char *value)
 {
     OptWriter *w = arg;
-    fprintf(w->f, "%s\n    ", w->n++ ? "," : "");
-    json_string(w->f, name);
-    fputs(": ", w->f);
-    json_string(w->f, value);
+    av_bprintf(w->bp, "%s\n    ", w->n++ ? "," : "");
+    json_string(w->bp, name);
+    av_bprintf(w->bp, ": ");
+    json_string(w->bp, value);
 }
 
 static void option_csv(void *arg, const char *name, const char *value)
 {
     OptWriter *w = arg;
-    if (*value)
-        fprintf(w->f, " %s=%s", name, value);
+    if (!*value)
+        return;
+    av_bprintf(w->bp, " %s=", name);
+    csv_comment_text(w->bp, value);
 }
 
-static void write_options_json(AVFilterContext *ctx, FILE *f)
+static void write_options_json(AVFilterContext *ctx, AVBPrint *bp)
 {
-    OptWriter w = { f, 0 };
+    OptWriter w = { bp, 0 };
 
-    fputs("  \"options\": {", f);
+    av_bprintf(bp, "  \"options\": {");
     for_each_option(ctx, option_json, &w);
-    fputs("\n  },\n", f);
+    av_bprintf(bp, "\n  },\n");
 }
 
-static void write_options_csv(AVFilterContext *ctx, FILE *f)
+static void write_options_csv(AVFilterContext *ctx, AVBPrint *bp)
 {
-    OptWriter w = { f, 0 };
+    OptWriter w = { bp, 0 };
 
-    fprintf(f, "# filter=%s", ctx->filter->name);
+    av_bprintf(bp, "# filter=");
+    csv_comment_text(bp, ctx->filter->name);
     for_each_option(ctx, option_csv, &w);
-    fprintf(f, "\n# schema_version=%d\n# version=%s\n", FSSIM_LOG_SCHEMA, FSSIM_VERSION);
+    av_bprintf(bp, "\n# schema_version=%d\n# version=", FSSIM_LOG_SCHEMA);
+    csv_comment_text(bp, FSSIM_VERSION);
+    av_bprint_chars(bp, '\n', 1);
 }
 
 /* An input of another size or format than the reference, resampled to its
@@ -184,253 +214,253 @@ static int describe_input(const FSSIMOutput *out, int k)
 }
 
 /* The pad, format and size of input k, and whether it is resampled. */
-static void write_input_json(AVFilterContext *ctx, const FSSIMOutput *out, int k, FILE *log)
+static void write_input_json(AVFilterContext *ctx, const FSSIMOutput *out, int k, AVBPrint *bp)
 {
     const FSSIMFormat *d = &out->dist_fmt[k];
 
-    fprintf(log, "\"pad\": \"%s\", \"pix_fmt\": \"%s\", \"width\": %d, \"height\": %d, "
-            "\"bit_depth\": %d, \"resampled\": %s}", ctx->input_pads[k].name,
-            av_get_pix_fmt_name(d->pix_fmt), d->width, d->height, d->depth,
-            resampled(out, k) ? "true" : "false");
+    av_bprintf(bp, "\"pad\": \"%s\", \"pix_fmt\": \"%s\", \"width\": %d, \"height\": %d, "
+               "\"bit_depth\": %d, \"resampled\": %s}", ctx->input_pads[k].name,
+               av_get_pix_fmt_name(d->pix_fmt), d->width, d->height, d->depth,
+               resampled(out, k) ? "true" : "false");
 }
 
-static void write_json_header(AVFilterContext *ctx, FSSIMOutput *out)
+static void write_json_header(AVFilterContext *ctx, FSSIMOutput *out, AVBPrint *bp)
 {
     const FSSIMFormat *f = &out->fmt;
-    FILE *log = out->log;
 
-    fputs("{\n", log);
-    fprintf(log, "  \"filter\": \"%s\",\n", ctx->filter->name);
-    fprintf(log, "  \"schema_version\": %d,\n  \"version\": \"%s\",\n", FSSIM_LOG_SCHEMA,
-            FSSIM_VERSION);
-    write_options_json(ctx, log);
-    fprintf(log, "  \"input\": {\"pix_fmt\": \"%s\", \"width\": %d, \"height\": %d, "
-            "\"bit_depth\": %d, \"components\": [", av_get_pix_fmt_name(f->pix_fmt),
-            f->width, f->height, f->depth);
+    av_bprintf(bp, "{\n");
+    av_bprintf(bp, "  \"filter\": \"%s\",\n", ctx->filter->name);
+    av_bprintf(bp, "  \"schema_version\": %d,\n  \"version\": \"%s\",\n", FSSIM_LOG_SCHEMA,
+               FSSIM_VERSION);
+    write_options_json(ctx, bp);
+    av_bprintf(bp, "  \"input\": {\"pix_fmt\": \"%s\", \"width\": %d, \"height\": %d, "
+               "\"bit_depth\": %d, \"components\": [", av_get_pix_fmt_name(f->pix_fmt),
+               f->width, f->height, f->depth);
     for (int c = 0; c < f->nb_comps; c++)
-        fprintf(log, "%s\"%c\"", c ? ", " : "", f->comp[c].name);
-    fputs("]", log);
+        av_bprintf(bp, "%s\"%c\"", c ? ", " : "", f->comp[c].name);
+    av_bprintf(bp, "]");
     if (!ff_fssim_is_ladder(out) && describe_input(out, 0)) {
-        fputs(",\n    \"main\": {", log);
-        write_input_json(ctx, out, 0, log);
+        av_bprintf(bp, ",\n    \"main\": {");
+        write_input_json(ctx, out, 0, bp);
     }
-    fputs("},\n", log);
+    av_bprintf(bp, "},\n");
     if (ff_fssim_is_ladder(out)) {
-        fputs("  \"renditions\": [", log);
+        av_bprintf(bp, "  \"renditions\": [");
         for (int k = 0; k < out->nb_dist; k++) {
-            fprintf(log, "%s\n    {\"k\": %d, ", k ? "," : "", k + 1);
-            write_input_json(ctx, out, k, log);
+            av_bprintf(bp, "%s\n    {\"k\": %d, ", k ? "," : "", k + 1);
+            write_input_json(ctx, out, k, bp);
         }
-        fputs("\n  ],\n", log);
+        av_bprintf(bp, "\n  ],\n");
     }
-    fputs("  \"frames\": [", log);
+    av_bprintf(bp, "  \"frames\": [");
 }
 
-static void write_csv_header(AVFilterContext *ctx, FSSIMOutput *out)
+static void write_csv_header(AVFilterContext *ctx, FSSIMOutput *out, AVBPrint *bp)
 {
     const FSSIMFormat *f = &out->fmt;
-    FILE *log = out->log;
 
-    write_options_csv(ctx, log);
-    fprintf(log, "# input pix_fmt=%s width=%d height=%d bit_depth=%d\n",
-            av_get_pix_fmt_name(f->pix_fmt), f->width, f->height, f->depth);
+    write_options_csv(ctx, bp);
+    av_bprintf(bp, "# input pix_fmt=%s width=%d height=%d bit_depth=%d\n",
+               av_get_pix_fmt_name(f->pix_fmt), f->width, f->height, f->depth);
     for (int k = 0; k < out->nb_dist; k++) {
         const FSSIMFormat *d = &out->dist_fmt[k];
         if (!describe_input(out, k))
             continue;
         if (ff_fssim_is_ladder(out))
-            fprintf(log, "# rendition %d ", k + 1);
+            av_bprintf(bp, "# rendition %d ", k + 1);
         else
-            fputs("# main ", log);
-        fprintf(log, "pad=%s width=%d height=%d resampled=%d pix_fmt=%s bit_depth=%d\n",
-                ctx->input_pads[k].name, d->width, d->height, resampled(out, k),
-                av_get_pix_fmt_name(d->pix_fmt), d->depth);
+            av_bprintf(bp, "# main ");
+        av_bprintf(bp, "pad=");
+        csv_comment_text(bp, ctx->input_pads[k].name);
+        av_bprintf(bp, " width=%d height=%d resampled=%d pix_fmt=%s bit_depth=%d\n",
+                   d->width, d->height, resampled(out, k),
+                   av_get_pix_fmt_name(d->pix_fmt), d->depth);
     }
-    fputs(ff_fssim_is_ladder(out) ? "n,pts,pts_time,rendition" : "n,pts,pts_time", log);
+    av_bprintf(bp, ff_fssim_is_ladder(out) ? "n,pts,pts_time,rendition" : "n,pts,pts_time");
     for (int a = 0; a < FSSIM_NB_ALGOS; a++) {
         const char *name = score_name(out, a);
         if (!(out->algos & FSSIM_BIT(a)))
             continue;
         for (int c = 0; c < f->nb_comps; c++)
-            fprintf(log, ",%s.%c", name, f->comp[c].name);
-        fprintf(log, ",%s.All", name);
+            av_bprintf(bp, ",%s.%c", name, f->comp[c].name);
+        av_bprintf(bp, ",%s.All", name);
         if (ff_fssim_has_db(a)) {
-            fprintf(log, ",%s.dB", name);
+            av_bprintf(bp, ",%s.dB", name);
             continue;
         }
         for (int c = 0; c < f->nb_comps; c++)
-            fprintf(log, ",mse.%c", f->comp[c].name);
-        fputs(",mse.All", log);
+            av_bprintf(bp, ",mse.%c", f->comp[c].name);
+        av_bprintf(bp, ",mse.All");
     }
-    fputc('\n', log);
+    av_bprint_chars(bp, '\n', 1);
 }
 
 /* The pooled values of one rendition, as a JSON object's members. */
-static void write_json_pooled(FSSIMOutput *out, int k, const char *indent)
+static void write_json_pooled(FSSIMOutput *out, int k, const char *indent, AVBPrint *bp)
 {
-    FILE *log = out->log;
     const uint64_t n = out->nb_scored[k];
 
     for (int a = 0, first = 1; a < FSSIM_NB_ALGOS; a++) {
         if (!(out->algos & FSSIM_BIT(a)))
             continue;
-        fprintf(log, "%s\n%s\"%s\": {", first ? "" : ",", indent, score_name(out, a));
+        av_bprintf(bp, "%s\n%s\"%s\": {", first ? "" : ",", indent, score_name(out, a));
         for (int c = 0; c <= out->fmt.nb_comps; c++) {
             const FSSIMPool *p = &out->pool[k][a][c];
             const char comp[2] = { c < out->fmt.nb_comps ? out->fmt.comp[c].name : 0, 0 };
-            fprintf(log, "%s\n%s  \"%s\": {", c ? "," : "", indent,
-                    c < out->fmt.nb_comps ? comp : "All");
+            av_bprintf(bp, "%s\n%s  \"%s\": {", c ? "," : "", indent,
+                       c < out->fmt.nb_comps ? comp : "All");
             for (int i = 0; i < FSSIM_NB_POOLED; i++) {
                 /* psnr_of_mean_mse is psnr's alone */
                 if (i == FSSIM_POOLED_PSNR_OF_MEAN_MSE && ff_fssim_has_db(a))
                     continue;
-                fprintf(log, "%s\"%s\": ", i ? ", " : "", ff_fssim_pooled_name(i));
-                json_number(log, ff_fssim_pooled(p, n, i, out->fmt.depth));
+                av_bprintf(bp, "%s\"%s\": ", i ? ", " : "", ff_fssim_pooled_name(i));
+                json_number(bp, ff_fssim_pooled(p, n, i, out->fmt.depth));
             }
-            fputc('}', log);
+            av_bprint_chars(bp, '}', 1);
         }
-        fprintf(log, "\n%s}", indent);
+        av_bprintf(bp, "\n%s}", indent);
         first = 0;
     }
 }
 
-/* The pooled values and the closing brackets.  Rewritten after every frame
- * when the log is seekable, so the file is valid JSON even if the run is cut
- * short, with every frame scored so far; padded with spaces over a longer
- * trailer before it, except the last (final), after which the file is cut. */
-static void write_json_trailer(FSSIMOutput *out, int final)
+/* The end of a JSON log while frames come: the frame count, no pooled
+ * values (a log closed this way was cut short). */
+static void write_json_tail(const FSSIMOutput *out, uint64_t nb_frames, AVBPrint *bp)
 {
-    FILE *log = out->log;
-    int64_t start = ftell(log);
-    int len;
+    av_bprintf(bp, "\n  ],\n  \"frame_count\": %"PRIu64",\n  \"complete\": false\n}\n",
+               nb_frames);
+}
 
-    fprintf(log, "\n  ],\n  \"frame_count\": %"PRIu64",\n  \"complete\": %s,\n  \"pooled\": {",
-            out->nb_frames, out->complete ? "true" : "false");
+/* The end of a JSON log when the filter closes: the frame count and the
+ * pooled values. */
+static void write_json_trailer(FSSIMOutput *out, AVBPrint *bp)
+{
+    av_bprintf(bp, "\n  ],\n  \"frame_count\": %"PRIu64",\n  \"complete\": %s,\n  \"pooled\": {",
+               out->nb_frames, out->complete ? "true" : "false");
     if (ff_fssim_is_ladder(out)) {
-        fputs("\n    \"renditions\": [", log);
+        av_bprintf(bp, "\n    \"renditions\": [");
         for (int k = 0; k < out->nb_dist; k++) {
-            fprintf(log, "%s\n      {\"k\": %d, \"frame_count\": %"PRIu64",", k ? "," : "",
-                    k + 1, out->nb_scored[k]);
-            write_json_pooled(out, k, "        ");
-            fputs("\n      }", log);
+            av_bprintf(bp, "%s\n      {\"k\": %d, \"frame_count\": %"PRIu64",", k ? "," : "",
+                       k + 1, out->nb_scored[k]);
+            write_json_pooled(out, k, "        ", bp);
+            av_bprintf(bp, "\n      }");
         }
-        fputs("\n    ]", log);
+        av_bprintf(bp, "\n    ]");
     } else {
-        write_json_pooled(out, 0, "    ");
+        write_json_pooled(out, 0, "    ", bp);
     }
-    fputs("\n  }\n}", log);
-    /* a shorter trailer than the last one must not leave its tail behind */
-    len = (int)(ftell(log) - start);
-    for (int i = len; !final && i < out->log_trailer_len; i++)
-        fputc(' ', log);
-    fputc('\n', log);
-    out->log_trailer_len = FFMAX(len, out->log_trailer_len);
+    av_bprintf(bp, "\n  }\n}\n");
 }
 
 /* One object of per-plane values and All (and dB). */
-static void json_values(FSSIMOutput *out, const char *name, const double *v, int db)
+static void json_values(FSSIMOutput *out, const char *name, const double *v, int db,
+                        AVBPrint *bp)
 {
-    FILE *log = out->log;
     const int n = out->fmt.nb_comps;
 
-    fprintf(log, ", \"%s\": {", name);
+    av_bprintf(bp, ", \"%s\": {", name);
     for (int c = 0; c < n; c++) {
-        fprintf(log, "\"%c\": ", out->fmt.comp[c].name);
-        json_number(log, v[c]);
-        fputs(", ", log);
+        av_bprintf(bp, "\"%c\": ", out->fmt.comp[c].name);
+        json_number(bp, v[c]);
+        av_bprintf(bp, ", ");
     }
-    fputs("\"All\": ", log);
-    json_number(log, v[n]);
+    av_bprintf(bp, "\"All\": ");
+    json_number(bp, v[n]);
     if (db) {
-        fputs(", \"dB\": ", log);
-        json_number(log, ff_fssim_db(v[n]));
+        av_bprintf(bp, ", \"dB\": ");
+        json_number(bp, ff_fssim_db(v[n]));
     }
-    fputc('}', log);
+    av_bprint_chars(bp, '}', 1);
 }
 
-static void json_scores(FSSIMOutput *out, const FSSIMScores *s, int k)
+static void json_scores(FSSIMOutput *out, const FSSIMScores *s, int k, AVBPrint *bp)
 {
     for (int a = 0; a < FSSIM_NB_ALGOS; a++) {
         if (!(out->algos & FSSIM_BIT(a)))
             continue;
-        json_values(out, score_name(out, a), s->score[k][a], ff_fssim_has_db(a));
+        json_values(out, score_name(out, a), s->score[k][a], ff_fssim_has_db(a), bp);
         if (!ff_fssim_has_db(a))
-            json_values(out, "mse", s->mse[k], 0);
+            json_values(out, "mse", s->mse[k], 0, bp);
     }
 }
 
-static void log_frame_json(FSSIMOutput *out, const AVFrame *frame, const FSSIMScores *s)
+static void log_frame_json(FSSIMOutput *out, const AVFrame *frame, const FSSIMScores *s,
+                           AVBPrint *bp)
 {
-    FILE *log = out->log;
-
-    fprintf(log, "%s\n    {\"n\": %"PRIu64", \"pts\": ", out->nb_frames ? "," : "",
-            out->first_n + out->nb_frames);
+    av_bprintf(bp, "%s\n    {\"n\": %"PRIu64", \"pts\": ", out->nb_frames ? "," : "",
+               out->first_n + out->nb_frames);
     if (frame->pts != AV_NOPTS_VALUE) {
-        fprintf(log, "%"PRId64", \"pts_time\": ", frame->pts);
-        json_number(log, frame->pts * av_q2d(out->time_base));
+        av_bprintf(bp, "%"PRId64", \"pts_time\": ", frame->pts);
+        json_number(bp, frame->pts * av_q2d(out->time_base));
     } else {
-        fputs("null, \"pts_time\": null", log);
+        av_bprintf(bp, "null, \"pts_time\": null");
     }
     if (!ff_fssim_is_ladder(out)) {
-        json_scores(out, s, 0);
+        json_scores(out, s, 0, bp);
     } else {
         int first = 1;
-        fputs(", \"renditions\": [", log);
+        av_bprintf(bp, ", \"renditions\": [");
         for (int k = 0; k < out->nb_dist; k++) {
             if (!s->scored[k])
                 continue;
-            fprintf(log, "%s{\"k\": %d", first ? "" : ", ", k + 1);
-            json_scores(out, s, k);
-            fputc('}', log);
+            av_bprintf(bp, "%s{\"k\": %d", first ? "" : ", ", k + 1);
+            json_scores(out, s, k, bp);
+            av_bprint_chars(bp, '}', 1);
             first = 0;
         }
-        fputc(']', log);
+        av_bprint_chars(bp, ']', 1);
     }
-    fputc('}', log);
+    av_bprint_chars(bp, '}', 1);
 }
 
-static void log_frame_csv(FSSIMOutput *out, const AVFrame *frame, const FSSIMScores *s)
+static void log_frame_csv(FSSIMOutput *out, const AVFrame *frame, const FSSIMScores *s,
+                          AVBPrint *bp)
 {
-    FILE *log = out->log;
-
     for (int k = 0; k < out->nb_dist; k++) {
         if (!s->scored[k])
             continue;
-        fprintf(log, "%"PRIu64",", out->first_n + out->nb_frames);
+        av_bprintf(bp, "%"PRIu64",", out->first_n + out->nb_frames);
         if (frame->pts != AV_NOPTS_VALUE)
-            fprintf(log, "%"PRId64",%.17g", frame->pts, frame->pts * av_q2d(out->time_base));
+            av_bprintf(bp, "%"PRId64",%.17g", frame->pts, frame->pts * av_q2d(out->time_base));
         else
-            fputs(",", log);
+            av_bprint_chars(bp, ',', 1);
         if (ff_fssim_is_ladder(out))
-            fprintf(log, ",%d", k + 1);
+            av_bprintf(bp, ",%d", k + 1);
         for (int a = 0; a < FSSIM_NB_ALGOS; a++) {
             const double *v = s->score[k][a];
             if (!(out->algos & FSSIM_BIT(a)))
                 continue;
             for (int c = 0; c <= out->fmt.nb_comps; c++)
-                fprintf(log, ",%.17g", v[c]);
+                av_bprintf(bp, ",%.17g", v[c]);
             if (ff_fssim_has_db(a))
-                fprintf(log, ",%.17g", ff_fssim_db(v[out->fmt.nb_comps]));
+                av_bprintf(bp, ",%.17g", ff_fssim_db(v[out->fmt.nb_comps]));
             for (int c = 0; !ff_fssim_has_db(a) && c <= out->fmt.nb_comps; c++)
-                fprintf(log, ",%.17g", s->mse[k][c]);
+                av_bprintf(bp, ",%.17g", s->mse[k][c]);
         }
-        fputc('\n', log);
+        av_bprint_chars(bp, '\n', 1);
     }
 }
 
-/* The pooled rows: one per pooled value, psnr_of_mean_mse only with psnr. */
-static void write_csv_pooled(FSSIMOutput *out)
+/* A CSV log's last lines: how many frames it holds, and whether the run
+ * finished. */
+static void write_csv_tail(const FSSIMOutput *out, AVBPrint *bp)
+{
+    av_bprintf(bp, "# frames=%"PRIu64"\n# complete=%d\n", out->nb_frames, out->complete);
+}
+
+/* The pooled rows: one per pooled value, psnr_of_mean_mse only with psnr.
+ * A rendition without frames has empty fields (no value, not a score). */
+static void write_csv_pooled(FSSIMOutput *out, AVBPrint *bp)
 {
     const int last = FSSIM_POOLED_PSNR_OF_MEAN_MSE;
     const int psnr = out->algos & FSSIM_BIT(FSSIM_ALGO_PSNR);
-    FILE *log = out->log;
 
     for (int k = 0; k < out->nb_dist; k++) {
         const uint64_t n = out->nb_scored[k];
         for (int r = 0; r < last + !!psnr; r++) {
-            fprintf(log, "%s,,", ff_fssim_pooled_name(r));
+            av_bprintf(bp, "%s,,", ff_fssim_pooled_name(r));
             if (ff_fssim_is_ladder(out))
-                fprintf(log, ",%d", k + 1);
+                av_bprintf(bp, ",%d", k + 1);
             for (int a = 0; a < FSSIM_NB_ALGOS; a++) {
                 double v = 0.0;
                 if (!(out->algos & FSSIM_BIT(a)))
@@ -438,88 +468,178 @@ static void write_csv_pooled(FSSIMOutput *out)
                 /* psnr_of_mean_mse is psnr's alone: empty elsewhere */
                 for (int c = 0; c <= out->fmt.nb_comps; c++) {
                     v = ff_fssim_pooled(&out->pool[k][a][c], n, r, out->fmt.depth);
-                    if (r < last || !ff_fssim_has_db(a))
-                        fprintf(log, ",%.17g", v);
+                    if (n && (r < last || !ff_fssim_has_db(a)))
+                        av_bprintf(bp, ",%.17g", v);
                     else
-                        fputc(',', log);
+                        av_bprint_chars(bp, ',', 1);
                 }
                 /* dB of this row's All; psnr: its MSE columns stay empty */
-                if (ff_fssim_has_db(a) && r < last)
-                    fprintf(log, ",%.17g", ff_fssim_db(v));
+                if (ff_fssim_has_db(a) && r < last && n)
+                    av_bprintf(bp, ",%.17g", ff_fssim_db(v));
                 else
-                    for (int c = 0; c < (ff_fssim_has_db(a) ? 1 : out->fmt.nb_comps + 1); c++)
-                        fputc(',', log);
+                    av_bprint_chars(bp, ',', ff_fssim_has_db(a) ? 1 : out->fmt.nb_comps + 1);
             }
-            fputc('\n', log);
+            av_bprint_chars(bp, '\n', 1);
         }
     }
-    fprintf(log, "# frames=%"PRIu64"\n# complete=%d\n", out->nb_frames, out->complete);
+    write_csv_tail(out, bp);
 }
 
-/* Cut the file at the current position (a resumed CSV log whose old
- * pooled rows were longer than the new ones). */
-static void truncate_here(FILE *f)
+static int json_log(const FSSIMOutput *out)
 {
-#if HAVE_UNISTD_H
-    if (ftruncate(fileno(f), ftell(f)) < 0)
-        return;   /* the rows before stay valid; a stale tail is cosmetic */
-#endif
+    return out->log_fmt == FSSIM_LOG_JSON;
 }
 
-void ff_fssim_log_header(AVFilterContext *ctx, FSSIMOutput *out)
+/* Write bp at pos (a regular file) or after what was written (a stream). */
+static int put(FSSIMOutput *out, int64_t pos, AVBPrint *bp)
 {
-    if (out->log_fmt == FSSIM_LOG_JSON) {
-        write_json_header(ctx, out);
-        /* a seekable log gets its trailer now and after every frame */
-        out->log_trailer_pos = out->log == stdout ? -1 : ftell(out->log);
-        if (out->log_trailer_pos >= 0)
-            write_json_trailer(out, 0);
-    } else {
-        write_csv_header(ctx, out);
+    int ret = av_bprint_is_complete(bp) ? ff_fssim_file_write(&out->log, pos, bp->str, bp->len)
+                                        : AVERROR(ENOMEM);
+    av_bprint_finalize(bp, NULL);
+    return ret;
+}
+
+/* A write failed or the pooled values do not fit: a regular file is closed
+ * after its last whole frame (JSON: the frame count; CSV: the frame count
+ * line), in the space the failed write left. */
+static void close_short(FSSIMOutput *out)
+{
+    AVBPrint bp;
+
+    if (!out->log.regular || ff_fssim_file_cut(&out->log, out->log_tail) < 0)
+        return;
+    av_bprint_init(&bp, 0, AV_BPRINT_SIZE_UNLIMITED);
+    if (json_log(out))
+        write_json_tail(out, out->nb_frames, &bp);
+    else
+        write_csv_tail(out, &bp);
+    put(out, out->log_tail, &bp);
+}
+
+int ff_fssim_log_header(AVFilterContext *ctx, FSSIMOutput *out)
+{
+    AVBPrint bp;
+    int ret;
+
+    av_bprint_init(&bp, 0, AV_BPRINT_SIZE_UNLIMITED);
+    if (json_log(out))
+        write_json_header(ctx, out, &bp);
+    else
+        write_csv_header(ctx, out, &bp);
+    out->log_tail = bp.len;
+    /* a regular file is valid JSON from the start */
+    if (json_log(out) && out->log.regular)
+        write_json_tail(out, 0, &bp);
+    ret = put(out, 0, &bp);
+    if (ret < 0)
+        ff_fssim_file_cut(&out->log, 0);
+    return ret;
+}
+
+int ff_fssim_log_resume(FSSIMOutput *out)
+{
+    AVBPrint bp;
+    int ret;
+
+    if (!out->log.regular)
+        return 0;
+    if (!json_log(out))
+        return ff_fssim_file_cut(&out->log, out->log_tail);
+    /* the short tail padded over the pooled values, so that the log is
+     * valid JSON before and after the cut */
+    av_bprint_init(&bp, 0, AV_BPRINT_SIZE_UNLIMITED);
+    write_json_tail(out, out->nb_frames, &bp);
+    while (bp.len < out->log.end - out->log_tail && av_bprint_is_complete(&bp))
+        av_bprint_chars(&bp, ' ', FFMIN(out->log.end - out->log_tail - bp.len, 1024));
+    ret = put(out, out->log_tail, &bp);
+    if (ret >= 0) {
+        av_bprint_init(&bp, 0, AV_BPRINT_SIZE_UNLIMITED);
+        write_json_tail(out, out->nb_frames, &bp);
+        ret = ff_fssim_file_cut(&out->log, out->log_tail + bp.len);
+        av_bprint_finalize(&bp, NULL);
     }
+    return ret;
 }
 
-void ff_fssim_log_frame(FSSIMOutput *out, const AVFrame *frame, const FSSIMScores *s)
+int ff_fssim_log_frame(FSSIMOutput *out, const AVFrame *frame, const FSSIMScores *s)
 {
-    if (out->log_fmt == FSSIM_LOG_JSON) {
-        if (out->log_trailer_pos >= 0)
-            fseek(out->log, out->log_trailer_pos, SEEK_SET);
-        log_frame_json(out, frame, s);
-    } else {
-        log_frame_csv(out, frame, s);
+    size_t len;
+    AVBPrint bp;
+    int ret;
+
+    av_bprint_init(&bp, 0, AV_BPRINT_SIZE_UNLIMITED);
+    if (json_log(out))
+        log_frame_json(out, frame, s, &bp);
+    else
+        log_frame_csv(out, frame, s, &bp);
+    len = bp.len;
+    if (json_log(out) && out->log.regular)
+        write_json_tail(out, out->nb_frames + 1, &bp);
+    ret = put(out, out->log_tail, &bp);
+    if (ret < 0) {
+        close_short(out);
+        return ret;
     }
+    out->log_tail += len;
+    return 0;
 }
 
-void ff_fssim_log_pooled(FSSIMOutput *out)
+static int pool_percentiles(AVFilterContext *ctx, FSSIMOutput *out)
 {
-    if (out->log_fmt == FSSIM_LOG_JSON && out->log_trailer_pos >= 0) {
-        out->log_trailer_pos = ftell(out->log);
-        write_json_trailer(out, 0);
+    uint64_t kept = 0, spilled = 0;
+    int ret = 0;
+
+    for (int k = 0; k < out->nb_dist; k++) {
+        for (int a = 0; a < FSSIM_NB_ALGOS; a++) {
+            for (int c = 0; (out->algos & FSSIM_BIT(a)) && c <= out->fmt.nb_comps; c++) {
+                uint64_t s;
+                kept += ff_fssim_pool_kept(&out->pool[k][a][c], &s);
+                spilled += s;
+                if (ret >= 0)
+                    ret = ff_fssim_pool_percentiles(&out->pool[k][a][c]);
+            }
+        }
     }
+    av_log(ctx, AV_LOG_VERBOSE, "The values for the percentiles: %.1f MiB, %.1f MiB of them "
+           "in a temporary file.\n", kept / 1048576.0, spilled / 1048576.0);
+    return ret;
 }
 
-void ff_fssim_log_close(AVFilterContext *ctx, FSSIMOutput *out)
+int ff_fssim_log_close(AVFilterContext *ctx, FSSIMOutput *out)
 {
-    if (!out->fmt.nb_comps && out->log_fmt == FSSIM_LOG_JSON) {
-        /* configuration failed: still leave valid JSON behind in a file.
-         * Not on stdout: FFmpeg also frees unconfigured copies of a graph
-         * (to learn its pads), whose JSON would come first. */
-        if (out->log != stdout)
-            fprintf(out->log, "{\n  \"filter\": \"%s\",\n  \"frames\": [],\n"
-                    "  \"frame_count\": 0,\n  \"error\": \"the filter was not "
-                    "configured\"\n}\n", ctx->filter->name);
-    } else if (out->log_fmt == FSSIM_LOG_JSON) {
-        if (out->log_trailer_pos >= 0)
-            fseek(out->log, out->log_trailer_pos, SEEK_SET);
-        write_json_trailer(out, 1);
-        /* no padding after the last trailer: the log ends as a merged one */
-        if (out->log_trailer_pos >= 0 && !fflush(out->log))
-            truncate_here(out->log);
-    } else if (out->nb_frames) {
-        out->log_trailer_pos = out->log == stdout ? -1 : ftell(out->log);
-        write_csv_pooled(out);
-        /* a resumed log may have held longer pooled rows */
-        if (out->log_trailer_pos >= 0 && !fflush(out->log))
-            truncate_here(out->log);
+    AVBPrint bp;
+    int ret;
+
+    if (!out->fmt.nb_comps) {
+        /* configuration failed: still leave one valid JSON document.  Not
+         * from a copy of the graph that FFmpeg only probed (to learn its
+         * pads) and freed: its document would come first on a stream, and
+         * a regular file is emptied again by the next copy anyway. */
+        if (!json_log(out) || !(out->log.regular || out->configuring))
+            return 0;
+        av_bprint_init(&bp, 0, AV_BPRINT_SIZE_UNLIMITED);
+        av_bprintf(&bp, "{\n  \"filter\": \"%s\",\n  \"frames\": [],\n  \"frame_count\": 0,\n"
+                   "  \"error\": \"the filter was not configured\"\n}\n", ctx->filter->name);
+        return put(out, 0, &bp);
     }
+    /* a failed write already closed the log after its last whole frame */
+    if (out->write_error)
+        return 0;
+    ret = pool_percentiles(ctx, out);
+    if (ret < 0) {
+        close_short(out);
+        return ret;
+    }
+    av_bprint_init(&bp, 0, AV_BPRINT_SIZE_UNLIMITED);
+    if (json_log(out))
+        write_json_trailer(out, &bp);
+    else
+        write_csv_pooled(out, &bp);
+    ret = put(out, out->log_tail, &bp);
+    /* a resumed log may have held longer pooled rows */
+    if (ret >= 0)
+        ret = ff_fssim_file_cut(&out->log, out->log.end);
+    if (ret < 0)
+        close_short(out);
+    return ret;
 }

@@ -19,8 +19,11 @@
  */
 
 /*
- * fssim: the JSON and CSV logs (log_path, log_fmt) of an output.  The
- * writers only write; the output checks the file after them.
+ * fssim: the JSON and CSV logs (log_path, log_fmt) of an output.  Each
+ * piece -- the header, a frame's record, the closing -- is composed in
+ * memory and written with one write, so that a log cut short at any moment
+ * holds whole frames (doc/outputs.md#logs-are-always-valid).  The writers
+ * return the write's error; the output reports it.
  */
 #ifndef AVFILTER_FSSIM_LOG_H
 #define AVFILTER_FSSIM_LOG_H
@@ -31,21 +34,25 @@
 #include "fssim_output.h"
 
 /** The header: the filter, its options and inputs (the renditions of a
- *  ladder), the columns; a seekable JSON log gets its trailer too, so that
- *  it is valid JSON from the start. */
-void ff_fssim_log_header(AVFilterContext *ctx, FSSIMOutput *out);
+ *  ladder), the columns; a regular file's JSON log gets its closing tail
+ *  too, so that it is valid JSON from the start. */
+int  ff_fssim_log_header(AVFilterContext *ctx, FSSIMOutput *out);
 
-/** A frame's record (JSON: in place of the trailer), numbered
- *  out->first_n + out->nb_frames. */
-void ff_fssim_log_frame(FSSIMOutput *out, const AVFrame *frame, const FSSIMScores *s);
+/** A log taken up from an instance torn down mid-stream: the pooled
+ *  values it closed with are taken off, so that frames follow. */
+int  ff_fssim_log_resume(FSSIMOutput *out);
 
-/** After the frame was pooled: a seekable JSON log's trailer, with the
- *  pooled values so far, follows it. */
-void ff_fssim_log_pooled(FSSIMOutput *out);
+/** A frame's record, numbered out->first_n + out->nb_frames; a regular
+ *  file's JSON log in place of its closing tail, followed by the tail
+ *  counting this frame.  A failed write leaves the log as it was. */
+int  ff_fssim_log_frame(FSSIMOutput *out, const AVFrame *frame, const FSSIMScores *s);
 
-/** At close: the pooled values (JSON: the trailer; CSV: the pooled rows
- *  and the frame count), or, for a filter never configured, a JSON log
- *  that says so. */
-void ff_fssim_log_close(AVFilterContext *ctx, FSSIMOutput *out);
+/**
+ * At close: the pooled values (JSON: after the frame count; CSV: the
+ * pooled rows and the frame count), or, for a filter never configured, a
+ * JSON log that says so.  After a write error, or where the pooled values
+ * do not fit, the log is closed after its last whole frame, without them.
+ */
+int  ff_fssim_log_close(AVFilterContext *ctx, FSSIMOutput *out);
 
 #endif /* AVFILTER_FSSIM_LOG_H */

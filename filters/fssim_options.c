@@ -44,20 +44,24 @@ const char *ff_fssim_algo_name(int algo)
 }
 
 /* doc/algorithms.md#msssim: the fifth scale must hold one whole window. */
-static int check_msssim_plane(AVFilterContext *ctx, const FSSIMOptions *o, const FSSIMPlane *p)
+static int check_msssim_plane(AVFilterContext *ctx, const FSSIMOptions *o, const FSSIMFormat *f,
+                              const FSSIMPlane *p)
 {
     const int min = ff_fssim_ref_msssim_min_side(o->window);
+    /* a 4:4:4 format helps only a chroma plane smaller than the luma */
+    const int subsampled = p->width < f->width || p->height < f->height;
     char smaller[64] = "";
 
     if (FFMIN(p->width, p->height) >= min)
         return 0;
     if (o->window > FSSIM_MIN_WINDOW)
-        snprintf(smaller, sizeof(smaller), "a smaller window (window=%d needs %d), ",
-                 FSSIM_MIN_WINDOW, ff_fssim_ref_msssim_min_side(FSSIM_MIN_WINDOW));
+        snprintf(smaller, sizeof(smaller), "a smaller window (window=%d needs %d)%s",
+                 FSSIM_MIN_WINDOW, ff_fssim_ref_msssim_min_side(FSSIM_MIN_WINDOW),
+                 subsampled ? ", " : " or ");
     av_log(ctx, AV_LOG_ERROR, "Plane %c is %dx%d: algo=msssim needs planes whose smaller side "
            "is at least %d samples with window=%d (five scales, the last one window wide). "
-           "Use %sa 4:4:4 format for small chroma planes, or larger frames.\n", p->name,
-           p->width, p->height, min, o->window, smaller);
+           "Use %s%slarger frames.\n", p->name, p->width, p->height, min, o->window, smaller,
+           subsampled ? "a 4:4:4 format for the subsampled chroma planes, or " : "");
     return AVERROR(EINVAL);
 }
 
@@ -100,7 +104,7 @@ int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o, const FS
                    p->name, p->width, p->height);
             return AVERROR(EINVAL);
         }
-        if ((o->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)) && (ret = check_msssim_plane(ctx, o, p)) < 0)
+        if ((o->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)) && (ret = check_msssim_plane(ctx, o, f, p)) < 0)
             return ret;
     }
     return 0;

@@ -21,10 +21,11 @@
 /*
  * fssim: the outputs every filter shares -- the files (opened at init,
  * checked after every write, closed at uninit), frame metadata,
- * stats_file, the summary lines, and the logs of a graph rebuilt
- * mid-stream; the JSON/CSV log is written by fssim_log.c and pooled by
- * fssim_pool.c.  Write errors fail the run; a run cut short still leaves
- * valid logs with every frame scored before the stop.
+ * stats_file, the summary lines, and the files of a graph rebuilt
+ * mid-stream; the JSON/CSV log is written by fssim_log.c, pooled by
+ * fssim_pool.c, and every file goes through fssim_file.c.  Write errors
+ * fail the run; a run cut short still leaves valid logs with every frame
+ * scored before the stop.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -32,7 +33,6 @@
 
 #include "libavutil/avstring.h"
 #include "libavutil/bprint.h"
-#include "libavutil/file_open.h"
 #include "libavutil/frame.h"
 #include "libavutil/mem.h"
 #include "libavutil/pixdesc.h"
@@ -42,75 +42,132 @@
 #include "fssim_log.h"
 #include "fssim_output.h"
 
-static int open_file(AVFilterContext *ctx, const char *path, const char *what,
-                     const char *mode, FILE **f)
+static int has_log(const FSSIMOutput *out)
 {
-    if (!strcmp(path, "-")) {
-        *f = stdout;
+    return out->log.fd >= 0;
+}
+
+/* ---- the stats files' paths --------------------------------------------- */
+
+/*
+ * A ladder's stats_file is a template, with printf's meaning: one %d (with
+ * an optional zero flag and width, %03d) for the rendition's number, %% for
+ * a %.  Two inputs write the path as it is, as FFmpeg's ssim does.  Fills
+ * path (NULL: check only) for rendition k.
+ */
+static int stats_path(AVFilterContext *ctx, const FSSIMOutput *out, int k, char **path)
+{
+    const char *t = out->opts->stats_file_str;
+    int nb_d = 0, ret = 0;
+    AVBPrint bp;
+
+    if (!ff_fssim_is_ladder(out)) {
+        if (path && !(*path = av_strdup(t)))
+            return AVERROR(ENOMEM);
         return 0;
     }
-    *f = avpriv_fopen_utf8(path, mode);
-    if (!*f) {
-        int err = AVERROR(errno);
-        av_log(ctx, AV_LOG_ERROR, "Could not open %s %s for writing: %s. Check that the "
-               "directory exists and is writable.\n", what, path, av_err2str(err));
-        return err;
-    }
-    return 0;
-}
-
-/* The stats file of rendition k: a ladder's path has %d, replaced by k. */
-static char *stats_path(const FSSIMOutput *out, int k)
-{
-    const char *p = out->opts->stats_file_str, *d = strstr(p, "%d");
-
-    if (!ff_fssim_is_ladder(out) || !d)
-        return av_strdup(p);
-    return av_asprintf("%.*s%d%s", (int)(d - p), p, k + 1, d + 2);
-}
-
-static const char *file_path(const FSSIMOutput *out, FILE *f, char *buf, size_t size)
-{
-    if (f == out->log)
-        return out->opts->log_path;
-    for (int k = 0; k < out->nb_dist; k++) {
-        char *p;
-        if (f != out->stats_file[k] || !(p = stats_path(out, k)))
+    av_bprint_init(&bp, 0, AV_BPRINT_SIZE_UNLIMITED);
+    for (const char *p = t; *p && ret >= 0; p++) {
+        const char *q = p + 1;
+        int zero = 0, width = 0;
+        if (*p != '%') {
+            av_bprint_chars(&bp, *p, 1);
             continue;
-        av_strlcpy(buf, p, size);
-        av_free(p);
-        return buf;
+        }
+        if (*q == '%') {
+            av_bprint_chars(&bp, '%', 1);
+            p = q;
+            continue;
+        }
+        if (*q == '0')
+            zero = *q++;
+        while (av_isdigit(*q) && width < 100)
+            width = 10 * width + *q++ - '0';
+        if (*q != 'd') {
+            av_log(ctx, AV_LOG_ERROR, "stats_file=%s: '%.*s' is not a conversion a ladder's "
+                   "stats_file takes: %%d (once) is the rendition's number, %%%% a %%.\n", t,
+                   (int)(q - p + !!*q), p);
+            ret = AVERROR(EINVAL);
+            break;
+        }
+        av_bprintf(&bp, zero ? "%0*d" : "%*d", width, k + 1);
+        nb_d++;
+        p = q;
     }
-    return out->opts->stats_file_str;
+    if (ret >= 0 && nb_d != 1) {
+        av_log(ctx, AV_LOG_ERROR, "stats_file=%s: a ladder writes one stats file per "
+               "rendition, so the path needs %%d exactly once, replaced by the rendition's "
+               "number (1 to %d), e.g. stats_file=ssim_%%d.txt (%%%% for a %%).\n", t,
+               out->nb_dist);
+        ret = AVERROR(EINVAL);
+    }
+    if (ret >= 0 && path && av_bprint_finalize(&bp, path) < 0)
+        ret = AVERROR(ENOMEM);
+    if (ret < 0 || !path)
+        av_bprint_finalize(&bp, NULL);
+    return ret;
 }
 
-/* Push what is buffered to the file and report, once, a write that failed
- * (disk full, I/O error): the run must fail rather than leave a log that
- * silently lacks frames. */
-static int check_file(AVFilterContext *ctx, FSSIMOutput *out, FILE *f)
-{
-    char buf[1024];
-    int err;
+/* ---- errors ------------------------------------------------------------- */
 
-    if (!f || out->write_error)
+static const char *file_kind(const FSSIMOutput *out, const FSSIMFile *f)
+{
+    return f == &out->log ? "log file" : "stats file";
+}
+
+/* Report, once, a write that failed (disk full, I/O error, a reader gone):
+ * the run must fail rather than leave a log that silently lacks frames. */
+static int write_failed(AVFilterContext *ctx, FSSIMOutput *out, const FSSIMFile *f, int err)
+{
+    if (out->write_error)
         return out->write_error;
-    errno = 0;
-    if (!fflush(f) && !ferror(f))
-        return 0;
-    err = AVERROR(errno ? errno : EIO);
-    av_log(ctx, AV_LOG_ERROR, "Could not write the %s %s: %s.\n",
-           f == out->log ? "log file" : "stats file",
-           file_path(out, f, buf, sizeof(buf)), av_err2str(err));
+    if (err == AVERROR(EINTR))
+        av_log(ctx, AV_LOG_ERROR, "Could not write the %s %s: the run was stopped while "
+               "waiting for its reader to read.\n", file_kind(out, f), f->path);
+    else
+        av_log(ctx, AV_LOG_ERROR, "Could not write the %s %s: %s.\n", file_kind(out, f),
+               f->path, av_err2str(err));
     out->write_error = err;
     return err;
 }
 
-static int check_stats_files(AVFilterContext *ctx, FSSIMOutput *out)
+/* ---- every output's files, process-wide -------------------------------- */
+
+/*
+ * The outputs of the process that hold files: those of live filters, and
+ * those parked by an instance freed mid-stream, for the instance of the
+ * rebuilt graph (FFmpeg frees the old graph before it builds the new one,
+ * so the two never write at once), files still open.  A copy of the graph
+ * that FFmpeg only probed parks its pipes and devices too, untouched, for
+ * the copy that runs: a FIFO's reader must see one writer, once.
+ */
+typedef struct Writer {
+    struct Writer *next;
+    FSSIMOutput   *live;      /* the live output; NULL: parked */
+    const char    *filter;    /* parked: the filter that wrote it */
+    int            probed;    /* parked by a copy never configured: files only */
+    FSSIMOutput    state;     /* parked */
+} Writer;
+
+static AVMutex writers_lock = AV_MUTEX_INITIALIZER;
+static Writer *writers;
+
+/* The files of an output: the log, then the stats files. */
+static FSSIMFile *out_file(FSSIMOutput *out, int i)
 {
-    int ret = 0;
-    for (int k = 0; k < out->nb_dist && !ret; k++)
-        ret = check_file(ctx, out, out->stats_file[k]);
-    return ret;
+    return i ? &out->stats[i - 1] : &out->log;
+}
+
+static const FSSIMFile *out_cfile(const FSSIMOutput *out, int i)
+{
+    return i ? &out->stats[i - 1] : &out->log;
+}
+#define NB_FILES (FSSIM_MAX_DIST + 1)
+
+static void close_files(FSSIMOutput *out)
+{
+    for (int i = 0; i < NB_FILES; i++)
+        ff_fssim_file_close(out_file(out, i));
 }
 
 static void free_pools(FSSIMOutput *out)
@@ -121,135 +178,161 @@ static void free_pools(FSSIMOutput *out)
                 ff_fssim_pool_free(&out->pool[k][a][c]);
 }
 
-/*
- * Outputs parked by an instance freed mid-stream, for the instance of the
- * rebuilt graph: FFmpeg frees the old graph before it builds the new one,
- * so the two never write at once.  An entry lives while an instance writes
- * its paths (live) or while it waits to be taken up.
- */
-typedef struct ParkedOutput {
-    struct ParkedOutput *next;
-    char *key;                /* log path, stats path */
-    const char *filter;       /* the filter whose state is parked */
-    int   live;
-    FSSIMOutput state;        /* files closed */
-} ParkedOutput;
-
-static AVMutex parked_lock = AV_MUTEX_INITIALIZER;
-static ParkedOutput *parked;
-
-static char *output_key(const FSSIMOptions *o)
+static void drop_writer(Writer **pp)
 {
-    /* stdout cannot be reopened: only files take part */
-    const char *log = o->log_path && strcmp(o->log_path, "-") ? o->log_path : "";
-    const char *st  = o->stats_file_str && strcmp(o->stats_file_str, "-") ? o->stats_file_str : "";
+    Writer *w = *pp;
 
-    if (!*log && !*st)
-        return NULL;
-    return av_asprintf("%s\n%s", log, st);
+    *pp = w->next;
+    if (!w->live) {
+        close_files(&w->state);
+        free_pools(&w->state);
+    }
+    av_free(w);
 }
 
-static ParkedOutput **find_parked(const char *key)
+/* Whether file f is one of another live output's, or, with parked, one of
+ * a parked output's (its writer then). */
+static Writer *find_writer(const FSSIMFile *f, int parked)
 {
-    ParkedOutput **p = &parked;
-
-    while (*p && strcmp((*p)->key, key))
-        p = &(*p)->next;
-    return p;
+    for (Writer *w = writers; w; w = w->next) {
+        FSSIMOutput *o = w->live ? w->live : &w->state;
+        if (!!w->live == parked)
+            continue;
+        for (int i = 0; i < NB_FILES; i++)
+            if (ff_fssim_file_same(f, out_file(o, i)))
+                return w;
+    }
+    return NULL;
 }
 
-/* Takes up a parked state for key, or registers key as written by this
- * instance.  Returns 1 if a state was taken up into out. */
-static int take_parked(AVFilterContext *ctx, FSSIMOutput *out, const char *key)
+/* Two of the output's own files, or one of another live filter's: two
+ * writers would mix their lines. */
+static int check_writers(AVFilterContext *ctx, FSSIMOutput *out, int i)
 {
-    ParkedOutput **pp, *p;
+    const FSSIMFile *f = out_file(out, i);
+
+    for (int j = 0; j < i; j++) {
+        const FSSIMFile *g = out_file(out, j);
+        if (!ff_fssim_file_same(f, g))
+            continue;
+        if (!j)
+            av_log(ctx, AV_LOG_ERROR, "log_path=%s and stats_file %s are the same file: give "
+                   "each its own path.\n", g->path, f->path);
+        else
+            av_log(ctx, AV_LOG_ERROR, "The stats files %s and %s (renditions %d and %d) are "
+                   "the same file: give each rendition its own.\n", g->path, f->path, j, i);
+        return AVERROR(EINVAL);
+    }
+    if (find_writer(f, 0)) {
+        av_log(ctx, AV_LOG_ERROR, "Another filter of this process writes the same file %s: "
+               "give each filter its own log_path and stats_file.\n", f->path);
+        return AVERROR(EBUSY);
+    }
+    return 0;
+}
+
+static int open_files(AVFilterContext *ctx, FSSIMOutput *out)
+{
+    const FSSIMOptions *o = out->opts;
     int ret = 0;
 
-    ff_mutex_lock(&parked_lock);
-    pp = find_parked(key);
-    p = *pp;
-    if (p && p->live) {
-        av_log(ctx, AV_LOG_ERROR, "Another filter of this process writes the same "
-               "log_path/stats_file: give each filter its own files.\n");
-        ret = AVERROR(EBUSY);
-    } else if (p && p->filter == ctx->filter->name && p->state.algos == out->algos &&
-               p->state.single_score == out->single_score &&
-               p->state.log_fmt == out->log_fmt && p->state.nb_dist == out->nb_dist) {
-        const FSSIMOutput cur = *out;
-        *out = p->state;
-        out->key_prefix = cur.key_prefix;
-        out->stats_algo = cur.stats_algo;
-        out->opts       = cur.opts;
-        out->resumed    = 1;
-        p->live = 1;
-        ret = 1;
-    } else if (p) {
-        p->live = 1;           /* another filter or other algorithms: a new log */
-        free_pools(&p->state);
-    } else if ((p = av_mallocz(sizeof(*p))) && (p->key = av_strdup(key))) {
-        p->live = 1;
-        *pp = p;
-    } else {
-        av_free(p);
-        ret = AVERROR(ENOMEM);
+    if (o->log_path) {
+        ret = ff_fssim_file_open(ctx, &out->log, o->log_path, "log file");
+        if (ret >= 0)
+            ret = check_writers(ctx, out, 0);
     }
-    ff_mutex_unlock(&parked_lock);
+    if (o->stats_file_str && ret >= 0)
+        ret = stats_path(ctx, out, 0, NULL);
+    for (int k = 0; o->stats_file_str && k < out->nb_dist && ret >= 0; k++) {
+        char *path;
+        if ((ret = stats_path(ctx, out, k, &path)) < 0)
+            break;
+        ret = ff_fssim_file_open(ctx, &out->stats[k], path, "stats file");
+        av_free(path);
+        if (ret >= 0)
+            ret = check_writers(ctx, out, k + 1);
+    }
     return ret;
 }
 
-/* At close: park the state (mid-stream) or forget the paths (ended). */
-static void release_parked(const AVFilterContext *ctx, const FSSIMOutput *out, int park)
+/* A parked output whose files are this one's, of the same filter, scores
+ * and log format: this one goes on with it. */
+static int continues(const AVFilterContext *ctx, const FSSIMOutput *out, const Writer *w)
 {
-    char *key = output_key(out->opts);
-    ParkedOutput **pp, *p;
+    const FSSIMOutput *p = &w->state;
 
-    if (!key)
-        return;
-    ff_mutex_lock(&parked_lock);
-    pp = find_parked(key);
-    if ((p = *pp) && park) {
-        p->filter = ctx->filter->name;
-        p->state = *out;
-        p->state.log = NULL;
-        memset(p->state.stats_file, 0, sizeof(p->state.stats_file));
-        p->state.opts = NULL;      /* freed with this instance */
-        p->live = 0;
-    } else if (p) {
-        *pp = p->next;
-        av_free(p->key);
-        av_free(p);
+    if (w->probed || w->filter != ctx->filter->name || p->algos != out->algos ||
+        p->single_score != out->single_score || p->log_fmt != out->log_fmt ||
+        p->nb_dist != out->nb_dist)
+        return 0;
+    for (int i = 0; i < NB_FILES; i++) {
+        const FSSIMFile *a = out_cfile(out, i), *b = out_cfile(p, i);
+        if ((a->fd >= 0) != (b->fd >= 0) || (a->fd >= 0 && a->dev != b->dev) ||
+            (a->fd >= 0 && a->ino != b->ino))
+            return 0;
     }
-    ff_mutex_unlock(&parked_lock);
-    av_free(key);
+    return 1;
 }
 
-static int open_stats_files(AVFilterContext *ctx, FSSIMOutput *out, const char *mode)
+/*
+ * With the files open: take up a parked output that they continue (its
+ * state, its files), or the pipes a probed copy parked; drop any other
+ * parked output they share a file with (it was complete when parked), and
+ * claim the files this output opened itself.  Returns 1 when a state was
+ * taken up.
+ */
+static int take_parked(AVFilterContext *ctx, FSSIMOutput *out)
 {
-    const char *path = out->opts->stats_file_str;
+    int resumed = 0, ret = 0;
 
-    if (ff_fssim_is_ladder(out) && !strstr(path, "%d")) {
-        av_log(ctx, AV_LOG_ERROR, "stats_file=%s: a ladder writes one stats file per "
-               "rendition, so the path needs %%d, replaced by the rendition's number "
-               "(1 to %d), e.g. stats_file=ssim_%%d.txt.\n", path, out->nb_dist);
-        return AVERROR(EINVAL);
+    for (int i = 0; i < NB_FILES; i++) {
+        FSSIMFile *f = out_file(out, i);
+        Writer *w, **pp;
+        if (f->fd < 0 || !(w = find_writer(f, 1)))
+            continue;
+        for (pp = &writers; *pp != w; pp = &(*pp)->next)
+            ;
+        if (!resumed && continues(ctx, out, w)) {
+            const FSSIMOutput cur = *out;
+            close_files(out);
+            *out = w->state;
+            out->key_prefix = cur.key_prefix;
+            out->stats_algo = cur.stats_algo;
+            out->opts       = cur.opts;
+            out->resumed    = resumed = 1;
+            /* the state's files are this output's now */
+            memset(&w->state, 0, sizeof(w->state));
+            for (int j = 0; j < NB_FILES; j++)
+                out_file(&w->state, j)->fd = -1;
+        } else if (w->probed) {
+            /* the same file in the same place: its descriptor */
+            for (int j = 0; j < NB_FILES; j++) {
+                FSSIMFile *g = out_file(&w->state, j);
+                if (ff_fssim_file_same(out_file(out, j), g)) {
+                    ff_fssim_file_close(out_file(out, j));
+                    *out_file(out, j) = *g;
+                    *g = (FSSIMFile)FSSIM_FILE_NONE;
+                }
+            }
+        }
+        drop_writer(pp);
+        i = -1;     /* the list changed: look again from the start */
+        if (resumed)
+            break;
     }
-    for (int k = 0; k < out->nb_dist; k++) {
-        char *p = stats_path(out, k);
-        int ret;
-        if (!p)
-            return AVERROR(ENOMEM);
-        ret = open_file(ctx, p, "stats file", mode, &out->stats_file[k]);
-        av_free(p);
-        if (ret < 0)
-            return ret;
+    /* (a probed copy's pipes need no claim) */
+    for (int i = 0; i < NB_FILES && !resumed && ret >= 0; i++) {
+        FSSIMFile *f = out_file(out, i);
+        if (f->fd >= 0)
+            ret = ff_fssim_file_claim(ctx, f, i ? "stats file" : "log file", 0);
     }
-    return 0;
+    return ret < 0 ? ret : resumed;
 }
 
 int ff_fssim_output_open(AVFilterContext *ctx, FSSIMOutput *out, const FSSIMOptions *o,
                          const char *key_prefix, int single_score)
 {
-    char *key = output_key(o);
+    Writer *w = NULL;
     int resumed = 0, ret;
 
     out->key_prefix      = key_prefix;
@@ -257,40 +340,66 @@ int ff_fssim_output_open(AVFilterContext *ctx, FSSIMOutput *out, const FSSIMOpti
     out->single_score    = single_score;
     out->nb_dist         = o->nb_inputs - 1;
     out->log_fmt         = o->log_fmt;
-    out->log_trailer_pos = -1;
     out->stats_algo      = o->stats_algo;
     out->opts            = o;
+    for (int i = 0; i < NB_FILES; i++)
+        *out_file(out, i) = (FSSIMFile)FSSIM_FILE_NONE;
     /* auto: the first algorithm computed; a single score is its one */
     if (out->algos && (out->stats_algo < 0 || single_score))
         for (out->stats_algo = 0; !(out->algos & FSSIM_BIT(out->stats_algo));
              out->stats_algo++)
             ;
+    if (!o->log_path && !o->stats_file_str)
+        return 0;
 
-    if (key) {
-        resumed = take_parked(ctx, out, key);
-        av_free(key);
-        if (resumed < 0) {
-            out->opts = NULL;    /* the paths are another filter's */
-            return resumed;
-        }
+    ff_mutex_lock(&writers_lock);
+    ret = open_files(ctx, out);
+    if (ret >= 0)
+        ret = resumed = take_parked(ctx, out);
+    if (ret >= 0 && !(w = av_mallocz(sizeof(*w))))
+        ret = AVERROR(ENOMEM);
+    if (ret >= 0) {
+        w->live = out;
+        w->next = writers;
+        writers = w;
+    }
+    ff_mutex_unlock(&writers_lock);
+    if (ret < 0) {
+        /* files that are another filter's or another process's, untouched */
+        close_files(out);
+        free_pools(out);
+        out->opts = NULL;
+        return ret;
     }
     if (resumed)
         av_log(ctx, AV_LOG_VERBOSE, "Continuing the logs of the filter graph rebuilt "
                "mid-stream, after %"PRIu64" frames.\n", out->nb_frames);
-
-    if (o->stats_file_str && (ret = open_stats_files(ctx, out, resumed ? "a" : "w")) < 0)
-        return ret;
-    if (o->log_path && (ret = open_file(ctx, o->log_path, "log file",
-                                        resumed ? "r+" : "w", &out->log)) < 0)
-        return ret;
-    if (resumed && out->log && out->log != stdout &&
-        fseek(out->log, out->log_trailer_pos, SEEK_SET) < 0) {
-        ret = AVERROR(errno);
-        av_log(ctx, AV_LOG_ERROR, "Could not continue the log file %s: %s.\n",
-               o->log_path, av_err2str(ret));
-        return ret;
-    }
     return 0;
+}
+
+/* At close: park the output (mid-stream: its state and files; a probed
+ * copy: the files it kept open) or forget it. */
+static void release_files(AVFilterContext *ctx, FSSIMOutput *out, int park, int probed)
+{
+    Writer **pp, *w;
+
+    ff_mutex_lock(&writers_lock);
+    for (pp = &writers; *pp && (*pp)->live != out; pp = &(*pp)->next)
+        ;
+    if ((w = *pp) && (park || probed)) {
+        w->live   = NULL;
+        w->filter = ctx->filter->name;
+        w->probed = probed;
+        w->state  = *out;
+        w->state.opts = NULL;      /* freed with this instance */
+        if (probed)
+            memset(w->state.pool, 0, sizeof(w->state.pool));
+    } else if (w) {
+        drop_writer(pp);
+    }
+    ff_mutex_unlock(&writers_lock);
+    for (int i = 0; i < NB_FILES; i++)
+        *out_file(out, i) = (FSSIMFile)FSSIM_FILE_NONE;
 }
 
 /* A resumed log keeps its header and pooled columns: the rebuilt graph's
@@ -326,11 +435,11 @@ int ff_fssim_output_config(AVFilterContext *ctx, FSSIMOutput *out, const FSSIMFo
     out->fmt = *f;
     for (int k = 0; k < out->nb_dist; k++)
         out->dist_fmt[k] = dist ? dist[k] : *f;
-    if (out->resumed || !out->log)
-        return 0;
+    if (!has_log(out) || out->write_error)
+        return out->write_error;
 
-    ff_fssim_log_header(ctx, out);
-    return check_file(ctx, out, out->log);
+    ret = out->resumed ? ff_fssim_log_resume(out) : ff_fssim_log_header(ctx, out);
+    return ret < 0 ? write_failed(ctx, out, &out->log, ret) : 0;
 }
 
 static void set_meta(AVDictionary **metadata, const char *prefix, int k, const char *algo,
@@ -347,27 +456,34 @@ static void set_meta(AVDictionary **metadata, const char *prefix, int k, const c
 }
 
 /* The ssim filter's line format, so existing parsers keep working; psnr:
- * the psnr filter's. */
-static void write_stats_line(FSSIMOutput *out, int k, const FSSIMScores *s)
+ * the psnr filter's.  One write a line: a file holds whole lines. */
+static int write_stats_line(FSSIMOutput *out, int k, const FSSIMScores *s)
 {
-    FILE *f = out->stats_file[k];
+    FSSIMFile *f = &out->stats[k];
     const int n = out->fmt.nb_comps;
     const double *sc = s->score[k][out->stats_algo];
+    AVBPrint bp;
+    int ret;
 
-    fprintf(f, "n:%"PRIu64" ", out->first_n + out->nb_scored[k] + 1);
+    av_bprint_init(&bp, 0, AV_BPRINT_SIZE_AUTOMATIC);
+    av_bprintf(&bp, "n:%"PRIu64" ", out->first_n + out->nb_scored[k] + 1);
     if (out->stats_algo == FSSIM_ALGO_PSNR) {
-        fprintf(f, "mse_avg:%0.2f ", s->mse[k][n]);
+        av_bprintf(&bp, "mse_avg:%0.2f ", s->mse[k][n]);
         for (int c = 0; c < n; c++)
-            fprintf(f, "mse_%c:%0.2f ", av_tolower(out->fmt.comp[c].name), s->mse[k][c]);
-        fprintf(f, "psnr_avg:%0.2f ", sc[n]);
+            av_bprintf(&bp, "mse_%c:%0.2f ", av_tolower(out->fmt.comp[c].name), s->mse[k][c]);
+        av_bprintf(&bp, "psnr_avg:%0.2f ", sc[n]);
         for (int c = 0; c < n; c++)
-            fprintf(f, "psnr_%c:%0.2f ", av_tolower(out->fmt.comp[c].name), sc[c]);
-        fputc('\n', f);
-        return;
+            av_bprintf(&bp, "psnr_%c:%0.2f ", av_tolower(out->fmt.comp[c].name), sc[c]);
+        av_bprint_chars(&bp, '\n', 1);
+    } else {
+        for (int c = 0; c < n; c++)
+            av_bprintf(&bp, "%c:%f ", out->fmt.comp[c].name, sc[c]);
+        av_bprintf(&bp, "All:%f (%f)\n", sc[n], ff_fssim_db(sc[n]));
     }
-    for (int c = 0; c < n; c++)
-        fprintf(f, "%c:%f ", out->fmt.comp[c].name, sc[c]);
-    fprintf(f, "All:%f (%f)\n", sc[n], ff_fssim_db(sc[n]));
+    ret = av_bprint_is_complete(&bp) ? ff_fssim_file_write(f, f->end, bp.str, bp.len)
+                                     : AVERROR(ENOMEM);
+    av_bprint_finalize(&bp, NULL);
+    return ret;
 }
 
 int ff_fssim_output_frame(AVFilterContext *ctx, FSSIMOutput *out, AVFrame *frame,
@@ -380,13 +496,10 @@ int ff_fssim_output_frame(AVFilterContext *ctx, FSSIMOutput *out, AVFrame *frame
         return out->write_error;
 
     for (int k = 0; k < out->nb_dist; k++)
-        if (out->stats_file[k] && s->scored[k])
-            write_stats_line(out, k, s);
-    if ((ret = check_stats_files(ctx, out)) < 0)
-        return ret;
-
-    if (out->log)
-        ff_fssim_log_frame(out, frame, s);
+        if (out->stats[k].fd >= 0 && s->scored[k] && (ret = write_stats_line(out, k, s)) < 0)
+            return write_failed(ctx, out, &out->stats[k], ret);
+    if (has_log(out) && (ret = ff_fssim_log_frame(out, frame, s)) < 0)
+        return write_failed(ctx, out, &out->log, ret);
 
     /* pooled and published once written: the logs never lack a frame
      * that was sent on with scores */
@@ -408,9 +521,9 @@ int ff_fssim_output_frame(AVFilterContext *ctx, FSSIMOutput *out, AVFrame *frame
                 if (!ff_fssim_has_db(a)) {
                     set_meta(&frame->metadata, out->key_prefix, rend, "mse", cn, s->mse[k][c]);
                     ret = ff_fssim_pool_add_psnr(p, out->nb_scored[k], v[c], s->mse[k][c],
-                                                 f->depth, !!out->log);
+                                                 f->depth, has_log(out));
                 } else {
-                    ret = ff_fssim_pool_add(p, out->nb_scored[k], v[c], !!out->log);
+                    ret = ff_fssim_pool_add(p, out->nb_scored[k], v[c], has_log(out));
                 }
                 if (ret < 0)
                     return ret;
@@ -422,10 +535,12 @@ int ff_fssim_output_frame(AVFilterContext *ctx, FSSIMOutput *out, AVFrame *frame
         out->nb_scored[k]++;
     }
     out->nb_frames++;
+    return 0;
+}
 
-    if (out->log)
-        ff_fssim_log_pooled(out);
-    return check_file(ctx, out, out->log);
+void ff_fssim_output_unscored(FSSIMOutput *out, enum FSSIMUnscored why)
+{
+    out->nb_unscored[why]++;
 }
 
 /* FFmpeg psnr's summary: the per-frame PSNR pooled (capped), the PSNR of
@@ -458,13 +573,22 @@ static void log_summary(AVFilterContext *ctx, FSSIMOutput *out)
         const uint64_t n = out->nb_scored[k];
         for (int a = 0; a < FSSIM_NB_ALGOS; a++) {
             const FSSIMPool *all = &out->pool[k][a][f->nb_comps];
+            /* a single score's line names no algorithm */
+            const char *name = out->single_score ? "" : ff_fssim_algo_name(a);
+            const char *sep = out->single_score ? "" : " ";
             char rend[64] = "";
             double mean;
             AVBPrint bp;
-            if (!(out->algos & FSSIM_BIT(a)) || !n)
+            if (!(out->algos & FSSIM_BIT(a)))
                 continue;
             if (ff_fssim_is_ladder(out))
                 snprintf(rend, sizeof(rend), " %s", ctx->input_pads[k].name);
+            /* no values to print: no dB of nothing that reads as a score */
+            if (!n) {
+                av_log(ctx, AV_LOG_INFO, "%s%s%s%s frames:0\n", ff_fssim_has_db(a) ? "SSIM" : "PSNR",
+                       ff_fssim_has_db(a) ? sep : "", ff_fssim_has_db(a) ? name : "", rend);
+                continue;
+            }
             if (!ff_fssim_has_db(a)) {
                 log_psnr_summary(ctx, out, k, rend);
                 continue;
@@ -475,54 +599,87 @@ static void log_summary(AVFilterContext *ctx, FSSIMOutput *out)
                                                  f->depth);
                 av_bprintf(&bp, " %c:%f (%f)", f->comp[c].name, m, ff_fssim_db(m));
             }
-            /* a single score's line names no algorithm */
             mean = ff_fssim_pooled(all, n, FSSIM_POOLED_MEAN, f->depth);
             av_log(ctx, AV_LOG_INFO, "SSIM%s%s%s%s All:%f (%f) min:%f frames:%"PRIu64"\n",
-                   out->single_score ? "" : " ", out->single_score ? "" : ff_fssim_algo_name(a),
-                   rend, bp.str, mean, ff_fssim_db(mean),
+                   sep, name, rend, bp.str, mean, ff_fssim_db(mean),
                    ff_fssim_pooled(all, n, FSSIM_POOLED_MIN, f->depth), n);
             av_bprint_finalize(&bp, NULL);
         }
     }
 }
 
-static int close_file(AVFilterContext *ctx, FSSIMOutput *out, FILE **f, int ret)
+/* Nothing scored: say why, so that an empty result is not read as a run
+ * that scored its frames. */
+static void warn_nothing_scored(AVFilterContext *ctx, const FSSIMOutput *out)
 {
-    char buf[1024];
-    const char *path = file_path(out, *f, buf, sizeof(buf));
+    const uint64_t *u = out->nb_unscored;
+    const char *ref = ctx->input_pads[ctx->nb_inputs - 1].name;
+    uint64_t passed = 0;
 
-    if (*f && *f != stdout && fclose(*f) && !ret) {
-        ret = AVERROR(errno ? errno : EIO);
-        av_log(ctx, AV_LOG_ERROR, "Could not write %s: %s.\n", path, av_err2str(ret));
-        out->write_error = ret;
-    }
-    *f = NULL;
-    return ret;
+    for (int i = 0; i < FSSIM_NB_UNSCORED; i++)
+        passed += u[i];
+    if (!passed)
+        av_log(ctx, AV_LOG_WARNING, "No frame was scored: no frame reached the filter "
+               "(an input was empty, or the run stopped first).\n");
+    else if (u[FSSIM_UNSCORED_DISABLED] == passed)
+        av_log(ctx, AV_LOG_WARNING, "No frame was scored: the enable expression was false "
+               "for all %"PRIu64" frames.\n", passed);
+    else if (u[FSSIM_UNSCORED_SEGMENT] == passed)
+        av_log(ctx, AV_LOG_WARNING, "No frame was scored: all %"PRIu64" frames came before "
+               "seg_start.\n", passed);
+    else if (u[FSSIM_UNSCORED_WINDOW] == passed)
+        av_log(ctx, AV_LOG_WARNING, "No frame was scored: none of the %"PRIu64" frames had "
+               "a full temporal window (tpadding=valid).\n", passed);
+    else if (u[FSSIM_UNSCORED_NO_DIST])
+        av_log(ctx, AV_LOG_WARNING, "No frame was scored: no rendition had a frame at the "
+               "time of any of the %"PRIu64" %s frames (empty, or they ended before).\n",
+               passed, ref);
+    else
+        av_log(ctx, AV_LOG_WARNING, "No frame was scored: the %s input had no frame at the "
+               "time of any of the %"PRIu64" frames (empty, or it ended before).\n", ref,
+               passed);
 }
 
 int ff_fssim_output_close(AVFilterContext *ctx, FSSIMOutput *out, int ended)
 {
-    int park, ret;
+    int park, probed, ret = out->write_error;
 
     if (!out->opts)
-        return 0;    /* never opened, or its paths are another filter's */
+        return 0;    /* never opened, or its files are another filter's */
     out->complete = ended;
-    if (out->nb_frames > 0)
+    if (out->fmt.nb_comps) {
+        if (!out->nb_frames)
+            warn_nothing_scored(ctx, out);
         log_summary(ctx, out);
-
-    if (out->log && !out->write_error)
-        ff_fssim_log_close(ctx, out);
-    /* only a configured output with a log that can be taken up again is
-     * parked: a new instance then appends to it */
-    park = !ended && out->fmt.nb_comps && (!out->log || out->log_trailer_pos >= 0);
-    ret = check_file(ctx, out, out->log);
-    if (!ret)
-        ret = check_stats_files(ctx, out);
-    ret = close_file(ctx, out, &out->log, ret);
-    for (int k = 0; k < out->nb_dist; k++)
-        ret = close_file(ctx, out, &out->stats_file[k], ret);
-    release_parked(ctx, out, park && !ret);
-    if (!park || ret)
+    }
+    if (has_log(out)) {
+        int err = ff_fssim_log_close(ctx, out);
+        if (err < 0)
+            ret = write_failed(ctx, out, &out->log, err);
+    }
+    /* only a configured output whose log can be taken up again is parked:
+     * a new instance then goes on with it.  A copy only probed keeps its
+     * pipes and devices open for the copy that runs. */
+    park   = !ended && out->fmt.nb_comps && !ret && (!has_log(out) || out->log.regular);
+    probed = 0;
+    for (int i = 0; i < NB_FILES; i++)
+        probed |= !out->fmt.nb_comps && !out->configuring && out_file(out, i)->fd >= 0 &&
+                  !out_file(out, i)->regular;
+    for (int i = 0; i < NB_FILES; i++) {
+        FSSIMFile *f = out_file(out, i);
+        char path[1024];
+        int err;
+        if (f->fd < 0 || park || (probed && !f->regular))
+            continue;
+        av_strlcpy(path, f->path, sizeof(path));
+        err = ff_fssim_file_close(f);
+        if (err < 0 && !ret) {
+            av_log(ctx, AV_LOG_ERROR, "Could not write %s: %s.\n", path, av_err2str(err));
+            ret = out->write_error = err;
+        }
+    }
+    release_files(ctx, out, park, probed);
+    if (!park)
         free_pools(out);
     out->opts = NULL;
     return ret;

@@ -27,12 +27,12 @@
 #define AVFILTER_FSSIM_OUTPUT_H
 
 #include <stdint.h>
-#include <stdio.h>
 
 #include "libavutil/frame.h"
 #include "libavutil/rational.h"
 #include "libavfilter/avfilter.h"
 
+#include "fssim_file.h"
 #include "fssim_format.h"
 #include "fssim_options.h"
 #include "fssim_pool.h"
@@ -44,6 +44,16 @@ typedef struct FSSIMScores {
     double mse[FSSIM_MAX_DIST][5];
     uint8_t scored[FSSIM_MAX_DIST];  /* the rendition had a frame */
 } FSSIMScores;
+
+/* Why a frame went out unscored: said when no frame at all was scored. */
+enum FSSIMUnscored {
+    FSSIM_UNSCORED_NO_REF,     /* no reference frame at its time */
+    FSSIM_UNSCORED_NO_DIST,    /* no rendition had a frame */
+    FSSIM_UNSCORED_DISABLED,   /* enable was false */
+    FSSIM_UNSCORED_WINDOW,     /* fssim3d, tpadding=valid: no full temporal window */
+    FSSIM_UNSCORED_SEGMENT,    /* before seg_start */
+    FSSIM_NB_UNSCORED,
+};
 
 typedef struct FSSIMOutput {
     const char *key_prefix;   /* "lavfi.fssim." or "lavfi.fssim3d." */
@@ -57,21 +67,26 @@ typedef struct FSSIMOutput {
     FSSIMFormat fmt;          /* the reference's */
     FSSIMFormat dist_fmt[FSSIM_MAX_DIST];  /* the renditions', as they arrive */
     AVRational  time_base;    /* of the frames scored: the output link's */
-    FILE       *stats_file[FSSIM_MAX_DIST];
-    FILE       *log;
+    FSSIMFile   stats[FSSIM_MAX_DIST];     /* fd -1: no stats_file */
+    FSSIMFile   log;                       /* fd -1: no log_path */
     const FSSIMOptions *opts; /* the paths, for messages and the parked list */
     int         log_fmt;
     int         write_error;  /* a write failed: reported once, nothing more written */
     int         warned_range;
     int         resumed;      /* continues the log of an instance torn down mid-stream */
-    int64_t     log_trailer_pos;  /* where the JSON trailer (CSV: the pooled rows)
-                                     starts; -1: not seekable */
-    int         log_trailer_len;
+    int         configuring;  /* configuration was tried: not a copy only probed */
     int         complete;     /* closing after the inputs' end (or seg_end) */
+    int64_t     log_tail;     /* a regular file's JSON: where its closing tail starts;
+                                 CSV: the end of the frame rows */
     uint64_t    nb_frames;
     uint64_t    first_n;      /* number of the first scored frame: fssim3d with
                                  tpadding=valid scores from frame depth/2 on */
     uint64_t    nb_scored[FSSIM_MAX_DIST];  /* frames scored per rendition */
+    uint64_t    nb_unscored[FSSIM_NB_UNSCORED];
+    /* each input's first timestamp, for the warning that they differ */
+    int64_t     first_pts[FSSIM_MAX_DIST + 1];
+    uint32_t    first_seen;   /* bit i: input i's is known */
+    int         warned_start;
     FSSIMPool   pool[FSSIM_MAX_DIST][FSSIM_NB_ALGOS][5];  /* per component, then All */
 } FSSIMOutput;
 
@@ -125,6 +140,9 @@ int ff_fssim_output_frame(AVFilterContext *ctx, FSSIMOutput *out, AVFrame *frame
  * error, already reported, or 0; at uninit only reporting is possible.
  */
 int ff_fssim_output_close(AVFilterContext *ctx, FSSIMOutput *out, int ended);
+
+/** A frame passed on unscored, and why. */
+void ff_fssim_output_unscored(FSSIMOutput *out, enum FSSIMUnscored why);
 
 /** -10 log10(1 - ssim), inf for 1. */
 double ff_fssim_db(double ssim);

@@ -30,26 +30,29 @@
 
 #include <stdint.h>
 
-/* The nearest-rank percentiles kept for the logs (doc/algorithms.md#pooling). */
+/* The nearest-rank percentiles of the logs (doc/algorithms.md#pooling). */
 #define FSSIM_NB_PCT 3
 
 /*
- * One nearest-rank percentile of a growing series: the rank
- * k(n) = ceil(p n / 100) grows by at most one a value, so the k smallest
- * values sit in a max-heap (lo) and the others in a min-heap (hi), and
- * adding a value moves at most one across: O(log n) a frame, exact.  Each
- * heap is sized to what it holds, so a percentile keeps each value once.
+ * Every value of a series, once, for its percentiles: append-only chunks,
+ * read back when the log closes.  Past a process-wide limit on the memory
+ * they take (256 MiB), full chunks go to a temporary file (unlinked at
+ * once) instead.
  */
-typedef struct FSSIMPercentile {
-    double  *lo, *hi;
-    unsigned nb_lo, nb_hi;
-    unsigned lo_size, hi_size;   /* allocated */
-} FSSIMPercentile;
+typedef struct FSSIMSeries {
+    double  **chunk;      /* in memory; NULL where spilled */
+    int64_t  *spilled;    /* the temporary file's offset of a spilled chunk */
+    unsigned  nb_chunks, size;
+    unsigned  nb_spilled;
+    uint64_t  nb;
+} FSSIMSeries;
 
 typedef struct FSSIMPool {
     double sum, inv_sum, min, max;
     double mse_sum;                       /* psnr: the per-frame MSE */
-    FSSIMPercentile pct[FSSIM_NB_PCT];    /* only where a log is written */
+    FSSIMSeries values;                   /* only where a log is written */
+    double   pct[FSSIM_NB_PCT];           /* of the first pct_nb values */
+    uint64_t pct_nb;
 } FSSIMPool;
 
 /* The pooled values of a series, in the logs' order (the JSON members, the
@@ -67,8 +70,8 @@ enum FSSIMPooled {
 };
 
 /**
- * Add value n (counted from 0) of a series.  pct: keep the percentiles
- * too (they hold every value: only where a log is written).
+ * Add value n (counted from 0) of a series.  pct: keep the value for the
+ * percentiles too (only where a log is written).
  */
 int ff_fssim_pool_add(FSSIMPool *p, uint64_t n, double v, int pct);
 
@@ -80,14 +83,23 @@ int ff_fssim_pool_add(FSSIMPool *p, uint64_t n, double v, int pct);
 int ff_fssim_pool_add_psnr(FSSIMPool *p, uint64_t n, double db, double mse, int depth,
                            int pct);
 
-/** Pooled value which of the n values added (NAN where n is 0); depth:
- *  the samples' bit depth (the PSNR of the mean MSE). */
+/** The percentiles of the values kept so far, for ff_fssim_pooled (when
+ *  the log closes: they read every value). */
+int ff_fssim_pool_percentiles(FSSIMPool *p);
+
+/** Pooled value which of the n values added (NAN where n is 0; the
+ *  percentiles as ff_fssim_pool_percentiles left them); depth: the
+ *  samples' bit depth (the PSNR of the mean MSE). */
 double ff_fssim_pooled(const FSSIMPool *p, uint64_t n, enum FSSIMPooled which, int depth);
+
+/** The bytes the values kept take, and in *spilled those in the
+ *  temporary file. */
+uint64_t ff_fssim_pool_kept(const FSSIMPool *p, uint64_t *spilled);
 
 /** Its name in the logs: "mean", "min", ..., "psnr_of_mean_mse". */
 const char *ff_fssim_pooled_name(enum FSSIMPooled which);
 
-/** Free the percentiles' heaps. */
+/** Free the values kept. */
 void ff_fssim_pool_free(FSSIMPool *p);
 
 #endif /* AVFILTER_FSSIM_POOL_H */

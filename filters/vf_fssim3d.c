@@ -147,6 +147,9 @@ static int queue_frame(AVFilterContext *ctx, int64_t t, int64_t nb_frames, AVFra
             av_frame_free(&frame);
             return ret;
         }
+    } else {
+        ff_fssim_output_unscored(&s->f.out, tt < o->seg_start ? FSSIM_UNSCORED_SEGMENT :
+                                                                FSSIM_UNSCORED_WINDOW);
     }
     return ff_fssim_queue_push(&s->f.queue, frame, slot, 1);
 }
@@ -197,12 +200,17 @@ static int end_sequence(AVFilterContext *ctx)
      * quality sweep read an empty result as a success; the log stays valid
      * JSON.  The error ends the run, so frames queued above may not all
      * reach the output: this run measured nothing. */
-    if (o->tpadding == FSSIM_REF_TPAD_VALID && s->nb_in > 0 && s->nb_in < o->depth) {
-        av_log(ctx, AV_LOG_ERROR, "tpadding=valid scores only frames with a full temporal "
-               "window of depth=%d frames, but the sequence has %"PRId64" frame%s: no frame "
-               "was scored. Use tpadding=truncate, or a depth of at most %"PRId64".\n",
-               o->depth, s->nb_in, s->nb_in == 1 ? "" : "s",
-               (s->nb_in - 1) | 1);
+    if (o->tpadding == FSSIM_REF_TPAD_VALID && s->nb_in < o->depth) {
+        if (!s->nb_in)
+            av_log(ctx, AV_LOG_ERROR, "tpadding=valid scores only frames with a full "
+                   "temporal window of depth=%d frames, but the sequence has no frame: no "
+                   "frame was scored.\n", o->depth);
+        else
+            av_log(ctx, AV_LOG_ERROR, "tpadding=valid scores only frames with a full "
+                   "temporal window of depth=%d frames, but the sequence has %"PRId64" "
+                   "frame%s: no frame was scored. Use tpadding=truncate, or a depth of at "
+                   "most %"PRId64".\n", o->depth, s->nb_in, s->nb_in == 1 ? "" : "s",
+                   (s->nb_in - 1) | 1);
         return AVERROR(EINVAL);
     }
     return 0;
@@ -228,6 +236,8 @@ static int do_fssim3d(FFFrameSync *fs)
         /* No reference frame: before the reference starts, or after it
          * ended with eof_action=pass.  The latter ends the sequence; the
          * held frames go first so that the order is kept. */
+        if (!ref)
+            ff_fssim_output_unscored(&s->f.out, FSSIM_UNSCORED_NO_REF);
         if (ref && !s->warned_late_ref++)
             av_log(ctx, AV_LOG_WARNING, "The reference came back after the sequence "
                    "ended; the following frames are passed through unscored.\n");

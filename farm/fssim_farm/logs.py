@@ -16,6 +16,7 @@ import math
 import re
 
 from .errors import LogError
+from .pooling import db
 
 SCHEMA_VERSIONS = (1,)
 # options that describe where one run writes or which part of the title it
@@ -96,6 +97,8 @@ class Log:
     input        {"pix_fmt", "width", "height", "bit_depth"[, "components"]}
     components   component letters, e.g. ["Y", "U", "V"]
     renditions   ladders: the header's rendition list; None for two inputs
+    main         two inputs: the main input's description where it is
+                 resampled (pad, pix_fmt, size, depth), else None
     slots        the algorithms in the log's order ("fssim3d" for fssim3d)
     frames       [Frame]
     complete     True once the filter saw the end of its input (or seg_end)
@@ -111,6 +114,7 @@ class Log:
         self.input = {}
         self.components = []
         self.renditions = None
+        self.main = None           # a pair's main input where it is resampled
         self.slots = []
         self.frames = []
         self.frame_count = None
@@ -192,6 +196,7 @@ def read_json(path, text=None):
     log.options = d.get("options", {})
     log.input = d.get("input", {})
     log.components = list(log.input.get("components", []))
+    log.main = log.input.get("main")
     log.renditions = d.get("renditions")
     log.frame_count = d.get("frame_count")
     log.complete = d.get("complete")
@@ -244,9 +249,12 @@ def write_json(log, pools, counts, f, segments=None):
     w("\n  },\n")
     inp = log.input
     w('  "input": {"pix_fmt": %s, "width": %d, "height": %d, "bit_depth": %d, '
-      '"components": [%s]},\n' % (json_string(inp["pix_fmt"]), inp["width"], inp["height"],
-                                  inp["bit_depth"],
-                                  ", ".join(json_string(c) for c in log.components)))
+      '"components": [%s]' % (json_string(inp["pix_fmt"]), inp["width"], inp["height"],
+                              inp["bit_depth"],
+                              ", ".join(json_string(c) for c in log.components)))
+    if log.main is not None:
+        w(',\n    "main": %s' % json_value(log.main))
+    w("},\n")
     if log.is_ladder:
         w('  "renditions": [')
         for i, r in enumerate(log.renditions):
@@ -290,6 +298,51 @@ def _csv_float(s, log, n, col):
         raise LogError("%s: frame %s: column %s is not a number: %r" % (log.path, n, col, s))
 
 
+_CSV_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_CSV_UNESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|.)")
+
+
+def csv_comment_text(s):
+    """csv_comment_text() of the C writer: a comment line's text with a
+    backslash and control characters escaped, so that none starts a line."""
+    return "".join(_CSV_ESCAPES.get(ch) or ("\\x%02x" % ord(ch) if ord(ch) < 0x20 or
+                                            ord(ch) == 0x7f else ch) for ch in s)
+
+
+def _csv_unescape(s):
+    def one(m):
+        e = m.group(1)
+        if e[0] == "x" and len(e) == 3:
+            return chr(int(e[1:], 16))
+        return {"n": "\n", "r": "\r", "t": "\t"}.get(e, e)
+    return _CSV_UNESCAPE.sub(one, s)
+
+
+def _csv_input(fields):
+    """A `# rendition k` or `# main` line's pad=... fields, in the JSON
+    log's order of the same description (pix_fmt and bit_depth where the
+    log gives them)."""
+    kv = dict(p.split("=", 1) for p in fields)
+    d = {"pad": kv["pad"]}
+    if "pix_fmt" in kv:
+        d["pix_fmt"] = kv["pix_fmt"]
+    d["width"], d["height"] = int(kv["width"]), int(kv["height"])
+    if "bit_depth" in kv:
+        d["bit_depth"] = int(kv["bit_depth"])
+    d["resampled"] = kv["resampled"] == "1"
+    return d
+
+
+def _csv_input_line(d):
+    """write_csv_header()'s line of one input: pad, size, resampled, then
+    format and depth."""
+    line = "pad=%s width=%d height=%d resampled=%d" % (d["pad"], d["width"], d["height"],
+                                                       1 if d["resampled"] else 0)
+    if "pix_fmt" in d:
+        line += " pix_fmt=%s bit_depth=%d" % (d["pix_fmt"], d["bit_depth"])
+    return line + "\n"
+
+
 def read_csv(path, text=None):
     if text is None:
         with open(path, encoding="utf-8") as f:
@@ -304,7 +357,8 @@ def read_csv(path, text=None):
         if line.startswith("# filter="):
             parts = _OPT_SPLIT.split(line[len("# filter="):])
             log.filter = parts[0]
-            log.options = dict(p.split("=", 1) for p in parts[1:])
+            log.options = dict((k, _csv_unescape(v)) for k, v in
+                               (p.split("=", 1) for p in parts[1:]))
         elif line.startswith("# schema_version="):
             try:
                 log.schema_version = int(line.split("=", 1)[1])
@@ -318,12 +372,11 @@ def read_csv(path, text=None):
                          "height": int(kv["height"]), "bit_depth": int(kv["bit_depth"])}
         elif line.startswith("# rendition "):
             f = line.split()
-            kv = dict(p.split("=", 1) for p in f[3:])
             if log.renditions is None:
                 log.renditions = []
-            log.renditions.append({"k": int(f[2]), "pad": kv["pad"], "width": int(kv["width"]),
-                                   "height": int(kv["height"]),
-                                   "resampled": kv["resampled"] == "1"})
+            log.renditions.append(dict({"k": int(f[2])}, **_csv_input(f[3:])))
+        elif line.startswith("# main "):
+            log.main = _csv_input(line.split()[2:])
         i += 1
     if i >= len(lines) or not lines[i].startswith("n,pts,pts_time"):
         raise LogError("%s: no CSV column line (a log of fssim?)" % path)
@@ -387,45 +440,48 @@ def write_csv(log, pools, counts, f, segments=None):
     log_frame_csv(), write_csv_pooled()); segments, if given, as a last
     `# segments=a-b,...` line."""
     w = f.write
-    w("# filter=%s%s\n" % (log.filter, "".join(" %s=%s" % (k, v)
-                                              for k, v in log.options.items() if v)))
-    w("# schema_version=%d\n# version=%s\n" % (log.schema_version, log.version))
+    w("# filter=%s%s\n" % (csv_comment_text(log.filter),
+                           "".join(" %s=%s" % (k, csv_comment_text(v))
+                                   for k, v in log.options.items() if v)))
+    w("# schema_version=%d\n# version=%s\n" % (log.schema_version,
+                                                 csv_comment_text(log.version)))
     inp = log.input
     w("# input pix_fmt=%s width=%d height=%d bit_depth=%d\n" % (
         inp["pix_fmt"], inp["width"], inp["height"], inp["bit_depth"]))
+    if log.main is not None:
+        w("# main " + _csv_input_line(log.main))
     for r in log.renditions or []:
-        w("# rendition %d pad=%s width=%d height=%d resampled=%d\n" % (
-            r["k"], r["pad"], r["width"], r["height"], 1 if r["resampled"] else 0))
+        w("# rendition %d %s" % (r["k"], _csv_input_line(r)))
     w(log.csv_columns + "\n")
     for fr in log.frames:
         for row in fr.payload:
             w(row + "\n")
     nc = len(log.components)
     psnr = "psnr" in log.slots
-    if log.frames:
-        keys = [r["k"] for r in log.renditions] if log.is_ladder else [None]
-        for k in keys:
-            for r, row in enumerate(_POOLED_ROWS[:7 + psnr]):
-                w("%s,," % row)
-                if log.is_ladder:
-                    w(",%d" % k)
-                for slot in log.slots:
-                    has_db = slot != "psnr"
-                    v = 0.0
-                    for c in range(nc + 1):
-                        v = pools[(k, slot, c)][row] if (r < 7 or not has_db) else math.nan
-                        if r < 7 or not has_db:
-                            w("," + fmt_csv_number(v))
-                        else:
-                            w(",")
-                    if has_db and r < 7:
-                        from .pooling import db
-                        w("," + fmt_csv_number(db(v)))
+    # a series without frames has empty fields: no value, not a score
+    keys = [r["k"] for r in log.renditions] if log.is_ladder else [None]
+    for k in keys:
+        has_frames = counts.get(k, len(log.frames)) > 0
+        for r, row in enumerate(_POOLED_ROWS[:7 + psnr]):
+            w("%s,," % row)
+            if log.is_ladder:
+                w(",%d" % k)
+            for slot in log.slots:
+                has_db = slot != "psnr"
+                v = 0.0
+                for c in range(nc + 1):
+                    v = pools[(k, slot, c)][row] if (r < 7 or not has_db) else math.nan
+                    if has_frames and (r < 7 or not has_db):
+                        w("," + fmt_csv_number(v))
                     else:
-                        w("," * (1 if has_db else nc + 1))
-                w("\n")
-        w("# frames=%d\n" % len(log.frames))
-        w("# complete=%d\n" % (1 if log.complete else 0))
+                        w(",")
+                if has_db and r < 7 and has_frames:
+                    w("," + fmt_csv_number(db(v)))
+                else:
+                    w("," * (1 if has_db else nc + 1))
+            w("\n")
+    w("# frames=%d\n" % len(log.frames))
+    w("# complete=%d\n" % (1 if log.complete else 0))
     if segments is not None:
         w("# segments=%s\n" % ",".join("%d-%d" % (a, b) for a, b in segments))
 

@@ -66,6 +66,10 @@
  * CUDA_ERROR_NOT_READY (work finishes only when waited for), so the
  * filters' pipelines fill up as behind a busy GPU.
  *
+ * FSSIM_FAKE_CUDA_FREE=BYTES: the device memory cuMemGetInfo reports free
+ * (default 16 GiB, of as much in all), so that a filter's check of what it
+ * allocates against it can be tried.
+ *
  * FAKE_CUDA_VERBOSE=1 prints every launch and fault on stderr.
  *
  * Built by `make check` (Makefile.am, FAKE_CUDA) into tests/cuda/fake/ and
@@ -378,6 +382,15 @@ CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
     /* garbage, as device memory is: nothing may read what was not written */
     memset(m, 0xa5, n);
     *p = (CUdeviceptr)(uintptr_t)m;
+    return OK;
+}
+CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
+{
+    const char *env = getenv("FSSIM_FAKE_CUDA_FREE");
+    const size_t all = (size_t)16 << 30;
+
+    *free_bytes = env && *env ? (size_t)strtoull(env, NULL, 0) : all;
+    *total = *free_bytes > all ? *free_bytes : all;
     return OK;
 }
 CUresult cuMemAllocPitch_v2(CUdeviceptr *p, size_t *pitch, size_t w, size_t h, unsigned e)

@@ -456,6 +456,31 @@ def run_smem_limits():
         t.ok(good, what, "rc %d\n%s" % (p.returncode, p.stderr[-1500:]))
 
 
+def run_ring_memory():
+    """fssim3d's ring against the device's free memory (the stand-in
+    driver's FSSIM_FAKE_CUDA_FREE): a ring larger than what is free is
+    refused at configuration, naming both sizes; the same ring fits where
+    more is free."""
+    for free, fits in ((100000, False), (1 << 30, True)):
+        what = "fssim3d=depth=5 on CUDA frames, %d bytes of device memory free: %s" % (
+            free, "scores" if fits else "refused naming the ring's size and the free size")
+        if SKIP:
+            t.skip(what, SKIP)
+            continue
+        main, ref = clips("ring 66x38 yuv444p", "yuv444p", 66, 38, "natural", NB)
+        p = ft.ffmpeg(*fc.HW, *main.input_args(), *ref.input_args(), "-lavfi",
+                      "[0:v]hwupload[a];[1:v]hwupload[b];[a][b]fssim3d=depth=5", "-f", "null",
+                      "-", check=False, env=fc.env(FSSIM_FAKE_CUDA_FREE=free))
+        m = re.search(r"fssim3d: the ring of 5 moment sets needs ([\d.]+) MiB, but ([\d.]+) "
+                      r"MiB of device memory is available", p.stderr)
+        if fits:
+            good = p.returncode == 0 and not m
+        else:
+            good = (p.returncode > 0 and not fc.CRASH.search(p.stderr) and m is not None and
+                    float(m.group(1)) > 0.2 and abs(float(m.group(2)) - free / 1048576.0) <= 0.05)
+        t.ok(good, what, "rc %d\n%s" % (p.returncode, p.stderr[-1500:]))
+
+
 for case in CASES:
     run_case(*case)
 for case in LADDERS:
@@ -470,4 +495,5 @@ run_above_depth()
 run_pair3d()
 run_images()
 run_smem_limits()
+run_ring_memory()
 t.done()

@@ -7,15 +7,19 @@ frames) with random choices of:
   - the filter and its options, in and out of range and malformed (algo,
     window, sigma, padding, stats_algo, log_fmt, depth/tsigma/tpadding,
     the framesync options, enable, unknown option names);
-  - log_path/stats_file: a good path, stdout, /dev/full, a missing
-    directory, a directory;
+  - log_path/stats_file: a good path, stdout (as -, /dev/stdout or
+    /proc/self/fd/1), a FIFO read by the test, /dev/full, a missing
+    directory, a directory, the other file's path (two writers of one
+    file), and a file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored: the disk
+    fills at a random size);
   - the inputs: sources inside the graph, lavfi inputs at different frame
     rates (different time bases), stored clips (y4m, raw, lossless H.264 in
     Matroska) intact, truncated, cut mid-frame or with corrupt bytes;
     variable timestamps (setpts with random expressions, fps); a size
     change inside the graph (scale with eval=frame, which FFmpeg does not
     turn into a graph rebuild) and across a rebuild (concatenated H.264
-    streams of two sizes or formats); runs cut short (-frames:v, -t).
+    streams of two sizes or formats); runs cut short (-frames:v, -t), and
+    killed (kill -9 after a random delay).
 
 The oracle, for every case:
   - the process ends (a timeout is a hang: failure) with an exit status
@@ -23,10 +27,13 @@ The oracle, for every case:
     text;
   - either it exits 0, or it exits non-zero with at least one error line
     (`[error]` / `[fatal]`, from -loglevel level+info);
-  - a JSON log, where it exists, is valid JSON in both cases: frame_count ==
-    len(frames), n counts up by one from 0 (from depth/2 under fssim3d's
-    tpadding=valid), every value a finite number or null; a CSV log or a
-    stats file of a run that succeeded is whole and counts the same frames;
+  - a JSON log, where it exists, is valid JSON after every run, failed or
+    killed too: frame_count == len(frames), n counts up by one from 0 (from
+    depth/2 under fssim3d's tpadding=valid), every value a finite number or
+    null, and pooled values in the log of a run that succeeded; a CSV log
+    holds whole rows after every run, and a frame count line, where there
+    is one, that counts them; a stats file holds whole lines, and those of
+    a run that succeeded count the same frames;
   - the last summary line `SSIM <algo> ... frames:K` of each algorithm
     agrees with the log's frame_count (no summary when nothing was scored);
   - where the generator knows the outcome: a case whose options and inputs
@@ -39,7 +46,7 @@ The oracle, for every case:
 
 Environment:
   FSSIM_FUZZ_SEED     the seed (default 20240611); printed in the plan
-  FSSIM_FUZZ_SECONDS  time budget in seconds (default 150): stop when spent
+  FSSIM_FUZZ_SECONDS  time budget in seconds (default 100): stop when spent
   FSSIM_FUZZ_CASES    number of cases (default 1000)
   FSSIM_FUZZ_ONLY     comma-separated case numbers: replay only these
   FSSIM_FUZZ_VERBOSE  1: print every case's command line, not only a failing one's
@@ -50,16 +57,19 @@ import math
 import os
 import random
 import re
+import resource
 import shlex
 import shutil
+import signal
 import subprocess
+import threading
 import time
 import traceback
 
 import fssimtest as ft
 
 SEED = int(os.environ.get("FSSIM_FUZZ_SEED", "20240611"))
-BUDGET = float(os.environ.get("FSSIM_FUZZ_SECONDS", "150"))
+BUDGET = float(os.environ.get("FSSIM_FUZZ_SECONDS", "100"))
 NB_CASES = int(os.environ.get("FSSIM_FUZZ_CASES", "1000"))
 VERBOSE = os.environ.get("FSSIM_FUZZ_VERBOSE", "") not in ("", "0")
 ONLY = [int(x) for x in os.environ.get("FSSIM_FUZZ_ONLY", "").split(",") if x.strip()]
@@ -69,7 +79,8 @@ VK_TIMEOUT = 60
 CRASH = re.compile(r"Assertion|Segmentation|core dumped|Sanitizer|double free|"
                    r"stack smashing|Aborted|runtime error:", re.I)
 ERROR_LINE = re.compile(r"\[(error|fatal)\] ")
-SUMMARY = re.compile(r"\] \[info\] (?:SSIM(?: (float|int|block|msssim))?|(PSNR)) .* frames:(\d+)\s*$")
+SUMMARY = re.compile(r"\] \[info\] (?:SSIM(?: (float|int|block|msssim))?|(PSNR))(?: .*)? "
+                     r"frames:(\d+)\s*$")
 
 WORK = ft.workdir("fuzz")
 CLIPS = os.path.join(WORK, "clips")
@@ -197,6 +208,8 @@ class Case:
         self.size_change_at = None   # main frame index from which the size differs
         self.rebuild = False         # the graph may be rebuilt mid-stream
         self.sure_scores = False
+        self.fsize = None      # RLIMIT_FSIZE of the run (bytes), or None
+        self.kill_after = None # seconds after which the run is killed (-9), or None
         # about half the cases are meant to succeed: no fault is chosen for them
         self.clean = self.rng.random() < 0.5
 
@@ -582,16 +595,29 @@ class Case:
         self.opts = o
 
     def path_choice(self, what):
-        kind = self.weighted([(None, 30 if what == "log" else 55), ("file", 45), ("stdout", 5)] +
-                             ([] if self.clean else [("devfull", 8), ("missing", 6), ("dir", 3)]))
+        kinds = [(None, 30 if what == "log" else 55), ("file", 45), ("stdout", 5)]
+        if not self.clean:
+            kinds += [("devfull", 8), ("missing", 6), ("dir", 3)]
+        if what == "log":
+            kinds += [("devstdout", 3), ("procfd", 2), ("fifo", 4)]
+        elif not self.clean and self.log and self.log["kind"] == "file":
+            kinds += [("same", 4)]
+        kind = self.weighted(kinds)
         if kind is None:
             return None
         d = {"kind": kind}
         self.tags.append("%s=%s" % (what, kind))
         if kind == "file":
             d["path"] = os.path.join(self.dir, what + (".json" if what == "log" else ".txt"))
-        elif kind == "stdout":
-            d["path"] = "-"
+        elif kind in ("stdout", "devstdout", "procfd"):
+            d["path"] = {"stdout": "-", "devstdout": "/dev/stdout",
+                         "procfd": "/proc/self/fd/1"}[kind]
+        elif kind == "fifo":
+            d["path"] = os.path.join(self.dir, what + ".fifo")
+        elif kind == "same":
+            # two writers of one file, named another way
+            d["path"] = os.path.join(self.dir, ".", os.path.basename(self.log["path"]))
+            self.fail_if("log_path and stats_file name one file", r"are the same file")
         elif kind == "devfull":
             d["path"] = "/dev/full"
             self.fail_if("%s on /dev/full" % what, r"/dev/full")
@@ -606,7 +632,9 @@ class Case:
     def outputs(self):
         self.log = self.path_choice("log")
         self.stats = self.path_choice("stats")
-        if self.log and self.stats and self.log["kind"] == self.stats["kind"] == "stdout":
+        streams = ("stdout", "devstdout", "procfd")
+        if self.log and self.stats and self.log["kind"] in streams and \
+                self.stats["kind"] in streams:
             self.stats = None
         if self.log:
             self.log["fmt"] = "json"
@@ -628,6 +656,16 @@ class Case:
                 elif v != "auto" and v not in self.algos:
                     self.fail_if("stats_algo=%s not computed" % v, r"stats_algo=%s" % v)
         self.rng.shuffle(self.opts)
+        # the disk fills: the logs end after their last whole frame
+        if not self.clean and self.rng.random() < 0.08:
+            self.fsize = self.rng.choice([0, 100, 700, 2000, 5000, 20000])
+            self.tags.append("fsize=%d" % self.fsize)
+            self.maybe("the disk fills at %d bytes" % self.fsize)
+            self.sure_scores = False
+        # killed: the logs hold whole frames
+        if self.rng.random() < 0.03:
+            self.kill_after = self.rng.uniform(0.02, 0.6)
+            self.tags.append("kill-9@%.2fs" % self.kill_after)
         # cut short: FFmpeg stops the run, fssim keeps what it scored
         if self.rng.random() < 0.1:
             self.post += self.choice([["-frames:v", str(self.rng.randint(1, 4))],
@@ -685,8 +723,9 @@ def json_documents(text):
     return docs or [text]
 
 
-def check_json(text, filt):
-    """Problems of a JSON log's text (empty list: good); and the log."""
+def check_json(text, filt, finished=True):
+    """Problems of a JSON log's text (empty list: good); and the log.  A log
+    of a run that did not finish may lack its pooled values."""
     try:
         log = json.loads(text, parse_constant=_no_constant)
     except ValueError as e:
@@ -708,7 +747,7 @@ def check_json(text, filt):
     if ns != list(range(first, first + len(frames))):
         errs.append("n is %s, not %d..%d" % (ns[:20], first, first + len(frames) - 1))
     pooled = log.get("pooled")
-    if pooled is None and not (len(frames) == 0 and "error" in log):
+    if pooled is None and finished and not (len(frames) == 0 and "error" in log):
         errs.append("no pooled values")
     keys = set(pooled or {})
     for fr in frames:
@@ -739,12 +778,16 @@ def check_json(text, filt):
     return errs, log
 
 
-def check_csv(text):
-    """Problems of a finished CSV log; and its frame count."""
-    lines = text.splitlines()
+def check_csv(text, finished=True):
+    """Problems of a CSV log (whole rows after any run; the pooled rows and
+    the frame count of a finished one); and its frame count."""
+    lines = text.split("\n")
+    if text and lines[-1] != "":
+        return ["the CSV log ends mid-row: %r" % lines[-1][-80:]], None
+    lines = lines[:-1]
     rows = [l for l in lines if l and not l.startswith("#")]
     if not rows or not rows[0].startswith("n,pts,pts_time"):
-        return ["no CSV header"], None
+        return (["no CSV header"] if finished or rows else []), None
     ncol = len(rows[0].split(","))
     data = [r for r in rows[1:] if re.match(r"^\d+,", r)]
     pooled = [r.split(",")[0] for r in rows[1:] if not re.match(r"^\d+,", r)]
@@ -753,14 +796,14 @@ def check_csv(text):
         errs.append("rows with other than %d columns" % ncol)
     # the closing lines: the frame count, then whether the run finished
     m = re.match(r"^# frames=(\d+)$", lines[-2]) if len(lines) > 1 else None
-    if data and (not m or int(m.group(1)) != len(data) or
-                 not re.match(r"^# complete=[01]$", lines[-1])):
+    closed = m and re.match(r"^# complete=[01]$", lines[-1])
+    if (closed or finished) and (not closed or int(m.group(1)) != len(data)):
         errs.append("last lines %r do not count the %d rows and say whether the run "
                     "finished" % (lines[-2:], len(data)))
     # psnr adds the PSNR of the mean MSE (doc/outputs.md#csv-log)
     want = ["mean", "min", "max", "harmonic_mean", "p1", "p5", "p50"] + \
         (["psnr_of_mean_mse"] if ",psnr." in rows[0] else [])
-    if data and pooled != want:
+    if finished and pooled != want:
         errs.append("pooled rows %s" % pooled)
     return errs, len(data)
 
@@ -800,7 +843,8 @@ def judge(case, p):
     if p is None:
         return ["no exit within %d s: a hang" % (VK_TIMEOUT if case.vulkan_case else TIMEOUT)], "hang"
     rc, err = p.returncode, p.stderr
-    if rc < 0:
+    killed = case.kill_after is not None and rc == -signal.SIGKILL
+    if rc < 0 and not killed:
         errs.append("killed by signal %d" % -rc)
     crash = CRASH.search(err)
     if crash:
@@ -815,29 +859,43 @@ def judge(case, p):
 
     logged = None
     log = case.log
-    if log and log["kind"] in ("file", "stdout"):
+    if log and log["kind"] in ("file", "stdout", "devstdout", "procfd", "fifo"):
         text = None
         if log["kind"] == "file" and os.path.exists(log["path"]):
             with open(log["path"], errors="replace") as f:
                 text = f.read()
-        elif log["kind"] == "stdout" and rc == 0:
+        elif log["kind"] == "fifo" and rc == 0:
+            text = p.fifo_data
+        elif log["kind"] != "file" and rc == 0:
+            # a stream: one document, whatever copies of the graph FFmpeg made
             text = p.stdout
         if text is None:
             if rc == 0:
                 errs.append("exit 0 but no log at %s" % log["path"])
+        elif not text and rc != 0:
+            pass    # the run stopped before the header, or the disk had no room for it
         elif log["fmt"] == "json" or (log["fmt"] == "xml" and text.lstrip().startswith("{")):
-            # on stdout each instance of a rebuilt graph writes a log of its
-            # own (doc/outputs.md#graphs-rebuilt-mid-stream): the last one
+            # on a stream each instance of a rebuilt graph writes a log of
+            # its own (doc/outputs.md#graphs-rebuilt-mid-stream): the last one
             # is the last summary line's
-            docs = json_documents(text) if log["kind"] == "stdout" and case.rebuild else [text]
+            docs = json_documents(text) if log["kind"] != "file" and case.rebuild else [text]
             for doc in docs:
-                e, lg = check_json(doc, case.filter)
+                e, lg = check_json(doc, case.filter, finished=rc == 0)
                 errs += e
                 if lg is not None and isinstance(lg.get("frames"), list):
                     logged = len(lg["frames"])
-        elif log["fmt"] == "csv" and rc == 0 and text:
-            e, logged = check_csv(text)
-            errs += ["CSV log: " + x for x in e]
+        elif log["fmt"] == "csv" and text:
+            # (on a stream, as for JSON: a log per instance, each from its
+            # "# filter=" line)
+            docs = re.split(r"(?m)^(?=# filter=)", text)[1:] or [text] \
+                if log["kind"] != "file" and case.rebuild else [text]
+            for doc in docs:
+                e, logged = check_csv(doc, finished=rc == 0)
+                errs += ["CSV log: " + x for x in e]
+            if rc != 0:
+                logged = None
+    if killed:
+        logged = None       # no summary from a killed run
     if logged is not None:
         for algo, k in summ.items():
             if k != logged:
@@ -845,23 +903,26 @@ def judge(case, p):
         if logged > 0 and not summ:
             errs.append("the log holds %d frames but there is no summary line" % logged)
     st = case.stats
-    if st and rc == 0 and st["kind"] in ("file", "stdout"):
+    if st and (rc == 0 or st["kind"] == "file") and st["kind"] in ("file", "stdout"):
         if st["kind"] == "file":
             text = open(st["path"], errors="replace").read() if os.path.exists(st["path"]) else None
         else:
             text = p.stdout
         if text is None:
-            errs.append("exit 0 but no stats file")
+            if rc == 0:
+                errs.append("exit 0 but no stats file")
         else:
             e, n = check_stats(text)
             errs += ["stats file: " + x for x in e]
             # on stdout each instance of a rebuilt graph counts its own
-            if n != scored and not (st["kind"] == "stdout" and case.rebuild):
+            if n != scored and rc == 0 and not (st["kind"] == "stdout" and case.rebuild):
                 errs.append("the stats file has %d lines, the summary says %d frames" % (n, scored))
 
     # what the generator knows
     exp = case.expect
-    if exp == "ok":
+    if killed:
+        pass
+    elif exp == "ok":
         if rc != 0:
             errs.append("a valid case failed (exit %d)" % rc)
         elif case.sure_scores and scored == 0:
@@ -874,14 +935,76 @@ def judge(case, p):
         if not devfull_only or scored > 0 or (case.log and case.log["kind"] == "devfull" and
                                               case.sure_scores and not case.unsure):
             errs.append("exit 0, but it must fail: %s" % "; ".join(r for r, _ in case.bad))
-    if exp == "fail" and rc != 0 and len(case.bad) == 1 and not case.unsure:
+    if exp == "fail" and rc > 0 and len(case.bad) == 1 and not case.unsure:
         reason, must = case.bad[0]
         if must and not re.search(must, "\n".join(error_lines)):
             errs.append("the error lines do not name the fault (%s: /%s/)" % (reason, must))
+    if case.fsize is not None and rc == 0 and re.search(r"File too large", err):
+        errs.append("the disk filled (File too large), but exit 0")
     if case.size_change_at is not None and rc == 0 and scored > case.size_change_at:
         errs.append("%d frames scored, but from frame %d on the frames are not the size fssim "
                     "was configured with: scored without an error" % (scored, case.size_change_at))
     return errs, "exit %d, %d frames" % (rc, scored)
+
+
+class FifoReader(threading.Thread):
+    """Reads a FIFO log until told to stop (a writer may come and go)."""
+
+    def __init__(self, path):
+        super().__init__(daemon=True)
+        os.mkfifo(path)
+        self.fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        self.data, self.done = b"", threading.Event()
+        self.start()
+
+    def run(self):
+        while True:
+            try:
+                chunk = os.read(self.fd, 65536)
+            except BlockingIOError:
+                chunk = None
+            if chunk:
+                self.data += chunk
+            elif self.done.is_set():
+                break
+            else:
+                time.sleep(0.005)
+
+    def finish(self):
+        self.done.set()
+        self.join(10)
+        os.close(self.fd)
+        return self.data.decode(errors="replace")
+
+
+def run_case(case):
+    """Run a case's command (with its file-size limit, killed when it says);
+    the CompletedProcess-like result (with fifo_data) or None on a hang, and
+    what stderr held then."""
+    timeout = VK_TIMEOUT if case.vulkan_case else TIMEOUT
+    reader = FifoReader(case.log["path"]) if case.log and case.log["kind"] == "fifo" else None
+
+    def limits():
+        if case.fsize is not None:
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (case.fsize, case.fsize))
+    proc = subprocess.Popen(case.args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=limits)
+    if case.kill_after is not None:
+        # (communicate reads the pipes meanwhile: the run must not block on them)
+        threading.Timer(case.kill_after, lambda: proc.poll() is None and proc.kill()).start()
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        if reader:
+            reader.finish()
+        return None, err.decode(errors="replace")
+    p = subprocess.CompletedProcess(case.args, proc.returncode, out.decode(errors="replace"),
+                                    err.decode(errors="replace"))
+    p.fifo_data = reader.finish() if reader else None
+    return p, ""
 
 
 def main():
@@ -910,17 +1033,7 @@ def main():
             continue
         case.vulkan_case = case.filter == "fssim_vulkan"
         t = time.time()
-        hung_err = ""
-        try:
-            p = subprocess.run(case.args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, errors="replace",
-                               timeout=VK_TIMEOUT if case.vulkan_case else TIMEOUT)
-        except subprocess.TimeoutExpired as exc:
-            p = None
-            # what the killed process had written: where it stopped
-            hung_err = exc.stderr or ""
-            if isinstance(hung_err, bytes):
-                hung_err = hung_err.decode(errors="replace")
+        p, hung_err = run_case(case)
         dt = time.time() - t
         errs, result = judge(case, p)
         ran += 1

@@ -7,7 +7,8 @@ reference's keyframes; each segment is scored by its own ffmpeg run with
 the segment options (segments.command, as the farm's workers run it), the
 logs are merged by `fssim-farm merge`, and the merged log must be the
 whole run's: the same JSON and the same bytes (the segments field aside),
-for pairs, ladders, every algorithm, CSV logs and fssim3d.
+for pairs (a resampled main input too), ladders, every algorithm, CSV logs
+and fssim3d.
 
 Then the refusals, each naming the segment: a gap, an overlap, other
 options, another title (inputs), another filter version, an unknown schema
@@ -55,6 +56,10 @@ def main():
     fm.check_title(tap, d, "ladder10_hevc", "fssim", ref10, dists10, ALL)
     fm.check_title(tap, d, "ladder8_csv", "fssim", ref8, dists8, ALL, fmt="csv")
     fm.check_title(tap, d, "pair10_csv", "fssim", ref10, dists10[:1], "algo=psnr+int", fmt="csv")
+    # a pair whose main input is resampled: its description in the header
+    fm.check_title(tap, d, "pair8_resampled", "fssim", ref8, dists8[1:2], "algo=int")
+    fm.check_title(tap, d, "pair8_resampled_csv", "fssim", ref8, dists8[1:2], "algo=int",
+                   fmt="csv")
     fm.check_title(tap, d, "fssim3d", "fssim3d", ref8, dists8[:1], "depth=5")
     fm.check_title(tap, d, "fssim3d_valid10", "fssim3d", ref10, dists10[:1],
                 "depth=7:tpadding=valid", frames=16)

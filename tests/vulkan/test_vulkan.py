@@ -567,9 +567,10 @@ def check_errors():
     other = clips("yuv420p", 64, 32, 2)[0]
     gbrp = clips("gbrp", 64, 48, 2)[0]
 
-    def expect(desc, inputs, graph, patterns, hw=True):
+    def expect(desc, inputs, graph, patterns, hw=True, absent=()):
         _, p = score(inputs, graph, "err", hw=hw, timeout=120)
         bad = [x for x in patterns if not re.search(x, p.stderr)]
+        bad += ["no " + x for x in absent if re.search(x, p.stderr)]
         tap.ok(p.returncode > 0 and not CRASH.search(p.stderr) and not bad,
                "error: %s (exit %d, message: %s)" % (desc, p.returncode, ", ".join(patterns)),
                "missing %s in:\n%s" % (bad, p.stderr[-2500:]))
@@ -584,7 +585,7 @@ def check_errors():
     expect("format fssim does not score", ["-f", "lavfi", "-i", "testsrc2=s=64x48:d=0.1",
                                            "-f", "lavfi", "-i", "testsrc2=s=64x48:d=0.1"],
            "[0:v]format=rgba,hwupload[m];[1:v]format=rgba,hwupload[r];[m][r]fssim_vulkan",
-           [r"rgba is not supported", r"format="])
+           [r"rgba is not supported", r"scale_vulkan=format="], absent=[r"scale_cuda"])
     expect("window larger than a plane", clips("yuv420p", 35, 19, 2)[0] * 2, vk_graph(A),
            [r"smaller than the 11x11 window", r"padding=same"])
     expect("log path not writable", m + m,

@@ -448,6 +448,11 @@ def check_errors():
             r"scale_vulkan=format=gbrp"])
     expect("tpadding=valid on fewer frames than depth", m + m, vk_graph("tpadding=valid"),
            [r"no frame was scored", r"depth=11"])
+    # about 77 GB of ring: more than any device here has, refused before allocation
+    big = ["-f", "lavfi", "-i", "color=s=4096x4096:d=0.04,format=yuv444p"]
+    expect("a ring larger than the device's memory", big + big, vk_graph("depth=63"),
+           [r"fssim3d: the ring of \d+ moment sets needs [\d.]+ MiB, but [\d.]+ MiB of "
+            r"device memory is available"])
 
 
 def build_graph_helper():

@@ -1,0 +1,302 @@
+/*
+ * Copyright (c) 2026 the fssim developers
+ *
+ * This file is part of fssim, built into FFmpeg.
+ *
+ * fssim is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * fssim is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with fssim; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
+ * fssim: the outputs' files.  A log must never hang the run: a FIFO is
+ * opened without blocking, and a pipe whose reader stops reading is waited
+ * for in poll(), which a SIGINT or SIGTERM ends; and it must never be left
+ * half written: a regular file takes each record in one positioned write,
+ * cut back to the record before it when that write fails.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "libavutil/error.h"
+#include "libavutil/file_open.h"
+#include "libavutil/log.h"
+#include "libavutil/mem.h"
+#include "libavutil/thread.h"
+#include "libavutil/time.h"
+
+#include "fssim_file.h"
+
+/* How long a FIFO is waited for its reader when the log is opened. */
+#define FIFO_WAIT_US   2000000
+#define FIFO_STEP_US   10000
+/* How often a write waiting for a pipe's reader looks for a stop signal. */
+#define STOP_CHECK_MS  50
+
+/*
+ * A signal stops the ffmpeg tool on its main thread: its handler sets a
+ * flag and the main thread joins the others, so a filter thread waiting
+ * for a pipe's reader would never see it (poll() is interrupted only on
+ * the thread that takes the signal) and the run would hang.  So the
+ * handlers of SIGINT and SIGTERM are chained: they note the signal here,
+ * then run as before.  Only a handler is chained: a signal whose default
+ * ends the process already does so, and an ignored one must not stop it.
+ */
+static const int stop_signals[2] = { SIGINT, SIGTERM };
+static struct sigaction chained[2];
+static volatile sig_atomic_t stop_signal;
+static AVMutex watch_lock = AV_MUTEX_INITIALIZER;
+
+static void on_stop_signal(int sig, siginfo_t *info, void *uc)
+{
+    const struct sigaction *prev = &chained[sig == stop_signals[1]];
+
+    stop_signal = sig;
+    if (prev->sa_flags & SA_SIGINFO)
+        prev->sa_sigaction(sig, info, uc);
+    else
+        prev->sa_handler(sig);
+}
+
+static void watch_stop_signals(void)
+{
+    ff_mutex_lock(&watch_lock);
+    for (int i = 0; i < FF_ARRAY_ELEMS(stop_signals); i++) {
+        struct sigaction cur, act;
+        if (sigaction(stop_signals[i], NULL, &cur) < 0)
+            continue;
+        if ((cur.sa_flags & SA_SIGINFO) ? cur.sa_sigaction == on_stop_signal :
+            cur.sa_handler == SIG_DFL || cur.sa_handler == SIG_IGN)
+            continue;
+        /* ours is not installed yet, so it cannot read chained[i] now */
+        chained[i] = cur;
+        act = cur;
+        act.sa_sigaction = on_stop_signal;
+        act.sa_flags |= SA_SIGINFO;
+        sigaction(stop_signals[i], &act, NULL);
+    }
+    ff_mutex_unlock(&watch_lock);
+}
+
+static int is_null_device(const struct stat *st)
+{
+    struct stat null;
+    return S_ISCHR(st->st_mode) && !stat("/dev/null", &null) && st->st_rdev == null.st_rdev;
+}
+
+static int is_fifo(const char *path)
+{
+    struct stat st;
+    return !stat(path, &st) && S_ISFIFO(st.st_mode);
+}
+
+/* A FIFO without a reader refuses a non-blocking open (ENXIO): give the
+ * reader a moment to come, but never wait for it for good. */
+static int open_nonblocking(const char *path)
+{
+    int64_t waited = 0;
+    int fd;
+
+    for (;;) {
+        fd = avpriv_open(path, O_WRONLY | O_CREAT | O_NONBLOCK, 0666);
+        if (fd >= 0 || errno != ENXIO || !is_fifo(path) || waited >= FIFO_WAIT_US)
+            return fd;
+        if (!waited)
+            watch_stop_signals();
+        if (stop_signal) {
+            errno = ENXIO;
+            return -1;
+        }
+        av_usleep(FIFO_STEP_US);
+        waited += FIFO_STEP_US;
+    }
+}
+
+int ff_fssim_file_open(void *log_ctx, FSSIMFile *f, const char *path, const char *what)
+{
+    struct stat st;
+    int err;
+
+    *f = (FSSIMFile)FSSIM_FILE_NONE;
+    if (!(f->path = av_strdup(path)))
+        return AVERROR(ENOMEM);
+    if (!strcmp(path, "-")) {
+        f->fd = STDOUT_FILENO;
+    } else if ((f->fd = open_nonblocking(path)) >= 0) {
+        f->own = 1;
+    } else if (errno == ENXIO && is_fifo(path)) {
+        av_log(log_ctx, AV_LOG_ERROR, "Could not open the %s %s for writing: no process "
+               "reads this FIFO (waited %d s). Start its reader first.\n", what, path,
+               FIFO_WAIT_US / 1000000);
+        return AVERROR(ENXIO);
+    } else {
+        err = AVERROR(errno);
+        av_log(log_ctx, AV_LOG_ERROR, "Could not open %s %s for writing: %s. Check that the "
+               "directory exists and is writable.\n", what, path, av_err2str(err));
+        return err;
+    }
+    if (fstat(f->fd, &st) < 0) {
+        err = AVERROR(errno);
+        av_log(log_ctx, AV_LOG_ERROR, "Could not open %s %s for writing: %s.\n", what, path,
+               av_err2str(err));
+        return err;
+    }
+    f->dev  = st.st_dev;
+    f->ino  = st.st_ino;
+    f->null = is_null_device(&st);
+    /* stdout is a stream whatever it is: another program may write it too */
+    f->regular = f->own && S_ISREG(st.st_mode);
+    if (f->regular) {
+        int flags = fcntl(f->fd, F_GETFL);
+        if (flags >= 0)
+            fcntl(f->fd, F_SETFL, flags & ~O_NONBLOCK);
+    } else {
+        /* stdout's description is shared (a terminal, the shell's pipe):
+         * it stays blocking, and is written a pipe buffer at a time once
+         * poll() says there is room */
+        f->nonblock = f->own;
+        watch_stop_signals();
+    }
+    return 0;
+}
+
+int ff_fssim_file_claim(void *log_ctx, FSSIMFile *f, const char *what, int keep)
+{
+    int err;
+
+    if (!f->regular)
+        return 0;
+    /* a file system without locks (ENOLCK, EINVAL) writes unchecked */
+    if (flock(f->fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK) {
+        av_log(log_ctx, AV_LOG_ERROR, "Could not open the %s %s: another process is writing "
+               "%s. Give each run its own log_path and stats_file.\n", what, f->path,
+               f->path);
+        return AVERROR(EBUSY);
+    }
+    if (keep) {
+        f->end = lseek(f->fd, 0, SEEK_END);
+        return f->end < 0 ? AVERROR(errno) : 0;
+    }
+    if (ftruncate(f->fd, 0) < 0) {
+        err = AVERROR(errno);
+        av_log(log_ctx, AV_LOG_ERROR, "Could not open %s %s for writing: %s.\n", what,
+               f->path, av_err2str(err));
+        return err;
+    }
+    f->end = 0;
+    return 0;
+}
+
+int ff_fssim_file_same(const FSSIMFile *a, const FSSIMFile *b)
+{
+    return a->fd >= 0 && b->fd >= 0 && !a->null && a->dev == b->dev && a->ino == b->ino;
+}
+
+/* Wait until a pipe's reader makes room; a stop signal ends the wait, but
+ * not a write that has room: a run stopped by a signal still closes its
+ * document. */
+static int wait_writable(const FSSIMFile *f)
+{
+    struct pollfd p = { .fd = f->fd, .events = POLLOUT };
+
+    for (;;) {
+        const int stop = stop_signal;
+        const int n = poll(&p, 1, stop ? 0 : STOP_CHECK_MS);
+        if (n > 0)
+            return 0;       /* room, or an error that the write reports */
+        if (n < 0 && errno != EINTR)
+            return AVERROR(errno);
+        if (stop)
+            return AVERROR(EINTR);
+    }
+}
+
+static int write_stream(FSSIMFile *f, const char *buf, size_t len)
+{
+    while (len) {
+        /* a blocking description: no more than poll() promised room for */
+        const size_t chunk = f->nonblock ? len : FFMIN(len, PIPE_BUF);
+        ssize_t n;
+        int ret;
+
+        if (!f->nonblock && (ret = wait_writable(f)) < 0)
+            return ret;
+        n = write(f->fd, buf, chunk);
+        if (n < 0 && errno == EAGAIN) {
+            if ((ret = wait_writable(f)) < 0)
+                return ret;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;       /* a stop signal ends the wait above, not here */
+        if (n < 0)
+            return AVERROR(errno);
+        buf += n;
+        len -= n;
+    }
+    return 0;
+}
+
+int ff_fssim_file_write(FSSIMFile *f, int64_t pos, const char *buf, size_t len)
+{
+    size_t done = 0;
+
+    if (!f->regular)
+        return write_stream(f, buf, len);
+    /* one write; a short one (the disk filled, the size limit) is tried
+     * again for its error */
+    while (done < len) {
+        ssize_t n = pwrite(f->fd, buf + done, len - done, pos + done);
+        int err;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n > 0) {
+            done += n;
+            continue;
+        }
+        err = n < 0 ? errno : ENOSPC;
+        /* no part of a record stays behind */
+        ff_fssim_file_cut(f, pos);
+        return AVERROR(err);
+    }
+    f->end = pos + len;
+    return 0;
+}
+
+int ff_fssim_file_cut(FSSIMFile *f, int64_t len)
+{
+    if (!f->regular)
+        return 0;
+    if (ftruncate(f->fd, len) < 0)
+        return AVERROR(errno);
+    f->end = len;
+    return 0;
+}
+
+int ff_fssim_file_close(FSSIMFile *f)
+{
+    int ret = 0;
+
+    if (f->own && f->fd >= 0 && close(f->fd) < 0)
+        ret = AVERROR(errno);
+    f->fd = -1;
+    av_freep(&f->path);
+    return ret;
+}
