@@ -7,12 +7,7 @@
 #
 # Environment (tests/env.sh): FFMPEG_TREE, PYTHON, top_srcdir.
 
-n=0
-tap() {   # tap ok|not-ok DESCRIPTION
-    n=$((n + 1))
-    if [ "$1" = ok ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
-}
-diag() { sed 's/^/# /'; }
+. "$top_srcdir/tests/lib/tap.sh"
 
 if [ -z "$FFMPEG_TREE" ] || [ ! -f "$FFMPEG_TREE/tests/fate/fssim.mak" ]; then
     echo "1..0 # SKIP no FFmpeg tree with fssim's FATE tests (FFMPEG_TREE=$FFMPEG_TREE)"

@@ -9,14 +9,9 @@
 # One TAP line per FATE test; a failing test shows its diff and the tail of
 # its log.  `make fate-tool` runs this.
 #
-# Environment (tests/env.sh): FFMPEG_TREE.
+# Environment (tests/env.sh): FFMPEG_TREE, top_srcdir.
 
-n=0
-tap() {   # tap ok|not-ok DESCRIPTION
-    n=$((n + 1))
-    if [ "$1" = ok ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
-}
-diag() { sed 's/^/# /'; }
+. "$top_srcdir/tests/lib/tap.sh"
 
 if [ -z "$FFMPEG_TREE" ] || [ ! -x "$FFMPEG_TREE/ffmpeg" ]; then
     echo "1..0 # SKIP no built FFmpeg tree (FFMPEG_TREE=$FFMPEG_TREE)"
