@@ -7,6 +7,7 @@
 #
 # Environment (tests/env.sh): FFMPEG_TREE, PYTHON, top_srcdir.
 
+. "$top_srcdir/tests/lib/fate_lock.sh"
 . "$top_srcdir/tests/lib/tap.sh"
 
 if [ -z "$FFMPEG_TREE" ] || [ ! -f "$FFMPEG_TREE/tests/fate/fssim.mak" ]; then

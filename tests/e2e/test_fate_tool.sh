@@ -11,6 +11,7 @@
 #
 # Environment (tests/env.sh): FFMPEG_TREE, top_srcdir.
 
+. "$top_srcdir/tests/lib/fate_lock.sh"
 . "$top_srcdir/tests/lib/tap.sh"
 
 if [ -z "$FFMPEG_TREE" ] || [ ! -x "$FFMPEG_TREE/ffmpeg" ]; then
