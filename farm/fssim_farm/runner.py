@@ -31,8 +31,8 @@ DEFAULT_RETRIES = 2
 GPU_ENV = "FSSIM_FARM_GPU"
 RESOURCE = "fssim_slot"
 # Every segment asks for one fssim_slot and for as many fssim_streams as it
-# decodes.  One ffmpeg process does not keep a GPU's decoders busy, so a
-# GPU worker runs several segments at once: as many as keep GPU_STREAMS
+# decodes.  A GPU worker runs several segments at once, so that one
+# segment's start overlaps the others' decoding: as many as keep GPU_STREAMS
 # streams decoding (three 7-stream ladders, ten pairs), at most MAX_SEGMENTS.
 # --slots N instead runs N segments at once whatever they decode.
 STREAMS = "fssim_streams"
