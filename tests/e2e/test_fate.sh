@@ -7,7 +7,7 @@
 #
 # Environment (tests/env.sh): FFMPEG_TREE, PYTHON, top_srcdir.
 
-. "$top_srcdir/tests/lib/fate_lock.sh"
+. "$top_srcdir/tests/lib/fate.sh"
 . "$top_srcdir/tests/lib/tap.sh"
 
 if [ -z "$FFMPEG_TREE" ] || [ ! -f "$FFMPEG_TREE/tests/fate/fssim.mak" ]; then
@@ -38,18 +38,10 @@ if [ $rc -eq 0 ]; then tap ok "make fate-fssim succeeds"
 else tap not-ok "make fate-fssim succeeds (exit $rc)"; tail -n 30 "$work/fate.log" | diag; fi
 
 for t in $tests; do
-    rep="$FFMPEG_TREE/tests/data/fate/$t.rep"
-    if ! grep -q "^TEST *$t\$" "$work/fate.log"; then
-        tap not-ok "FATE $t ran"
-        continue
-    fi
-    status=$(cut -d: -f2 "$rep" 2>/dev/null)
-    if [ "$status" = 0 ]; then
-        tap ok "FATE $t"
+    if grep -q "^TEST *$t\$" "$work/fate.log"; then
+        fate_result "$t"
     else
-        tap not-ok "FATE $t (status ${status:-no report})"
-        [ -f "$FFMPEG_TREE/tests/data/fate/$t.diff" ] && head -n 40 "$FFMPEG_TREE/tests/data/fate/$t.diff" | diag
-        [ -f "$FFMPEG_TREE/tests/data/fate/$t.err" ] && tail -n 10 "$FFMPEG_TREE/tests/data/fate/$t.err" | diag
+        tap not-ok "FATE $t ran"
     fi
 done
 

@@ -11,7 +11,7 @@
 #
 # Environment (tests/env.sh): FFMPEG_TREE, top_srcdir.
 
-. "$top_srcdir/tests/lib/fate_lock.sh"
+. "$top_srcdir/tests/lib/fate.sh"
 . "$top_srcdir/tests/lib/tap.sh"
 
 if [ -z "$FFMPEG_TREE" ] || [ ! -x "$FFMPEG_TREE/ffmpeg" ]; then
@@ -48,14 +48,6 @@ if [ $rc -eq 0 ]; then tap ok "make ${count} FATE tests of the tool succeeds"
 else tap not-ok "make ${count} FATE tests of the tool succeeds (exit $rc)"; tail -n 30 "$work/fate.log" | diag; fi
 
 for t in $tests; do
-    name=${t#fate-}
-    status=$(cut -d: -f2 "$data/$name.rep" 2>/dev/null)
-    if [ "$status" = 0 ]; then
-        tap ok "FATE $name"
-    else
-        tap not-ok "FATE $name (status ${status:-no report})"
-        [ -f "$data/$name.diff" ] && head -n 40 "$data/$name.diff" | diag
-        [ -f "$data/$name.err" ] && tail -n 10 "$data/$name.err" | diag
-    fi
+    fate_result "${t#fate-}"
 done
 echo "1..$n"
