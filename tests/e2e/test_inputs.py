@@ -205,8 +205,13 @@ def check_case(server, name, ext, mux, video, audio, farm, encoder):
     t.ok(good, descs[0] + " (%s frames, int %s)" % (
         len(got) if got else None, "%.4f" % (sum(ints(got)) / len(got)) if got else "-"),
         "raw: %s\n%s" % (ints(want) if want else None, err[-2500:]))
-    http_got, err = score(["-i", server.url + os.path.basename(dist)], ["-i", ref], tag + "-http")
-    t.ok(got is not None and http_got == got, descs[1], err[-2500:])
+    # http is a farm format: the smaller build has the file and pipe protocols
+    if FARM:
+        http_got, err = score(["-i", server.url + os.path.basename(dist)], ["-i", ref],
+                              tag + "-http")
+        t.ok(got is not None and http_got == got, descs[1], err[-2500:])
+    else:
+        t.skip(descs[1], FARM_SKIP)
     if piped:
         pipe_got, err = score(["-i", stdin], ["-i", ref], tag + "-pipe", stdin=dist)
         t.ok(got is not None and pipe_got == got, descs[2], err[-2500:])
