@@ -298,18 +298,6 @@ def run_inputs(desc, main, ref, algo, modules, graph_gpu, graph_cpu, tols, nb):
                    check=False, env=fc.env(FAKE_CUDA_VERBOSE=1))
     cpu, why_c = fc.read_log(cpu_log)
     gpu, why_g = fc.read_log(gpu_log)
-    got = gpu and gpu["input"]["pix_fmt"]
-    if got and cpu and got != cpu["input"]["pix_fmt"]:
-        # this FFmpeg's CUDA frames cannot hold the format: hwupload was
-        # given a conversion of the frames (FFmpeg 8.1 turns P012 into
-        # yuv444p12msb), so the two runs scored different planes
-        why = "FFmpeg's CUDA frames have no %s here (hwupload got %s)" % (
-            cpu["input"]["pix_fmt"], got)
-        t.skip("%s: scored on the emulated driver, %s loaded" % (desc, module), why)
-        t.skip("%s: %s" % (desc, contract), why)
-        if content == "identical":
-            t.skip("%s: every score exactly 1" % desc, why)
-        return
     loaded = re.findall(r"\[fake cuda\] module (\S+)", pg.stderr)
     t.ok(pc.returncode == 0 and pg.returncode == 0 and cpu and gpu and
          len(gpu["frames"]) == nb and loaded == modules,
