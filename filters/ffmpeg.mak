@@ -147,6 +147,18 @@ $(SUBDIR)fssim/%.sass.c: $(SRC_PATH)/$(SUBDIR)fssim/sass.mak
 endif
 .SECONDARY: $(FSSIM_MODULES:%=$(SUBDIR)fssim/%.fatbin) $(FSSIM_MODULES:%=$(SUBDIR)fssim/%.sass.c)
 
+# A sanitizer build (fssim's configure --enable-sanitizers; sanitize.mak,
+# written by scripts/ffmpeg-integrate.sh) instruments the filters and the
+# ffmpeg tool, whose scheduling fssim patches, and builds the rest of FFmpeg
+# as usual: its decoders and scalers are not fssim's to check, and
+# instrumenting them all took that build from 6 to 15 minutes.  ASan's
+# interceptors still check what FFmpeg's code copies into fssim's buffers
+# (memcpy and its kin), and its allocator guards every allocation.
+include $(SRC_PATH)/libavfilter/fssim/sanitize.mak
+ifneq ($(strip $(FSSIM_SANITIZE)),)
+$(SUBDIR)fssim/%.o fftools/%.o: CFLAGS += $(FSSIM_SANITIZE)
+endif
+
 # The reference is plain C11; it needs no fused multiply-add (doc/algorithms.md#int).
 $(SUBDIR)fssim/ref_%.o: CFLAGS += -ffp-contract=off
 
