@@ -331,12 +331,60 @@ static void write_json_tail(const FSSIMOutput *out, uint64_t nb_frames, AVBPrint
                nb_frames);
 }
 
-/* The end of a JSON log when the filter closes: the frame count and the
- * pooled values. */
-static void write_json_trailer(FSSIMOutput *out, AVBPrint *bp)
+/* The name of a pairing mode, as the option's value. */
+static const char *pairing_name(int mode)
 {
-    av_bprintf(bp, "\n  ],\n  \"frame_count\": %"PRIu64",\n  \"complete\": %s,\n  \"pooled\": {",
+    return mode == FSSIM_PAIRING_FRAMESYNC ? "framesync" :
+           mode == FSSIM_PAIRING_PTS       ? "pts"       : "nearest";
+}
+
+/* doc/outputs.md#pairing: what the pairing did with each input's frames. */
+static void write_json_pairing(AVFilterContext *ctx, const FSSIMOutput *out, AVBPrint *bp)
+{
+    const FSSIMPairStats *st = &out->pairs;
+
+    av_bprintf(bp, "  \"pairing\": {\"mode\": \"%s\"", pairing_name(st->mode));
+    /* framesync repeats and skips frames: no counts */
+    if (st->mode != FSSIM_PAIRING_FRAMESYNC) {
+        av_bprintf(bp, ", \"inputs\": [");
+        for (int i = 0; i <= out->nb_dist; i++) {
+            av_bprintf(bp, "%s\n    {\"pad\": ", i ? "," : "");
+            json_string(bp, ctx->input_pads[i].name);
+            av_bprintf(bp, ", \"frames\": %"PRIu64, st->frames[i]);
+            if (i < out->nb_dist)
+                av_bprintf(bp, ", \"paired\": %"PRIu64", \"lacks\": %"PRIu64", "
+                           "\"excess\": %"PRIu64, st->paired[i], st->lacks[i], st->excess[i]);
+            av_bprintf(bp, ", \"damaged\": %"PRIu64"}", st->damaged[i]);
+        }
+        av_bprintf(bp, "\n  ]");
+    }
+    av_bprintf(bp, "},\n");
+}
+
+static void write_csv_pairing(AVFilterContext *ctx, const FSSIMOutput *out, AVBPrint *bp)
+{
+    const FSSIMPairStats *st = &out->pairs;
+
+    av_bprintf(bp, "# pairing mode=%s\n", pairing_name(st->mode));
+    for (int i = 0; st->mode != FSSIM_PAIRING_FRAMESYNC && i <= out->nb_dist; i++) {
+        av_bprintf(bp, "# pairing pad=");
+        csv_comment_text(bp, ctx->input_pads[i].name);
+        av_bprintf(bp, " frames=%"PRIu64, st->frames[i]);
+        if (i < out->nb_dist)
+            av_bprintf(bp, " paired=%"PRIu64" lacks=%"PRIu64" excess=%"PRIu64,
+                       st->paired[i], st->lacks[i], st->excess[i]);
+        av_bprintf(bp, " damaged=%"PRIu64"\n", st->damaged[i]);
+    }
+}
+
+/* The end of a JSON log when the filter closes: the frame count, what the
+ * pairing did, and the pooled values. */
+static void write_json_trailer(AVFilterContext *ctx, FSSIMOutput *out, AVBPrint *bp)
+{
+    av_bprintf(bp, "\n  ],\n  \"frame_count\": %"PRIu64",\n  \"complete\": %s,\n",
                out->nb_frames, out->complete ? "true" : "false");
+    write_json_pairing(ctx, out, bp);
+    av_bprintf(bp, "  \"pooled\": {");
     if (ff_fssim_is_ladder(out)) {
         av_bprintf(bp, "\n    \"renditions\": [");
         for (int k = 0; k < out->nb_dist; k++) {
@@ -450,7 +498,7 @@ static void write_csv_tail(const FSSIMOutput *out, AVBPrint *bp)
 
 /* The pooled rows: one per pooled value, psnr_of_mean_mse only with psnr.
  * A rendition without frames has empty fields (no value, not a score). */
-static void write_csv_pooled(FSSIMOutput *out, AVBPrint *bp)
+static void write_csv_pooled(AVFilterContext *ctx, FSSIMOutput *out, AVBPrint *bp)
 {
     const int last = FSSIM_POOLED_PSNR_OF_MEAN_MSE;
     const int psnr = out->algos & FSSIM_BIT(FSSIM_ALGO_PSNR);
@@ -482,6 +530,7 @@ static void write_csv_pooled(FSSIMOutput *out, AVBPrint *bp)
             av_bprint_chars(bp, '\n', 1);
         }
     }
+    write_csv_pairing(ctx, out, bp);
     write_csv_tail(out, bp);
 }
 
@@ -632,9 +681,9 @@ int ff_fssim_log_close(AVFilterContext *ctx, FSSIMOutput *out)
     }
     av_bprint_init(&bp, 0, AV_BPRINT_SIZE_UNLIMITED);
     if (json_log(out))
-        write_json_trailer(out, &bp);
+        write_json_trailer(ctx, out, &bp);
     else
-        write_csv_pooled(out, &bp);
+        write_csv_pooled(ctx, out, &bp);
     ret = put(out, out->log_tail, &bp);
     /* a resumed log may have held longer pooled rows */
     if (ret >= 0)

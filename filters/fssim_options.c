@@ -131,5 +131,13 @@ int ff_fssim_check_segment(AVFilterContext *ctx, const FSSIMOptions *o, int cont
                context, o->seg_start - context);
         return AVERROR(EINVAL);
     }
+    if (o->seg_base > 0 && o->pairing == FSSIM_PAIRING_NEAREST &&
+        !(o->seg_starts && *o->seg_starts)) {
+        av_log(ctx, AV_LOG_ERROR, "seg_base=%"PRId64" cuts the title, and pairing=nearest "
+               "counts times from each input's first frame, which a cut run does not see: "
+               "give the inputs' first-frame times with seg_starts (fssim-farm does), or "
+               "pair the timestamps as they are with pairing=pts.\n", o->seg_base);
+        return AVERROR(EINVAL);
+    }
     return 0;
 }

@@ -33,6 +33,7 @@
 #include "libavfilter/avfilter.h"
 
 #include "fssim_consts.h"
+#include "fssim_pair.h"
 #include "fssim_ref.h"
 
 /* A ladder: one reference and up to FSSIM_MAX_DIST renditions (fssim_consts.h). */
@@ -65,6 +66,8 @@ typedef struct FSSIMOptions {
     int64_t seg_start;     /* the first title frame scored */
     int64_t seg_end;       /* scoring stops there (exclusive); -1: the end */
     char  *title;          /* a label for the logs */
+    int    pairing;        /* enum FSSIMPairing */
+    char  *seg_starts;     /* a segment's inputs' first-frame times (pairing=nearest) */
 } FSSIMOptions;
 
 #define FSSIM_OPT_FLAGS (AV_OPT_FLAG_FILTERING_PARAM | AV_OPT_FLAG_VIDEO_PARAM)
@@ -173,6 +176,25 @@ typedef struct FSSIMOptions {
       FSSIM_OPT_FLAGS },                                                                 \
     { "title", "a label written to the logs", offsetof(type, field.title),             \
       AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FSSIM_OPT_FLAGS }
+
+/* How frames of the inputs are paired (doc/options.md#pairing); every
+ * filter.  framesync's own options (eof_action, shortest, repeatlast,
+ * ts_sync_mode) come with each filter's class. */
+#define FSSIM_PAIRING_OPTIONS(type, field)                                              \
+    { "pairing", "how the inputs' frames are paired", offsetof(type, field.pairing),   \
+      AV_OPT_TYPE_INT, { .i64 = FSSIM_PAIRING_NEAREST }, 0, 2, FSSIM_OPT_FLAGS,         \
+      .unit = "pairing" },                                                               \
+    { "nearest", "the frame nearest in time from the first frames, within half a frame",\
+      0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_PAIRING_NEAREST }, 0, 0, FSSIM_OPT_FLAGS,    \
+      .unit = "pairing" },                                                               \
+    { "pts", "the frame of the nearest timestamp, within half a frame", 0,             \
+      AV_OPT_TYPE_CONST, { .i64 = FSSIM_PAIRING_PTS }, 0, 0, FSSIM_OPT_FLAGS,           \
+      .unit = "pairing" },                                                               \
+    { "framesync", "FFmpeg's framesync, as its ssim filter", 0, AV_OPT_TYPE_CONST,      \
+      { .i64 = FSSIM_PAIRING_FRAMESYNC }, 0, 0, FSSIM_OPT_FLAGS, .unit = "pairing" },   \
+    { "seg_starts", "a segment's inputs' first-frame times in the title (s, N/D, |)",  \
+      offsetof(type, field.seg_starts), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0,      \
+      FSSIM_OPT_FLAGS }
 
 /** Name of an algorithm ("float", ...) as in the options, keys and logs. */
 const char *ff_fssim_algo_name(int algo);

@@ -608,6 +608,38 @@ static void log_summary(AVFilterContext *ctx, FSSIMOutput *out)
     }
 }
 
+/* Frames without a pair, or damaged, are said at the end: the scores hold
+ * only true pairs, and a rendition that is shorter, longer or broken is
+ * not a clean result. */
+static void warn_pairing(AVFilterContext *ctx, const FSSIMOutput *out)
+{
+    const FSSIMPairStats *st = &out->pairs;
+    const int r = out->nb_dist;
+    const char *ref = ctx->input_pads[r].name;
+
+    if (st->mode == FSSIM_PAIRING_FRAMESYNC)
+        return;
+    for (int k = 0; k < out->nb_dist; k++) {
+        const char *pad = ctx->input_pads[k].name;
+        if (st->lacks[k])
+            av_log(ctx, AV_LOG_WARNING, "%s lacks %"PRIu64" of the %s's frames: no %s frame "
+                   "lies within half a frame of their time (it is shorter, starts later, or "
+                   "lost frames), so they were not scored for %s.\n", pad, st->lacks[k],
+                   ref, pad, pad);
+        if (st->excess[k])
+            av_log(ctx, AV_LOG_WARNING, "%s has %"PRIu64" frame%s in excess: no %s frame lies "
+                   "within half a frame of their time (it is longer, or has frames the %s "
+                   "lacks), so they were not scored.\n", pad, st->excess[k],
+                   st->excess[k] == 1 ? "" : "s", ref, ref);
+    }
+    for (int i = 0; i <= r; i++)
+        if (st->damaged[i])
+            av_log(ctx, AV_LOG_WARNING, "%"PRIu64" %s frame%s came from the decoder with "
+                   "errors (damaged or concealed data) and %s scored as decoded: check the "
+                   "input.\n", st->damaged[i], ctx->input_pads[i].name,
+                   st->damaged[i] == 1 ? "" : "s", st->damaged[i] == 1 ? "was" : "were");
+}
+
 /* Nothing scored: say why, so that an empty result is not read as a run
  * that scored its frames. */
 static void warn_nothing_scored(AVFilterContext *ctx, const FSSIMOutput *out)
@@ -651,6 +683,7 @@ int ff_fssim_output_close(AVFilterContext *ctx, FSSIMOutput *out, int ended)
         if (!out->nb_frames)
             warn_nothing_scored(ctx, out);
         log_summary(ctx, out);
+        warn_pairing(ctx, out);
     }
     if (has_log(out)) {
         int err = ff_fssim_log_close(ctx, out);

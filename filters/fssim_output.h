@@ -35,6 +35,7 @@
 #include "fssim_file.h"
 #include "fssim_format.h"
 #include "fssim_options.h"
+#include "fssim_pair.h"
 #include "fssim_pool.h"
 
 /** Per-frame scores: score[rendition][algo][component], All at index
@@ -87,6 +88,7 @@ typedef struct FSSIMOutput {
     int64_t     first_pts[FSSIM_MAX_DIST + 1];
     uint32_t    first_seen;   /* bit i: input i's is known */
     int         warned_start;
+    FSSIMPairStats pairs;     /* what the pairing did with the frames */
     FSSIMPool   pool[FSSIM_MAX_DIST][FSSIM_NB_ALGOS][5];  /* per component, then All */
 } FSSIMOutput;
 

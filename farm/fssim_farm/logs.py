@@ -21,7 +21,7 @@ from .pooling import db
 SCHEMA_VERSIONS = (1,)
 # options that describe where one run writes or which part of the title it
 # scores, not how it scores: they may differ between the segments of a title
-SEGMENT_OPTIONS = ("seg_base", "seg_start", "seg_end")
+SEGMENT_OPTIONS = ("seg_base", "seg_start", "seg_end", "seg_starts")
 OUTPUT_OPTIONS = ("log_path", "stats_file")
 # a segment option's value in a run that did not set it (the filters leave
 # such an option out of the logs)
@@ -120,6 +120,7 @@ class Log:
         self.frame_count = None
         self.complete = None
         self.pooled = None
+        self.pairing = None        # {"mode": ..., "inputs": [{"pad": ..., counts}]}
         self.segments = None
         self.csv_columns = None
 
@@ -201,6 +202,7 @@ def read_json(path, text=None):
     log.frame_count = d.get("frame_count")
     log.complete = d.get("complete")
     log.pooled = d.get("pooled")
+    log.pairing = d.get("pairing")
     log.segments = d.get("segments")
     pooled = log.pooled or {}
     first = (pooled.get("renditions") or [{}])[0] if log.is_ladder else pooled
@@ -231,6 +233,34 @@ def _pooled_json(log, pools, k, indent):
                                  for name, v in p.items()))
             out.append("}")
         out.append("\n%s}" % indent)
+    return "".join(out)
+
+
+# the pairing counts of an input, in the filter's order (a reference has
+# no paired, lacks or excess)
+PAIRING_COUNTS = ("frames", "paired", "lacks", "excess", "damaged")
+
+
+def _pairing_json(pairing):
+    """write_json_pairing()."""
+    out = ['  "pairing": {"mode": %s' % json_string(pairing["mode"])]
+    if "inputs" in pairing:
+        out.append(', "inputs": [')
+        for i, e in enumerate(pairing["inputs"]):
+            out.append('%s\n    {"pad": %s' % ("," if i else "", json_string(e["pad"])))
+            out.append("".join(', "%s": %d' % (k, e[k]) for k in PAIRING_COUNTS if k in e))
+            out.append("}")
+        out.append("\n  ]")
+    out.append("},\n")
+    return "".join(out)
+
+
+def _pairing_csv(pairing):
+    """write_csv_pairing()."""
+    out = ["# pairing mode=%s\n" % pairing["mode"]]
+    for e in pairing.get("inputs", []):
+        out.append("# pairing pad=%s%s\n" % (csv_comment_text(e["pad"]), "".join(
+            " %s=%d" % (k, e[k]) for k in PAIRING_COUNTS if k in e)))
     return "".join(out)
 
 
@@ -265,6 +295,8 @@ def write_json(log, pools, counts, f, segments=None):
         w("%s\n    %s" % ("," if i else "", json_value(fr.payload)))
     w('\n  ],\n  "frame_count": %d,\n' % len(log.frames))
     w('  "complete": %s,\n' % ("true" if log.complete else "false"))
+    if log.pairing is not None:
+        w(_pairing_json(log.pairing))
     w('  "pooled": {')
     if log.is_ladder:
         w('\n    "renditions": [')
@@ -426,7 +458,14 @@ def read_csv(path, text=None):
     while i < len(lines) and not lines[i].startswith("#"):
         i += 1                     # pooled rows: recomputed, never read
     for line in lines[i:]:
-        if line.startswith("# frames="):
+        if line.startswith("# pairing mode="):
+            log.pairing = {"mode": line.split("=", 1)[1]}
+        elif line.startswith("# pairing pad=") and log.pairing is not None:
+            kv = [p.split("=", 1) for p in line[len("# pairing "):].split(" ")]
+            e = {"pad": _csv_unescape(kv[0][1])}
+            e.update((k, int(v)) for k, v in kv[1:])
+            log.pairing.setdefault("inputs", []).append(e)
+        elif line.startswith("# frames="):
             log.frame_count = int(line.split("=", 1)[1])
         elif line.startswith("# complete="):
             log.complete = line.split("=", 1)[1] == "1"
@@ -480,6 +519,8 @@ def write_csv(log, pools, counts, f, segments=None):
                 else:
                     w("," * (1 if has_db else nc + 1))
             w("\n")
+    if log.pairing is not None:
+        w(_pairing_csv(log.pairing))
     w("# frames=%d\n" % len(log.frames))
     w("# complete=%d\n" % (1 if log.complete else 0))
     if segments is not None:

@@ -177,6 +177,29 @@ def check_segments(segs):
     return order
 
 
+def merge_pairing(order):
+    """The title's pairing counts: each segment counts the frames of its own
+    range, so the whole run's are their sums."""
+    first = order[0].pairing
+    if first is None:
+        return None
+    merged = {"mode": first["mode"]}
+    if "inputs" not in first:
+        return merged
+    merged["inputs"] = [dict(e) for e in first["inputs"]]
+    for s in order[1:]:
+        other = s.pairing or {}
+        if other.get("mode") != first["mode"] or [e["pad"] for e in other.get("inputs", [])] \
+                != [e["pad"] for e in first["inputs"]]:
+            raise LogError("%s: its pairing (%s) is not %s's" % (
+                s.describe(), other.get("mode"), order[0].describe()))
+        for m, e in zip(merged["inputs"], other["inputs"]):
+            for k in logs.PAIRING_COUNTS:
+                if k in m:
+                    m[k] += e.get(k, 0)
+    return merged
+
+
 def merge_logs(segs, log_path=None, verify=True):
     """One Log of the whole title from segment Logs (any order).
 
@@ -197,6 +220,7 @@ def merge_logs(segs, log_path=None, verify=True):
     if log_path is not None and "log_path" in merged.options:
         merged.options["log_path"] = log_path
     merged.complete = True
+    merged.pairing = merge_pairing(order)
     for s in order:
         merged.frames.extend(s.frames)
     ranges = []

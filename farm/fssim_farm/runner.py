@@ -119,7 +119,7 @@ def run_segment(job):
     cmd = segments.command(job["ffmpeg"], job["filter"], job["reference"], job["dists"],
                            job["options"], tmp, job["log_fmt"], job["title"], s, probe_,
                            job.get("hwaccel"), gpu, vulkan_from_cuda=job.get("vulkan_from_cuda"),
-                           upload=job.get("upload"))
+                           upload=job.get("upload"), starts=job.get("starts"))
     t0 = time.time()
     kw = {"preexec_fn": _die_with_parent} if sys.platform.startswith("linux") else {}
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)

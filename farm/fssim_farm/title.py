@@ -44,6 +44,7 @@ class Title:
         self.upload = upload
         self.identity = segments.input_identity(self.dists + [self.reference])
         self.probe = None
+        self.starts = None
         self.segments = []
 
     def digest(self):
@@ -70,7 +71,23 @@ class Title:
             os.replace(tmp, cache)
         ctx = segments.context_frames(self.filter, self.options)
         self.segments = segments.plan(self.probe, self.segment_frames, ctx)
+        if any(s.base > 0 for s in self.segments):
+            self.starts = self._first_frames()
         return self.segments
+
+    def _first_frames(self):
+        """Every input's first_frame_time() (kept in the work folder)."""
+        cache = os.path.join(self.workdir, "starts-%s.json" % self.identity)
+        if os.path.exists(cache):
+            with open(cache) as f:
+                return json.load(f)
+        starts = [segments.first_frame_time(p, self.ffprobe)
+                  for p in self.dists + [self.reference]]
+        tmp = cache + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(starts, f)
+        os.replace(tmp, cache)
+        return starts
 
     def seg_log(self, seg):
         return os.path.join(self.workdir, "seg_%08d_%08d_%s.%s" % (
@@ -90,6 +107,7 @@ class Title:
                 "segment": {"index": s.index, "start": s.start, "end": s.end, "base": s.base},
                 "log": self.seg_log(s),
                 "probe": probe_json if s.base > 0 else None,
+                "starts": self.starts if s.base > 0 else None,
             })
         return out
 

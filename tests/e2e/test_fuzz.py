@@ -65,6 +65,7 @@ import subprocess
 import threading
 import time
 import traceback
+from fractions import Fraction
 
 import fssimtest as ft
 
@@ -254,6 +255,8 @@ class Case:
         self.outputs()
         self.assemble()
 
+    rates = (Fraction(25), Fraction(25))
+
     def vfr(self):
         """A random timestamp change for one branch, or ''."""
         e = self.weighted([
@@ -280,6 +283,12 @@ class Case:
 
     def size(self):
         return self.rng.randint(16, 96), self.rng.randint(16, 72)
+
+    def set_rates(self, main, ref, vm, vr):
+        """The frame rates that reach the filter: an fps filter of a branch's
+        timestamp change sets its own (setpts keeps the rate)."""
+        eff = lambda r, mod: mod[4:] if mod.startswith("fps=") else r
+        self.rates = (Fraction(eff(main, vm or "")), Fraction(eff(ref, vr or "")))
 
     def inputs_graph(self, fmts):
         w, h = self.size()
@@ -324,6 +333,7 @@ class Case:
         self.fmt, self.w, self.h = fmt, w, h
         self.frames = n if not (vm or vr) else None
         self.sure_scores = not (vm or vr)
+        self.set_rates(rate, rate, vm, vr)
         self.tags += ["%dx%d" % (w, h), fmt, "%df" % n]
 
     def inputs_lavfi(self, fmts):
@@ -352,6 +362,7 @@ class Case:
         self.fmt, self.w, self.h = fmt2, w2, h2
         self.frames = n if r1 == r2 and not (vm or vr) else None
         self.sure_scores = r1 == r2 and not (vm or vr)
+        self.set_rates(r1, r2, vm, vr)
         self.tags += ["%dx%d" % (w, h), fmt, "%df" % n, "r=%s/%s" % (r1, r2)]
 
     def damaged(self, path, what):
@@ -418,6 +429,9 @@ class Case:
         self.fmt, self.w, self.h = other.fmt, other.w, other.h
         sync = rates[0] == rates[1] and not (vm or vr) and other is s and not damage
         self.frames = s.n if sync else None
+        # stored clips other than raw video carry their own rate, 25
+        self.set_rates(rates[0] if kind == "raw" else "25", rates[1] if kind2 == "raw" else "25",
+                       vm, vr)
         self.sure_scores = sync
         self.tags += [s.name, kind, "%dx%d" % (s.w, s.h), s.fmt]
 
@@ -451,6 +465,7 @@ class Case:
             self.maybe("the inputs differ in size or format")
         vm = self.vfr()
         self.graph = "[0:v]%s[m];[1:v]null[r];" % (vm or "null")
+        self.set_rates("25", "25", vm, "")
         self.fmt, self.w, self.h = "yuv420p", 64, 48
         self.tags += ["main=" + main, "ref=" + ref]
 
@@ -548,6 +563,15 @@ class Case:
                     elif self.frames < depth:
                         self.fail_if("tpadding=valid on %d frames < depth %d" % (
                             self.frames, depth), r"depth")
+        # the pairing: inputs of two rates have none one to one, unless
+        # framesync pairs them
+        pairing = self.weighted([(None, 70), ("framesync", 15), ("pts", 10), ("bogus", 1)])
+        if pairing:
+            o.append("pairing=" + pairing)
+            if pairing == "bogus":
+                self.fail_if("pairing=bogus")
+        if pairing != "framesync" and self.rates[0] != self.rates[1]:
+            self.fail_if("frame rates %s and %s" % self.rates, r"frame rates differ")
         # the framesync options
         for name, vals, bad in (("shortest", ["0", "1", "true", "maybe"], ["maybe"]),
                                 ("repeatlast", ["0", "1"], []),
