@@ -494,6 +494,13 @@ int ff_fssim_output_frame(AVFilterContext *ctx, FSSIMOutput *out, AVFrame *frame
 
     if (out->write_error)
         return out->write_error;
+    /* a number a JSON reader (a double) holds exactly, as seg_start is */
+    if (out->first_n + out->nb_frames > FSSIM_SEG_MAX) {
+        av_log(ctx, AV_LOG_ERROR, "Frame number %"PRIu64" is past %"PRId64", the largest "
+               "that the logs state exactly: give seg_base and seg_start smaller title "
+               "numbers.\n", out->first_n + out->nb_frames, FSSIM_SEG_MAX);
+        return out->write_error = AVERROR(ERANGE);
+    }
 
     for (int k = 0; k < out->nb_dist; k++)
         if (out->stats[k].fd >= 0 && s->scored[k] && (ret = write_stats_line(out, k, s)) < 0)
