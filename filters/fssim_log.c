@@ -564,14 +564,21 @@ static int put(FSSIMOutput *out, int64_t pos, AVBPrint *bp)
     return ret;
 }
 
-/* A write failed or the pooled values do not fit: a regular file is closed
+/*
+ * The log cannot be finished: a write failed (its own, failed; or another
+ * file's), or the pooled values do not fit.  A regular file is closed
  * after its last whole frame (JSON: the frame count; CSV: the frame count
- * line), in the space the failed write left. */
-static void close_short(FSSIMOutput *out)
+ * line), in the space the failed write left; a stream whose own write did
+ * not fail gets the same closing after what it carries.  Either way the
+ * log is not complete: it lacks its pooled values.
+ */
+static void close_short(FSSIMOutput *out, int failed)
 {
     AVBPrint bp;
 
-    if (!out->log.regular || ff_fssim_file_cut(&out->log, out->log_tail) < 0)
+    out->complete   = 0;
+    out->log_closed = 1;
+    if (out->log.regular ? ff_fssim_file_cut(&out->log, out->log_tail) < 0 : failed)
         return;
     av_bprint_init(&bp, 0, AV_BPRINT_SIZE_UNLIMITED);
     if (json_log(out))
@@ -596,8 +603,11 @@ int ff_fssim_log_header(AVFilterContext *ctx, FSSIMOutput *out)
     if (json_log(out) && out->log.regular)
         write_json_tail(out, 0, &bp);
     ret = put(out, 0, &bp);
-    if (ret < 0)
+    if (ret < 0) {
+        /* nothing of it stays, and nothing follows */
         ff_fssim_file_cut(&out->log, 0);
+        out->log_closed = 1;
+    }
     return ret;
 }
 
@@ -642,7 +652,7 @@ int ff_fssim_log_frame(FSSIMOutput *out, const AVFrame *frame, const FSSIMScores
         write_json_tail(out, out->nb_frames + 1, &bp);
     ret = put(out, out->log_tail, &bp);
     if (ret < 0) {
-        close_short(out);
+        close_short(out, 1);
         return ret;
     }
     out->log_tail += len;
@@ -670,29 +680,47 @@ static int pool_percentiles(AVFilterContext *ctx, FSSIMOutput *out)
     return ret;
 }
 
+/* The log of a filter that failed before it was configured: still one
+ * valid document, which says so. */
+static int log_unconfigured(AVFilterContext *ctx, FSSIMOutput *out)
+{
+    AVBPrint bp;
+
+    av_bprint_init(&bp, 0, AV_BPRINT_SIZE_UNLIMITED);
+    if (json_log(out))
+        av_bprintf(&bp, "{\n  \"filter\": \"%s\",\n  \"frames\": [],\n  \"frame_count\": 0,\n"
+                   "  \"error\": \"the filter was not configured\"\n}\n", ctx->filter->name);
+    else {
+        av_bprintf(&bp, "# filter=%s\n# error=", ctx->filter->name);
+        csv_comment_text(&bp, "the filter was not configured");
+        av_bprintf(&bp, "\n# frames=0\n# complete=0\n");
+    }
+    return put(out, 0, &bp);
+}
+
 int ff_fssim_log_close(AVFilterContext *ctx, FSSIMOutput *out)
 {
     AVBPrint bp;
     int ret;
 
     if (!out->fmt.nb_comps) {
-        /* configuration failed: still leave one valid JSON document.  Not
-         * from a copy of the graph that FFmpeg only probed (to learn its
-         * pads) and freed: its document would come first on a stream, and
-         * a regular file is emptied again by the next copy anyway. */
-        if (!json_log(out) || !(out->log.regular || out->configuring))
+        /* Not from a copy of the graph that FFmpeg only probed (to learn
+         * its pads) and freed: its document would come first on a stream,
+         * and a regular file is emptied again by the next copy anyway. */
+        if (out->log_closed || !(out->log.regular || out->configuring))
             return 0;
-        av_bprint_init(&bp, 0, AV_BPRINT_SIZE_UNLIMITED);
-        av_bprintf(&bp, "{\n  \"filter\": \"%s\",\n  \"frames\": [],\n  \"frame_count\": 0,\n"
-                   "  \"error\": \"the filter was not configured\"\n}\n", ctx->filter->name);
-        return put(out, 0, &bp);
+        return log_unconfigured(ctx, out);
     }
-    /* a failed write already closed the log after its last whole frame */
-    if (out->write_error)
+    /* a failed write of the log already closed it after its last whole
+     * frame; another file's leaves it to be closed so */
+    if (out->write_error) {
+        if (!out->log_closed)
+            close_short(out, 0);
         return 0;
+    }
     ret = pool_percentiles(ctx, out);
     if (ret < 0) {
-        close_short(out);
+        close_short(out, 0);
         return ret;
     }
     av_bprint_init(&bp, 0, AV_BPRINT_SIZE_UNLIMITED);
@@ -705,6 +733,6 @@ int ff_fssim_log_close(AVFilterContext *ctx, FSSIMOutput *out)
     if (ret >= 0)
         ret = ff_fssim_file_cut(&out->log, out->log.end);
     if (ret < 0)
-        close_short(out);
+        close_short(out, 1);
     return ret;
 }
