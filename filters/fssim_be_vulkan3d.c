@@ -259,6 +259,18 @@ static int64_t device_memory(FFVulkanContext *vkctx)
     return best;
 }
 
+/* The device, for the rings of the process's other filters on it: its
+ * UUID, the same whatever instance or process-wide device opened it. */
+static const char *device_name(const FFVulkanContext *vkctx, char memory[64])
+{
+    const uint8_t *id = vkctx->props_11.deviceUUID;
+    int n = snprintf(memory, 64, "Vulkan device ");
+
+    for (int i = 0; i < VK_UUID_SIZE && n < 62; i++)
+        n += snprintf(memory + n, 64 - n, "%02x", id[i]);
+    return memory;
+}
+
 /* The layout of the ring and the dispatches: everything but the device
  * objects, so that the ring's size is known before anything can fail. */
 static void setup_comps(FSSIMEngine *e, VK3DBackend *b)
@@ -343,6 +355,7 @@ int ff_fssim_vk3d_init(FSSIMEngine *e, VK3DBackend **pb, size_t *bytes)
     const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
     FFVulkanContext *vkctx;
     VK3DBackend *b;
+    char memory[64];
     int err;
 
     b = *pb = av_mallocz(sizeof(*b));
@@ -361,7 +374,8 @@ int ff_fssim_vk3d_init(FSSIMEngine *e, VK3DBackend **pb, size_t *bytes)
 
     RET(ff_fssim_vk_open(ctx, &b->vk));
     RET(check_device(e, b));
-    RET(ff_fssim_ring_fits(e, *bytes, device_memory(vkctx), "device memory"));
+    RET(ff_fssim_ring_fits(e, *bytes, device_memory(vkctx), "device memory",
+                           device_name(vkctx, memory)));
     RET(ff_fssim_vk_pool_init(ctx, &b->vk, NB_EXEC, 1));
 
     /* Allocated once: nothing is allocated on the device per frame.  A

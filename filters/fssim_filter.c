@@ -207,16 +207,22 @@ const AVFilterPad ff_fssim_filter_outputs[1] = {
     },
 };
 
-/* The segment's last frame (fssim3d: and its context) is in: the frames
- * still waiting go out, then the output and every input end, so that the
- * run ends without -frames. */
+/* The segment's last frame (fssim3d: and its context) is in, or the run
+ * was stopped: the frames still waiting go out, then the output and every
+ * input end, so that the run ends without -frames. */
 static int end_segment(AVFilterContext *ctx, FSSIMFilter *f)
 {
     int ret;
 
-    if (ff_outlink_get_status(ctx->outputs[0]))
+    /* ended already, or closed downstream: the inputs end too */
+    if (ff_outlink_get_status(ctx->outputs[0])) {
+        for (int i = 0; i < ctx->nb_inputs; i++)
+            ff_inlink_set_status(ctx->inputs[i], AVERROR_EOF);
         return 0;
+    }
     ret = ff_fssim_queue_drain(&f->queue, &f->eng, &f->out, 1, 1);
+    if (ret >= 0)
+        ret = ff_fssim_output_end(ctx, &f->out);
     if (ret < 0)
         return ret;
     for (int i = 0; i < ctx->nb_inputs; i++)
@@ -238,7 +244,16 @@ int ff_fssim_filter_activate(AVFilterContext *ctx)
     FSSIMFilter *f = ctx->priv;
     int ret;
 
-    if (f->seg_done)
+    /* A stop signal: the ffmpeg tool is about to end the inputs one by one,
+     * and framesync would pair the last frames of the others with the
+     * repeated last frame of the first to end.  The tool ends them only
+     * after it has taken the signal, so the filter sees the signal first:
+     * it pairs nothing more, and the run ends here, as at seg_end, fssim3d's
+     * held frames scored with the sequence as it is (a second call finds
+     * none).  doc/outputs.md#runs-stopped-by-a-signal */
+    if (ff_fssim_file_stopped() && f->temporal)
+        f->temporal->drop_held(ctx);
+    if (f->seg_done || ff_fssim_file_stopped())
         return end_segment(ctx, f);
     /* pairing=nearest counts times from the first frames, and says so itself */
     if (f->opts.pairing != FSSIM_PAIRING_NEAREST)
@@ -264,6 +279,9 @@ int ff_fssim_filter_activate(AVFilterContext *ctx)
     if (ret >= 0 && !f->eof_sent && f->opts.pairing != FSSIM_PAIRING_FRAMESYNC)
         ff_outlink_set_status(ctx->outputs[0], AVERROR_EOF, AV_NOPTS_VALUE);
     f->eof_sent = 1;
+    /* the logs are finished here, where a failed write still fails the run */
+    if (ret >= 0)
+        ret = ff_fssim_output_end(ctx, &f->out);
     return FFMIN(ret, 0);
 }
 

@@ -44,11 +44,6 @@
 /* doc/outputs.md#log-identity: the layout of the logs, which fssim-farm's
  * merge checks; raised whenever a field changes meaning */
 #define FSSIM_LOG_SCHEMA 1
-#include "fssim_version.h"
-
-/* doc/outputs.md#log-identity: the layout of the logs, which fssim-farm's
- * merge checks; raised whenever a field changes meaning */
-#define FSSIM_LOG_SCHEMA 1
 
 /* The name of algorithm a's score in the logs. */
 static const char *score_name(const FSSIMOutput *out, int a)
@@ -64,40 +59,110 @@ static void json_number(AVBPrint *bp, double v)
         av_bprintf(bp, "null");
 }
 
+/* U+FFFD, the replacement character, in UTF-8 */
+#define REPLACEMENT "\xef\xbf\xbd"
+
+/*
+ * The length of the UTF-8 sequence at s (1 to 4 bytes), or, negated, that
+ * of the bytes that are not one and stand for one U+FFFD: a stray byte, or
+ * the start of a sequence cut short (the "maximal subpart" of Unicode's
+ * recommendation, as Python and browsers decode).  Overlong forms,
+ * surrogates and code points past U+10FFFF are not UTF-8: their second byte
+ * is outside the range of their first.
+ */
+static int utf8_length(const unsigned char *s)
+{
+    const unsigned c = s[0];
+    unsigned lo = 0x80, hi = 0xbf;
+    int n;
+
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        lo = c == 0xe0 ? 0xa0 : 0x80;
+        hi = c == 0xed ? 0x9f : 0xbf;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        lo = c == 0xf0 ? 0x90 : 0x80;
+        hi = c == 0xf4 ? 0x8f : 0xbf;
+    } else {
+        return -1;
+    }
+    /* (the string's terminating NUL is outside every range) */
+    for (int i = 1; i < n; i++) {
+        if (s[i] < lo || s[i] > hi)
+            return -i;
+        lo = 0x80;
+        hi = 0xbf;
+    }
+    return n;
+}
+
+/*
+ * Text in a log, where every reader takes UTF-8 (JSON requires it): bytes
+ * that are not UTF-8 (a path or title in another encoding) are written as
+ * U+FFFD, so that the log reads, and the other characters as they are;
+ * each ASCII character goes through escape().
+ */
+static void utf8_text(AVBPrint *bp, const char *s, void (*escape)(AVBPrint *bp, unsigned c))
+{
+    const unsigned char *p = (const unsigned char *)s;
+
+    while (*p) {
+        const int n = utf8_length(p);
+        if (n == 1)
+            escape(bp, *p);
+        else if (n > 1)
+            av_bprint_append_data(bp, (const char *)p, n);
+        else
+            av_bprintf(bp, REPLACEMENT);
+        p += FFABS(n);
+    }
+}
+
+static void json_char(AVBPrint *bp, unsigned c)
+{
+    if (c == '"' || c == '\\')
+        av_bprintf(bp, "\\%c", c);
+    else if (c < 0x20)
+        av_bprintf(bp, "\\u%04x", c);
+    else
+        av_bprint_chars(bp, c, 1);
+}
+
 static void json_string(AVBPrint *bp, const char *s)
 {
     av_bprint_chars(bp, '"', 1);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            av_bprintf(bp, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            av_bprintf(bp, "\\u%04x", *s);
-        else
-            av_bprint_chars(bp, *s, 1);
-    }
+    utf8_text(bp, s, json_char);
     av_bprint_chars(bp, '"', 1);
 }
 
-/* Text in a CSV comment line: a control character would start a line that
- * CSV readers take for data, so it is written as a C escape, and so is a
- * backslash, to keep them apart. */
+/* A character of a CSV comment line: a control character would start a
+ * line that CSV readers take for data, so it is written as a C escape, a
+ * space too, since spaces separate the name=value pairs of a line, and so
+ * is a backslash, to keep them apart. */
+static void csv_comment_char(AVBPrint *bp, unsigned c)
+{
+    if (c == '\\')
+        av_bprintf(bp, "\\\\");
+    else if (c == '\n')
+        av_bprintf(bp, "\\n");
+    else if (c == '\r')
+        av_bprintf(bp, "\\r");
+    else if (c == '\t')
+        av_bprintf(bp, "\\t");
+    else if (c <= 0x20 || c == 0x7f)
+        av_bprintf(bp, "\\x%02x", c);
+    else
+        av_bprint_chars(bp, c, 1);
+}
+
 static void csv_comment_text(AVBPrint *bp, const char *s)
 {
-    for (; *s; s++) {
-        const unsigned char c = *s;
-        if (c == '\\')
-            av_bprintf(bp, "\\\\");
-        else if (c == '\n')
-            av_bprintf(bp, "\\n");
-        else if (c == '\r')
-            av_bprintf(bp, "\\r");
-        else if (c == '\t')
-            av_bprintf(bp, "\\t");
-        else if (c < 0x20 || c == 0x7f)
-            av_bprintf(bp, "\\x%02x", c);
-        else
-            av_bprint_chars(bp, c, 1);
-    }
+    utf8_text(bp, s, csv_comment_char);
 }
 
 /* An option's value as a user writes it: named constants by name. */
@@ -548,14 +613,21 @@ static int put(FSSIMOutput *out, int64_t pos, AVBPrint *bp)
     return ret;
 }
 
-/* A write failed or the pooled values do not fit: a regular file is closed
+/*
+ * The log cannot be finished: a write failed (its own, failed; or another
+ * file's), or the pooled values do not fit.  A regular file is closed
  * after its last whole frame (JSON: the frame count; CSV: the frame count
- * line), in the space the failed write left. */
-static void close_short(FSSIMOutput *out)
+ * line), in the space the failed write left; a stream whose own write did
+ * not fail gets the same closing after what it carries.  Either way the
+ * log is not complete: it lacks its pooled values.
+ */
+static void close_short(FSSIMOutput *out, int failed)
 {
     AVBPrint bp;
 
-    if (!out->log.regular || ff_fssim_file_cut(&out->log, out->log_tail) < 0)
+    out->complete   = 0;
+    out->log_closed = 1;
+    if (out->log.regular ? ff_fssim_file_cut(&out->log, out->log_tail) < 0 : failed)
         return;
     av_bprint_init(&bp, 0, AV_BPRINT_SIZE_UNLIMITED);
     if (json_log(out))
@@ -580,8 +652,11 @@ int ff_fssim_log_header(AVFilterContext *ctx, FSSIMOutput *out)
     if (json_log(out) && out->log.regular)
         write_json_tail(out, 0, &bp);
     ret = put(out, 0, &bp);
-    if (ret < 0)
+    if (ret < 0) {
+        /* nothing of it stays, and nothing follows */
         ff_fssim_file_cut(&out->log, 0);
+        out->log_closed = 1;
+    }
     return ret;
 }
 
@@ -626,7 +701,7 @@ int ff_fssim_log_frame(FSSIMOutput *out, const AVFrame *frame, const FSSIMScores
         write_json_tail(out, out->nb_frames + 1, &bp);
     ret = put(out, out->log_tail, &bp);
     if (ret < 0) {
-        close_short(out);
+        close_short(out, 1);
         return ret;
     }
     out->log_tail += len;
@@ -654,29 +729,47 @@ static int pool_percentiles(AVFilterContext *ctx, FSSIMOutput *out)
     return ret;
 }
 
+/* The log of a filter that failed before it was configured: still one
+ * valid document, which says so. */
+static int log_unconfigured(AVFilterContext *ctx, FSSIMOutput *out)
+{
+    AVBPrint bp;
+
+    av_bprint_init(&bp, 0, AV_BPRINT_SIZE_UNLIMITED);
+    if (json_log(out))
+        av_bprintf(&bp, "{\n  \"filter\": \"%s\",\n  \"frames\": [],\n  \"frame_count\": 0,\n"
+                   "  \"error\": \"the filter was not configured\"\n}\n", ctx->filter->name);
+    else {
+        av_bprintf(&bp, "# filter=%s\n# error=", ctx->filter->name);
+        csv_comment_text(&bp, "the filter was not configured");
+        av_bprintf(&bp, "\n# frames=0\n# complete=0\n");
+    }
+    return put(out, 0, &bp);
+}
+
 int ff_fssim_log_close(AVFilterContext *ctx, FSSIMOutput *out)
 {
     AVBPrint bp;
     int ret;
 
     if (!out->fmt.nb_comps) {
-        /* configuration failed: still leave one valid JSON document.  Not
-         * from a copy of the graph that FFmpeg only probed (to learn its
-         * pads) and freed: its document would come first on a stream, and
-         * a regular file is emptied again by the next copy anyway. */
-        if (!json_log(out) || !(out->log.regular || out->configuring))
+        /* Not from a copy of the graph that FFmpeg only probed (to learn
+         * its pads) and freed: its document would come first on a stream,
+         * and a regular file is emptied again by the next copy anyway. */
+        if (out->log_closed || !(out->log.regular || out->configuring))
             return 0;
-        av_bprint_init(&bp, 0, AV_BPRINT_SIZE_UNLIMITED);
-        av_bprintf(&bp, "{\n  \"filter\": \"%s\",\n  \"frames\": [],\n  \"frame_count\": 0,\n"
-                   "  \"error\": \"the filter was not configured\"\n}\n", ctx->filter->name);
-        return put(out, 0, &bp);
+        return log_unconfigured(ctx, out);
     }
-    /* a failed write already closed the log after its last whole frame */
-    if (out->write_error)
+    /* a failed write of the log already closed it after its last whole
+     * frame; another file's leaves it to be closed so */
+    if (out->write_error) {
+        if (!out->log_closed)
+            close_short(out, 0);
         return 0;
+    }
     ret = pool_percentiles(ctx, out);
     if (ret < 0) {
-        close_short(out);
+        close_short(out, 0);
         return ret;
     }
     av_bprint_init(&bp, 0, AV_BPRINT_SIZE_UNLIMITED);
@@ -689,6 +782,6 @@ int ff_fssim_log_close(AVFilterContext *ctx, FSSIMOutput *out)
     if (ret >= 0)
         ret = ff_fssim_file_cut(&out->log, out->log.end);
     if (ret < 0)
-        close_short(out);
+        close_short(out, 1);
     return ret;
 }

@@ -112,6 +112,20 @@ int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o, const FS
 
 int ff_fssim_check_segment(AVFilterContext *ctx, const FSSIMOptions *o, int context)
 {
+    const struct { const char *name; int64_t v; } seg[3] = {
+        { "seg_base", o->seg_base }, { "seg_start", o->seg_start }, { "seg_end", o->seg_end },
+    };
+
+    /* a larger number was rounded when it was read (or wrapped past
+     * INT64_MAX): refused rather than logged as another frame's */
+    for (int i = 0; i < 3; i++) {
+        if (seg[i].v > FSSIM_SEG_MAX || seg[i].v < (i == 2 ? -1 : 0)) {
+            av_log(ctx, AV_LOG_ERROR, "%s=%"PRId64": title frame numbers go up to %"PRId64
+                   " (2^53 - 1), the largest that the option parser and the logs' readers "
+                   "hold exactly.\n", seg[i].name, seg[i].v, FSSIM_SEG_MAX);
+            return AVERROR(ERANGE);
+        }
+    }
     if (o->seg_start < o->seg_base) {
         av_log(ctx, AV_LOG_ERROR, "seg_start=%"PRId64" lies before seg_base=%"PRId64": the "
                "first frame the filter receives is title frame seg_base, and it scores from "

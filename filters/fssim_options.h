@@ -196,6 +196,11 @@ typedef struct FSSIMOptions {
       offsetof(type, field.seg_starts), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0,      \
       FSSIM_OPT_FLAGS }
 
+/* The largest title frame number: 2^53 - 1, the largest integer that the
+ * option parser (which reads numbers as doubles) and every JSON reader hold
+ * exactly, so that a segment's numbers in the logs are the ones given. */
+#define FSSIM_SEG_MAX ((INT64_C(1) << 53) - 1)
+
 /** Name of an algorithm ("float", ...) as in the options, keys and logs. */
 const char *ff_fssim_algo_name(int algo);
 
@@ -208,8 +213,8 @@ int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o,
 /**
  * The segment options at init (doc/options.md#segments): seg_start not
  * before seg_base, seg_end after seg_start, and after a cut (seg_base > 0)
- * `context` frames decoded before seg_start (fssim3d: depth/2).  Errors
- * name the options.
+ * `context` frames decoded before seg_start (fssim3d: depth/2), and no
+ * number past FSSIM_SEG_MAX.  Errors name the options.
  */
 int ff_fssim_check_segment(AVFilterContext *ctx, const FSSIMOptions *o, int context);
 

@@ -336,8 +336,9 @@ _CSV_UNESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|.)")
 
 def csv_comment_text(s):
     """csv_comment_text() of the C writer: a comment line's text with a
-    backslash and control characters escaped, so that none starts a line."""
-    return "".join(_CSV_ESCAPES.get(ch) or ("\\x%02x" % ord(ch) if ord(ch) < 0x20 or
+    backslash, control characters and spaces escaped, so that none starts a
+    line or splits a value."""
+    return "".join(_CSV_ESCAPES.get(ch) or ("\\x%02x" % ord(ch) if ord(ch) <= 0x20 or
                                             ord(ch) == 0x7f else ch) for ch in s)
 
 
