@@ -588,6 +588,11 @@ static int submit_job(FSSIMEngine *e, const AVFrame *ref, AVFrame *const *dist, 
     VKJobFrames jf = { .nb = 0 };
     int err;
 
+    /* its last frame was collected, unless that frame had no job: then it
+     * is waited for here, with a timeout */
+    err = ff_fssim_vk_reuse(&s->vk, exec, "scores of frame", s->nb_submitted);
+    if (err < 0)
+        return err;
     err = ff_vk_exec_start(vkctx, exec);
     if (err < 0)
         return submit_failed(e, exec, err);
@@ -645,22 +650,18 @@ static double read_gpu_time(VKBackend *s, FFVkExecContext *exec, double *tiles)
 
 /* Whether a submission is done: 1 when it is, 0 if not yet (only without
  * wait), or an error: a fence that reports one (VK_ERROR_DEVICE_LOST...)
- * leaves in the result buffer the sums of an older frame or garbage, never
- * published. */
+ * or does not signal in time leaves in the result buffer the sums of an
+ * older frame or garbage, never published. */
 static int exec_done(FSSIMEngine *e, FFVkExecContext *exec, int wait, uint64_t n)
 {
     VKBackend *s = e->priv;
-    const VkResult res = ff_fssim_vk_fence(&s->vk.vkctx, exec, wait);
+    const VkResult res = ff_fssim_vk_fence(&s->vk, exec, wait);
 
     if (res == VK_NOT_READY && !wait)
         return 0;
     if (res == VK_SUCCESS)
         return 1;
-    s->vk.failed = 1;
-    av_log(e->ctx, AV_LOG_ERROR, "Vulkan error while waiting for the scores of frame %"PRIu64
-           ": %s. Its scores and those of the frames after it are not published.\n",
-           n, ff_vk_ret2str(res));
-    return AVERROR_EXTERNAL;
+    return ff_fssim_vk_fence_failed(&s->vk, res, "scores of frame", n);
 }
 
 /* The per-plane sums of rendition k from a completed submission. */
@@ -798,6 +799,9 @@ static void vk_uninit(FSSIMEngine *e)
         av_log(e->ctx, AV_LOG_VERBOSE, "GPU busy time per frame: %.1f us (the device's time "
                "on all frames over their number; frames overlap).\n",
                s->gpu_busy / s->gpu_frames);
+    /* a hung device may still use what it holds: it is left as it is */
+    if (s->vk.hung)
+        goto close;
     ff_fssim_vk_resample_uninit(&s->vk, &s->rs);
     ff_fssim_vk_msssim_uninit(&s->vk, &s->ms);
     if (s->vk.initialized) {
@@ -807,6 +811,7 @@ static void vk_uninit(FSSIMEngine *e)
         ff_vk_free_buf(vkctx, &s->scratch);
         ff_vk_free_buf(vkctx, &s->results);
     }
+close:
     ff_fssim_vk_close(&s->vk);
     av_freep(&s->exec);
     av_freep(&s->slot_n);

@@ -75,7 +75,7 @@ static void on_stop_signal(int sig, siginfo_t *info, void *uc)
         prev->sa_handler(sig);
 }
 
-static void watch_stop_signals(void)
+void ff_fssim_watch_stop_signals(void)
 {
     ff_mutex_lock(&watch_lock);
     for (int i = 0; i < FF_ARRAY_ELEMS(stop_signals); i++) {
@@ -93,6 +93,11 @@ static void watch_stop_signals(void)
         sigaction(stop_signals[i], &act, NULL);
     }
     ff_mutex_unlock(&watch_lock);
+}
+
+int ff_fssim_stop_signal(void)
+{
+    return stop_signal;
 }
 
 static int is_null_device(const struct stat *st)
@@ -119,7 +124,7 @@ static int open_nonblocking(const char *path)
         if (fd >= 0 || errno != ENXIO || !is_fifo(path) || waited >= FIFO_WAIT_US)
             return fd;
         if (!waited)
-            watch_stop_signals();
+            ff_fssim_watch_stop_signals();
         if (stop_signal) {
             errno = ENXIO;
             return -1;
@@ -172,7 +177,7 @@ int ff_fssim_file_open(void *log_ctx, FSSIMFile *f, const char *path, const char
          * it stays blocking, and is written a pipe buffer at a time once
          * poll() says there is room */
         f->nonblock = f->own;
-        watch_stop_signals();
+        ff_fssim_watch_stop_signals();
     }
     return 0;
 }

@@ -80,4 +80,14 @@ int  ff_fssim_file_cut(FSSIMFile *f, int64_t len);
 /** Close it (stdout stays open); returns the close's error. */
 int  ff_fssim_file_close(FSSIMFile *f);
 
+/**
+ * Note SIGINT and SIGTERM from now on: the handlers the ffmpeg tool
+ * installed are chained, so that a filter thread waiting for something
+ * (a pipe's reader, the GPU) learns that the run is being stopped.
+ */
+void ff_fssim_watch_stop_signals(void);
+
+/** The stop signal noted since ff_fssim_watch_stop_signals(), or 0. */
+int  ff_fssim_stop_signal(void);
+
 #endif /* AVFILTER_FSSIM_FILE_H */
