@@ -38,10 +38,14 @@ and frame threads.
 
 A run that does not end within --timeout seconds (a hang) is killed and
 recorded as hung, with the end of its log; the workload's other runs go on.
+With --deadline (seconds since the epoch), no run starts after it: what is
+left is recorded as skipped, so that a device call ends in time with the
+figures measured so far.
 
 usage: bench_plain.py FFMPEG CLIPS_DIR [--out DIR] [--frames N] [--reps N]
                       [--only cuda|vulkan] [--gpu-time] [--workloads a,b (none: "")]
-                      [--stock FFMPEG2] [--variants a,b|all] [--timeout S]
+                      [--stock FFMPEG2] [--variants a,b|all] [--variant-reps N]
+                      [--timeout S] [--deadline T]
 Vulkan needs a loader: run under tests/device/vulkan-env.sh's set-up.
 """
 import json
@@ -98,11 +102,14 @@ WORKLOADS = {
 
 
 TIMEOUT = 120
+DEADLINE = None
 
 
 def run(cmd, env=None):
     """Run cmd: (wall seconds, stderr, peak resident memory of the process
     in MiB).  Raises on failure, Hung after TIMEOUT seconds."""
+    if DEADLINE and time.time() + 5 > DEADLINE:
+        raise RuntimeError("skipped: past the deadline")
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                          env=dict(os.environ, **env) if env else None)
@@ -205,7 +212,7 @@ def variant_runs(a, name, loops, frames, d, names):
     for v in names:
         _, score = commands(a.ffmpeg, a.clips, name, "vulkan", loops, v)
         try:
-            s = best(score, frames, a.reps, VARIANTS[v][2])
+            s = best(score, frames, a.variant_reps or a.reps, VARIANTS[v][2])
         except RuntimeError as e:
             out[v] = {"error": str(e).split(":")[0], "log": getattr(e, "log", "")}
             print("%-8s vulkan %-22s %s" % (name, v, str(e).split(":")[0]), flush=True)
@@ -218,7 +225,7 @@ def variant_runs(a, name, loops, frames, d, names):
 
 
 def main():
-    global TIMEOUT
+    global TIMEOUT, DEADLINE
     ap = clip_args()
     ap.set_defaults(frames=600)
     ap.add_argument("--reps", type=int, default=2)
@@ -227,9 +234,12 @@ def main():
     ap.add_argument("--gpu-time", action="store_true")
     ap.add_argument("--stock", default=None, help="the same build with FFmpeg's own tool")
     ap.add_argument("--variants", default="", help="Vulkan variants (VARIANTS), or all")
+    ap.add_argument("--variant-reps", type=int, default=0, help="runs per variant (--reps)")
     ap.add_argument("--timeout", type=int, default=TIMEOUT, help="seconds a run may take")
+    ap.add_argument("--deadline", type=float, default=None, help="no run starts after it")
     a = ap.parse_args()
     TIMEOUT = a.timeout
+    DEADLINE = a.deadline
     variants = list(VARIANTS) if a.variants == "all" else [v for v in a.variants.split(",")
                                                            if v]
     for v in variants:
