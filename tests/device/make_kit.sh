@@ -31,7 +31,13 @@ xz -T2 -6 -c "$build/ffmpeg-src/ffprobe_g" > "$kit/bin/ffprobe.xz"
 cp "$build/tests/vulkan/fault/libVkLayer_fssim_fault.so" \
    "$build/tests/vulkan/fault/fault_layer.json" "$kit/fault/"
 ${CC:-cc} -O1 -Wall -fPIC -shared "$top/tests/device/stacks.c" -o "$kit/lib/libfssim_stacks.so"
-cp "$clips"/*.mkv "$kit/clips/"
+# what bench_plain.py and vulkan_hang.py read (not the H.264 pairs)
+for f in 1080_hevc_8_qp22 1080_hevc_8_qp34 2160_hevc_8_qp22 2160_hevc_8_qp34 \
+         2160_hevc_10_qp22 2160_hevc_10_qp34 ladder_1440 ladder_1080 ladder_720 \
+         ladder_540 ladder_360; do
+    [ -f "$clips/$f.mkv" ] || die "$clips/$f.mkv is missing (bench/make_bench_clips.py DIR --ladder)"
+    cp "$clips/$f.mkv" "$kit/clips/"
+done
 if [ -n "${3:-}" ]; then
     mkdir -p "$kit/testclips"
     cp "$3"/*.mkv "$kit/testclips/"

@@ -250,7 +250,8 @@ def run_case(ffmpeg, c, rep, out, limit, stacks_lib):
                 p.kill()
                 p.wait()
     r["frames"] = last_frames(log)
-    r["abandoned"] = len(re.findall(r"Thread did not end within", read(log)))
+    # the threads the tool gave up on after SIGTERM: which one was stuck
+    r["abandoned"] = re.findall(r"^(\[[^\n]*?\]) Thread did not end within", read(log), re.M)
     r["timeouts"] = len(re.findall(r"did not finish the .* within|still working on", read(log)))
     if c["args"].count("-debug_ts"):
         r["decoded_per_input"] = per_input(log)
@@ -288,9 +289,10 @@ def main():
                 continue
             r = run_case(a.ffmpeg, c, rep, a.out, a.limit, a.stacks_lib)
             results.append(r)
-            print("%-24s %d %-8s %6.1f s frames %-5s%s%s" % (
+            print("%-24s %d %-8s %6.1f s frames %-5s%s%s%s" % (
                 r["case"], rep, r["status"], r["seconds"], r["frames"],
                 " SIGTERM: " + r["sigterm"] if "sigterm" in r else "",
+                " abandoned: " + " ".join(r["abandoned"]) if r["abandoned"] else "",
                 " per input %s" % r["decoded_per_input"] if "decoded_per_input" in r else ""),
                 flush=True)
             with open(os.path.join(a.out, "hang.json"), "w") as f:
