@@ -42,7 +42,9 @@ if [ -n "${3:-}" ]; then
     mkdir -p "$kit/testclips"
     cp "$3"/*.mkv "$kit/testclips/"
 fi
-du -sh "$kit" "$top/.gl" 2>/dev/null
-total=$(du -sk "$kit" "$top/.gl" 2>/dev/null | awk '{ s += $1 } END { print s }')
+gl=
+[ -d "$top/.gl" ] && gl="$top/.gl"
+du -sh "$kit" $gl
+total=$(du -sk "$kit" $gl | awk '{ s += $1 } END { print s }')
 [ "$total" -le 65536 ] || die "$total KiB: more than a device call carries (64 MiB); make fewer or shorter clips"
-echo "make_kit: .dev/ ready ($total KiB with .gl/); carry .dev and .gl"
+echo "make_kit: .dev/ ready ($total KiB, .gl/ included where there is one); carry .dev and .gl"

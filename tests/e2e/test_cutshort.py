@@ -378,7 +378,7 @@ def stalled_input(d, name, hw, up, scorer, expected, ref_clip, env=None):
                      "[0:v]%s[m];[1:v]%s[r];[m][r]%s" % (up, up, opts), "-f", "null", "-"]
         try:
             # once the run waits for the stalled input, its filter idle
-            status, err, took = stop(args, sig, log, env=env, frames=2, idle=1.5)
+            status, err, took = stop(args, sig, log, env=env, frames=2, idle=3.0)
         finally:
             pipe.close()
         tap.ok(status == expected[signame] and not CRASH.search(err or "") and
