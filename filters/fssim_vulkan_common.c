@@ -41,30 +41,42 @@
 
 /*
  * Waits for the device.  A frame's work takes milliseconds, even on a GPU
- * that other processes share; a device that holds a fence for seconds is
- * hung (or lost without reporting it), and a wait without a timeout would
- * hang the run with it, deaf to SIGINT and SIGTERM.  So every wait gives
- * up after WAIT_TIMEOUT_MS (the environment variable
- * FSSIM_VULKAN_WAIT_TIMEOUT_MS sets it, for tests), and once the run is
- * asked to stop, after STOP_WAIT_MS: long enough for the frames in flight
- * of a working device to be scored and logged, short enough for the run
- * to end promptly whatever the device does.
+ * that other processes share; a device that holds a fence for many seconds
+ * is hung (or lost without reporting it), and a wait without a timeout
+ * would hang the run with it, deaf to SIGINT and SIGTERM.  So every wait
+ * gives up after WAIT_TIMEOUT_MS, CPU_WAIT_TIMEOUT_MS on a device that is
+ * the CPU itself (Mesa's lavapipe: a large frame with every algorithm takes
+ * seconds there, more on a busy machine); the environment variable
+ * FSSIM_VULKAN_WAIT_TIMEOUT_MS sets it, for tests.  Once the run is asked
+ * to stop, a wait gives up after STOP_WAIT_MS: long enough for the frames
+ * in flight of a working device to be scored and logged, short enough for
+ * the run to end promptly whatever the device does.
  */
-#define WAIT_TIMEOUT_MS 10000
-#define STOP_WAIT_MS    1000
-#define WAIT_STEP_NS    (50 * 1000000ULL)
+#define WAIT_TIMEOUT_MS     20000
+#define CPU_WAIT_TIMEOUT_MS 300000
+#define STOP_WAIT_MS        1000
+#define WAIT_STEP_NS        (50 * 1000000ULL)
 
 static AVOnce  wait_once = AV_ONCE_INIT;
-static int64_t wait_timeout_us;
+static int64_t wait_timeout_ms;   /* the test hook's, or 0 */
 /* when a wait first saw the stop signal (av_gettime_relative()), or 0 */
 static atomic_int_least64_t stop_seen;
 
 static void read_wait_timeout(void)
 {
     const char *env = getenv("FSSIM_VULKAN_WAIT_TIMEOUT_MS");
-    const int64_t ms = env && *env ? strtoll(env, NULL, 0) : 0;
 
-    wait_timeout_us = (ms > 0 ? ms : WAIT_TIMEOUT_MS) * 1000;
+    wait_timeout_ms = env && *env ? FFMAX(strtoll(env, NULL, 0), 0) : 0;
+}
+
+/* How long a wait on vk's device may last, in microseconds. */
+static int64_t wait_timeout_us(const FSSIMVk *vk)
+{
+    ff_thread_once(&wait_once, read_wait_timeout);
+    if (wait_timeout_ms)
+        return wait_timeout_ms * 1000;
+    return (vk->vkctx.props.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ?
+            CPU_WAIT_TIMEOUT_MS : WAIT_TIMEOUT_MS) * 1000LL;
 }
 
 /* Whether the waits of a stopping run have waited long enough. */
@@ -84,9 +96,8 @@ static int stop_wait_over(int64_t now)
 static VkResult wait_fences(FSSIMVk *vk, const VkFence *fences, uint32_t nb)
 {
     FFVulkanContext *vkctx = &vk->vkctx;
-    const int64_t start = av_gettime_relative();
+    const int64_t start = av_gettime_relative(), timeout = wait_timeout_us(vk);
 
-    ff_thread_once(&wait_once, read_wait_timeout);
     for (;;) {
         const VkResult res = vkctx->vkfn.WaitForFences(vkctx->hwctx->act_dev, nb, fences,
                                                        VK_TRUE, WAIT_STEP_NS);
@@ -95,7 +106,7 @@ static VkResult wait_fences(FSSIMVk *vk, const VkFence *fences, uint32_t nb)
         if (res != VK_TIMEOUT)
             return res;
         now = av_gettime_relative();
-        if (stop_wait_over(now) || now - start >= wait_timeout_us) {
+        if (stop_wait_over(now) || now - start >= timeout) {
             vk->hung = 1;
             return VK_TIMEOUT;
         }
@@ -578,7 +589,7 @@ int ff_fssim_vk_fence_failed(FSSIMVk *vk, VkResult res, const char *what, int64_
            "within %.1f s: it is hung, or lost without reporting it. Neither its scores nor "
            "those of the frames after it are published. Check the GPU (nvidia-smi; the "
            "kernel log for GPU errors) and run again.\n",
-           vk->vkctx.props.properties.deviceName, what, n, wait_timeout_us / 1e6);
+           vk->vkctx.props.properties.deviceName, what, n, wait_timeout_us(vk) / 1e6);
     return AVERROR(ETIMEDOUT);
 }
 
