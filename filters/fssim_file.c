@@ -62,12 +62,17 @@
 static const int stop_signals[2] = { SIGINT, SIGTERM };
 static struct sigaction chained[2];
 static volatile sig_atomic_t stop_signal;
+/* when the first one came (av_gettime_relative(): clock_gettime(), which a
+ * signal handler may call) */
+static volatile int64_t stop_time;
 static AVMutex watch_lock = AV_MUTEX_INITIALIZER;
 
 static void on_stop_signal(int sig, siginfo_t *info, void *uc)
 {
     const struct sigaction *prev = &chained[sig == stop_signals[1]];
 
+    if (!stop_signal)
+        stop_time = av_gettime_relative();
     stop_signal = sig;
     if (prev->sa_flags & SA_SIGINFO)
         prev->sa_sigaction(sig, info, uc);
@@ -98,6 +103,11 @@ void ff_fssim_watch_stop_signals(void)
 int ff_fssim_stop_signal(void)
 {
     return stop_signal;
+}
+
+int64_t ff_fssim_stop_time(void)
+{
+    return stop_signal ? stop_time : 0;
 }
 
 static int is_null_device(const struct stat *st)

@@ -90,4 +90,7 @@ void ff_fssim_watch_stop_signals(void);
 /** The stop signal noted since ff_fssim_watch_stop_signals(), or 0. */
 int  ff_fssim_stop_signal(void);
 
+/** When the first stop signal came (av_gettime_relative()), or 0. */
+int64_t ff_fssim_stop_time(void);
+
 #endif /* AVFILTER_FSSIM_FILE_H */

@@ -23,7 +23,6 @@
  * fssim: the Vulkan plumbing that the 2-D scoring (fssim_be_vulkan.c) and
  * fssim3d's ring (fssim_be_vulkan3d.c) share: see fssim_vulkan_common.h.
  */
-#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "libavutil/mem.h"
@@ -59,8 +58,6 @@
 
 static AVOnce  wait_once = AV_ONCE_INIT;
 static int64_t wait_timeout_ms;   /* the test hook's, or 0 */
-/* when a wait first saw the stop signal (av_gettime_relative()), or 0 */
-static atomic_int_least64_t stop_seen;
 
 static void read_wait_timeout(void)
 {
@@ -82,13 +79,9 @@ static int64_t wait_timeout_us(const FSSIMVk *vk)
 /* Whether the waits of a stopping run have waited long enough. */
 static int stop_wait_over(int64_t now)
 {
-    int_least64_t seen = 0;
+    const int64_t t = ff_fssim_stop_time();
 
-    if (!ff_fssim_stop_signal())
-        return 0;
-    if (!atomic_compare_exchange_strong(&stop_seen, &seen, now))
-        return now - seen >= STOP_WAIT_MS * 1000LL;
-    return 0;
+    return t && now - t >= STOP_WAIT_MS * 1000LL;
 }
 
 /* Wait for all of nb fences: VK_SUCCESS, their error, or VK_TIMEOUT (then
