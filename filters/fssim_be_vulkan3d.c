@@ -436,11 +436,7 @@ static int submit_failed(AVFilterContext *ctx, VK3DBackend *b, FFVkExecContext *
  * sums hold an older frame's values or garbage, never published. */
 static int fence_failed(AVFilterContext *ctx, VK3DBackend *b, VkResult res, const VkJob *job)
 {
-    b->vk.failed = 1;
-    av_log(ctx, AV_LOG_ERROR, "Vulkan error while waiting for the %s %"PRId64": %s. "
-           "Its scores and those of the frames after it are not published.\n",
-           job_name(job->kind), job->n, ff_vk_ret2str(res));
-    return AVERROR_EXTERNAL;
+    return ff_fssim_vk_fence_failed(&b->vk, res, job_name(job->kind), job->n);
 }
 
 static void read_gpu_time(VK3DBackend *b, FFVkExecContext *exec, const VkJob *job)
@@ -470,7 +466,7 @@ static int job_done(AVFilterContext *ctx, VK3DBackend *b, FFVkExecContext *exec)
 
     if (job->kind == JOB_NONE)
         return 0;
-    res = ff_fssim_vk_fence(vkctx, exec, 1);
+    res = ff_fssim_vk_fence(&b->vk, exec, 1);
     if (res != VK_SUCCESS)
         return fence_failed(ctx, b, res, job);
     ff_vk_exec_discard_deps(vkctx, exec);
@@ -758,7 +754,7 @@ int ff_fssim_vk3d_collect(FSSIMEngine *e, VK3DBackend *b, int slot, int wait,
     job  = &b->job[exec->idx];
     /* unless its context was taken for a later job (which waited for it) */
     if (job->kind == JOB_SCORE && job->seq == b->slot_seq[slot]) {
-        if (!wait && ff_fssim_vk_fence(vkctx, exec, 0) == VK_NOT_READY)
+        if (!wait && ff_fssim_vk_fence(&b->vk, exec, 0) == VK_NOT_READY)
             return 0;
         err = job_done(ctx, b, exec);
     }
@@ -803,7 +799,9 @@ void ff_fssim_vk3d_uninit(FSSIMEngine *e, VK3DBackend **pb)
                    b->nb_score_ts, mus, sus, vkctx->props.properties.deviceName,
                    b->nb_scored, b->nb_passes);
         }
-
+    }
+    /* a hung device may still use what it holds: it is left as it is */
+    if (b->vk.initialized && !b->vk.hung) {
         ff_vk_shader_free(vkctx, &b->shd_moments);
         ff_vk_shader_free(vkctx, &b->shd_score);
         ff_vk_shader_free(vkctx, &b->shd_sum);

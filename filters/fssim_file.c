@@ -69,12 +69,17 @@
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGQUIT, SIGXCPU };
 static struct sigaction chained[FF_ARRAY_ELEMS(stop_signals)];
 static volatile sig_atomic_t stop_signal;
+/* when the first one came (av_gettime_relative(): clock_gettime(), which a
+ * signal handler may call) */
+static volatile int64_t stop_time;
 static AVMutex watch_lock = AV_MUTEX_INITIALIZER;
 
 static void on_stop_signal(int sig, siginfo_t *info, void *uc)
 {
     const struct sigaction *prev = NULL;
 
+    if (!stop_signal)
+        stop_time = av_gettime_relative();
     for (int i = 0; i < FF_ARRAY_ELEMS(stop_signals); i++)
         if (stop_signals[i] == sig)
             prev = &chained[i];
@@ -155,6 +160,11 @@ static void release_size_signal(FSSIMFile *f)
         xfsz_ignored = 0;
     }
     ff_mutex_unlock(&watch_lock);
+}
+
+int64_t ff_fssim_stop_time(void)
+{
+    return stop_signal ? stop_time : 0;
 }
 
 static int is_null_device(const struct stat *st)

@@ -109,4 +109,8 @@ int  ff_fssim_file_cut(FSSIMFile *f, int64_t len);
 /** Close it (stdout stays open); returns the close's error. */
 int  ff_fssim_file_close(FSSIMFile *f);
 
+/** When the first stop signal came (av_gettime_relative()), or 0: a
+ *  thread waiting for something (a pipe's reader, the GPU) gives up in time. */
+int64_t ff_fssim_stop_time(void);
+
 #endif /* AVFILTER_FSSIM_FILE_H */
