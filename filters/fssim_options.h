@@ -65,6 +65,7 @@ typedef struct FSSIMOptions {
     int64_t seg_start;     /* the first title frame scored */
     int64_t seg_end;       /* scoring stops there (exclusive); -1: the end */
     char  *title;          /* a label for the logs */
+    char  *names;          /* the inputs' labels for the logs, pad order, '|'-separated */
 } FSSIMOptions;
 
 #define FSSIM_OPT_FLAGS (AV_OPT_FLAG_FILTERING_PARAM | AV_OPT_FLAG_VIDEO_PARAM)
@@ -172,12 +173,26 @@ typedef struct FSSIMOptions {
       offsetof(type, field.seg_end), AV_OPT_TYPE_INT64, { .i64 = -1 }, -1, INT64_MAX,   \
       FSSIM_OPT_FLAGS },                                                                 \
     { "title", "a label written to the logs", offsetof(type, field.title),             \
-      AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FSSIM_OPT_FLAGS }
+      AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FSSIM_OPT_FLAGS },                     \
+    { "names", "labels of the inputs for the logs, in pad order, separated by |",       \
+      offsetof(type, field.names), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0,           \
+      FSSIM_OPT_FLAGS }
 
 /** Name of an algorithm ("float", ...) as in the options, keys and logs. */
 const char *ff_fssim_algo_name(int algo);
 
 struct FSSIMFormat;
+
+/**
+ * The labels of the names option (doc/options.md#outputs), one per input
+ * pad in pad order: names[i] is input i's, NULL where the option is unset
+ * or the label empty; free them with ff_fssim_free_names().  The labels
+ * are separated by '|', which a backslash escapes (av_get_token()).  Fails,
+ * naming both counts, where the option has not one label per input.
+ */
+int ff_fssim_parse_names(AVFilterContext *ctx, const FSSIMOptions *o,
+                         char *names[FSSIM_MAX_INPUTS]);
+void ff_fssim_free_names(char *names[FSSIM_MAX_INPUTS]);
 
 /** Check the options against each other and against the plane sizes. */
 int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o,

@@ -122,6 +122,8 @@ class Log:
         self.pooled = None
         self.segments = None
         self.csv_columns = None
+        self.names = []            # CSV: the `# name PAD LABEL` lines, (pad, label)
+        self.pairing = None        # the pairing counts, where the filter wrote them
 
     @property
     def is_ladder(self):
@@ -202,6 +204,7 @@ def read_json(path, text=None):
     log.complete = d.get("complete")
     log.pooled = d.get("pooled")
     log.segments = d.get("segments")
+    log.pairing = d.get("pairing")
     pooled = log.pooled or {}
     first = (pooled.get("renditions") or [{}])[0] if log.is_ladder else pooled
     log.slots = [key for key, v in first.items() if isinstance(v, dict)]
@@ -252,6 +255,8 @@ def write_json(log, pools, counts, f, segments=None):
       '"components": [%s]' % (json_string(inp["pix_fmt"]), inp["width"], inp["height"],
                               inp["bit_depth"],
                               ", ".join(json_string(c) for c in log.components)))
+    if "name" in inp:
+        w(', "name": %s' % json_string(inp["name"]))
     if log.main is not None:
         w(',\n    "main": %s' % json_value(log.main))
     w("},\n")
@@ -377,7 +382,11 @@ def read_csv(path, text=None):
             log.renditions.append(dict({"k": int(f[2])}, **_csv_input(f[3:])))
         elif line.startswith("# main "):
             log.main = _csv_input(line.split()[2:])
+        elif line.startswith("# name "):
+            pad, _, label = line[len("# name "):].partition(" ")
+            log.names.append((pad, _csv_unescape(label)))
         i += 1
+    _csv_names(log)
     if i >= len(lines) or not lines[i].startswith("n,pts,pts_time"):
         raise LogError("%s: no CSV column line (a log of fssim?)" % path)
     cols = lines[i].split(",")
@@ -426,13 +435,42 @@ def read_csv(path, text=None):
     while i < len(lines) and not lines[i].startswith("#"):
         i += 1                     # pooled rows: recomputed, never read
     for line in lines[i:]:
-        if line.startswith("# frames="):
+        if line.startswith("# pairing "):
+            _csv_pairing(log, line[len("# pairing "):])
+        elif line.startswith("# frames="):
             log.frame_count = int(line.split("=", 1)[1])
         elif line.startswith("# complete="):
             log.complete = line.split("=", 1)[1] == "1"
         elif line.startswith("# segments="):
             log.segments = line.split("=", 1)[1]
     return log
+
+
+def _csv_names(log):
+    """The labels of the `# name` lines where a JSON log has them: in the
+    renditions' (or the main input's) descriptions and the reference's."""
+    for pad, label in log.names:
+        for d in (log.renditions or []) + ([log.main] if log.main else []):
+            if d["pad"] == pad:
+                d["name"] = label
+                break
+        else:
+            log.input["name"] = label
+
+
+def _csv_pairing(log, text):
+    """A `# pairing pad=... frames=...` line: the JSON log's pairing entry
+    of that input."""
+    entry = {}
+    for part in text.split():
+        k, _, v = part.partition("=")
+        try:
+            entry[k] = int(v)
+        except ValueError:
+            entry[k] = v
+    if log.pairing is None:
+        log.pairing = {"inputs": []}
+    log.pairing["inputs"].append(entry)
 
 
 def write_csv(log, pools, counts, f, segments=None):
@@ -452,6 +490,8 @@ def write_csv(log, pools, counts, f, segments=None):
         w("# main " + _csv_input_line(log.main))
     for r in log.renditions or []:
         w("# rendition %d %s" % (r["k"], _csv_input_line(r)))
+    for pad, label in log.names:
+        w("# name %s %s\n" % (pad, csv_comment_text(label)))
     w(log.csv_columns + "\n")
     for fr in log.frames:
         for row in fr.payload:
