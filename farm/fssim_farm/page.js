@@ -105,52 +105,84 @@
     el.innerHTML = h + "</table>";
   }
 
+  var HOVER = "%{text}<br>frame %{customdata}<br>%{x|%H:%M:%S.%L}<br>%{y}<extra></extra>";
+
+  function eventShapes(r, ax, shapes, notes) {
+    r.events.forEach(function (ev) {
+      shapes.push({ type: "rect", xref: "x" + ax, yref: "y" + ax + " domain", x0: ev[0], x1: ev[1],
+        y0: 0, y1: 1, fillcolor: "#d62728", opacity: ev[2] === 1 ? 0.3 : 0.18, line: { width: 0 } });
+      notes.push({ text: "#" + ev[2], xref: "x" + ax, yref: "y" + ax + " domain",
+        x: ev[0], y: 0.98, xanchor: "left", yanchor: "top", showarrow: false,
+        font: { size: 10, color: "#a00000" } });
+    });
+  }
+
+  /* every rendition on one plot (a lone one with its events) */
   function timeline() {
     var el = document.getElementById("timeline");
     if (!el) return;
+    var rungs = D.rungs.filter(has), shapes = [], notes = [];
+    var traces = rungs.map(function (r) {
+      return { type: "scatter", mode: "lines", x: r.xd, y: convAll(r.y[key()]), customdata: r.n,
+        text: r.name, name: r.name + " (" + r.size + ")", hovertemplate: HOVER,
+        line: { color: r.color, width: 1 } };
+    });
+    if (rungs.length === 1) eventShapes(rungs[0], "", shapes, notes);
+    Plotly.react(el, traces, { height: 340, margin: { l: 70, r: 20, t: 10, b: 30 },
+      showlegend: true, legend: { orientation: "h", y: -0.12, x: 0 }, hovermode: "closest",
+      xaxis: timeAxis({}), yaxis: { gridcolor: "#eee", title: { text: metricName(), font: { size: 12 } } },
+      shapes: shapes, annotations: notes }, CONFIG);
+    syncZoom(el);
+  }
+
+  /* one small plot per rendition, its worst events shaded */
+  function timelineRungs() {
+    var el = document.getElementById("timeline-rungs");
+    if (!el) return;
     var rungs = D.rungs.filter(has);
-    var rows = rungs.length > 1 && rungs.length <= 10 ? rungs.length + 1 : 1;
-    var weights = [2.4];
-    for (var i = 1; i < rows; i++) weights.push(1);
-    var total = weights.reduce(function (a, b) { return a + b; }, 0);
-    var gap = 0.025, top = 1, traces = [], shapes = [], layout = {
-      height: 300 + (rows - 1) * 105, margin: { l: 70, r: 20, t: 10, b: 40 },
-      showlegend: true, legend: { orientation: "h", y: -0.06 / rows * 2, x: 0 },
-      hovermode: "closest", plot_bgcolor: "#fff", annotations: []
-    };
-    for (var row = 0; row < rows; row++) {
-      var hgt = (1 - gap * (rows - 1)) * weights[row] / total;
-      var ax = row ? String(row + 1) : "";
-      layout["xaxis" + ax] = timeAxis({ anchor: "y" + ax, showticklabels: row === rows - 1 });
-      if (row) layout["xaxis" + ax].matches = "x";
-      layout["yaxis" + ax] = { domain: [top - hgt, top], gridcolor: "#eee", anchor: "x" + ax,
-        title: { text: row ? "" : metricName(), font: { size: 12 } }, tickfont: { size: 10 } };
-      top -= hgt + gap;
-    }
+    if (rungs.length < 2) { el.style.display = "none"; return; }
+    var gap = 0.3 / rungs.length, hgt = (1 - gap * (rungs.length - 1)) / rungs.length;
+    var traces = [], shapes = [], notes = [], layout = {
+      height: 60 + 110 * rungs.length, margin: { l: 70, r: 20, t: 20, b: 30 }, showlegend: false,
+      hovermode: "closest" };
     rungs.forEach(function (r, j) {
-      var y = convAll(r.y[key()]);
-      var hover = "%{text}<br>frame %{customdata}<br>%{x|%H:%M:%S.%L}<br>%{y}<extra></extra>";
-      traces.push({ type: "scatter", mode: "lines", x: r.xd, y: y, customdata: r.n, text: r.name,
-        name: r.name + " (" + r.size + ")", legendgroup: "r" + r.i, hovertemplate: hover,
+      var ax = j ? String(j + 1) : "", top = 1 - j * (hgt + gap);
+      layout["xaxis" + ax] = timeAxis({ anchor: "y" + ax, showticklabels: j === rungs.length - 1 });
+      if (j) layout["xaxis" + ax].matches = "x";
+      layout["yaxis" + ax] = { domain: [top - hgt, top], gridcolor: "#eee", anchor: "x" + ax,
+        tickfont: { size: 10 } };
+      traces.push({ type: "scatter", mode: "lines", x: r.xd, y: convAll(r.y[key()]),
+        customdata: r.n, text: r.name, xaxis: "x" + ax, yaxis: "y" + ax, hovertemplate: HOVER,
         line: { color: r.color, width: 1 } });
-      if (rows > 1) {
-        var ax = String(j + 2);
-        traces.push({ type: "scatter", mode: "lines", x: r.xd, y: y, customdata: r.n, text: r.name,
-          xaxis: "x" + ax, yaxis: "y" + ax, showlegend: false, legendgroup: "r" + r.i,
-          hovertemplate: hover, line: { color: r.color, width: 1 } });
-        layout.annotations.push({ text: esc(r.name), xref: "x" + ax + " domain", yref: "y" + ax + " domain",
-          x: 0, y: 1, xanchor: "left", yanchor: "bottom", showarrow: false, font: { size: 11, color: r.color } });
-        r.events.forEach(function (ev) {
-          shapes.push({ type: "rect", xref: "x" + ax, yref: "y" + ax + " domain", x0: ev[0], x1: ev[1],
-            y0: 0, y1: 1, fillcolor: "#d62728", opacity: ev[2] === 1 ? 0.3 : 0.18, line: { width: 0 } });
-          layout.annotations.push({ text: "#" + ev[2], xref: "x" + ax, yref: "y" + ax + " domain",
-            x: ev[0], y: 0.98, xanchor: "left", yanchor: "top", showarrow: false,
-            font: { size: 10, color: "#a00000" } });
-        });
-      }
+      notes.push({ text: esc(r.name), xref: "x" + ax + " domain", yref: "y" + ax + " domain",
+        x: 0, y: 1, xanchor: "left", yanchor: "bottom", showarrow: false,
+        font: { size: 11, color: r.color } });
+      eventShapes(r, ax, shapes, notes);
     });
     layout.shapes = shapes;
+    layout.annotations = notes;
     Plotly.react(el, traces, layout, CONFIG);
+    syncZoom(el);
+  }
+
+  /* zooming one time plot zooms the other */
+  function syncZoom(el) {
+    if (el._synced) return;
+    el._synced = true;
+    el.on("plotly_relayout", function (ev) {
+      var other = document.getElementById(el.id === "timeline" ? "timeline-rungs" : "timeline");
+      if (!other || !other.data || other._syncing) return;
+      var upd = {};
+      if (ev["xaxis.range[0]"] !== undefined) {
+        upd["xaxis.range"] = [ev["xaxis.range[0]"], ev["xaxis.range[1]"]];
+      } else if (ev["xaxis.autorange"]) {
+        upd["xaxis.autorange"] = true;
+      } else {
+        return;
+      }
+      other._syncing = true;
+      Plotly.relayout(other, upd).then(function () { other._syncing = false; });
+    });
   }
 
   function distribution() {
@@ -298,6 +330,27 @@
     el.innerHTML = h + "</table>";
   }
 
+  /* A plot is drawn once it is within a screen of the window: what a
+   * reader sees first is drawn first, the rest as it scrolls into view. */
+  var pending = {};
+  var observer = window.IntersectionObserver ? new IntersectionObserver(function (entries) {
+    entries.forEach(function (e) {
+      var f = pending[e.target.id];
+      if (e.isIntersecting && f) { delete pending[e.target.id]; f(); }
+    });
+  }, { rootMargin: "100% 0px" }) : null;
+  function near(el) {
+    var r = el.getBoundingClientRect(), h = window.innerHeight || 800;
+    return r.bottom > -h && r.top < 2 * h;
+  }
+  function lazy(id, f) {
+    var el = document.getElementById(id);
+    if (!el) return;
+    if (!observer || near(el)) { delete pending[id]; f(); return; }
+    if (!(id in pending)) observer.observe(el);
+    pending[id] = f;
+  }
+
   function drawAll() {
     var scaleSel = document.getElementById("sel-scale");
     if (scaleSel) scaleSel.disabled = !ssimLike(sel.algo);
@@ -305,15 +358,16 @@
     if (note) note.textContent = ssimLike(sel.algo) ? "" : "(PSNR is in dB already)";
     if (D.kind === "compare") {
       bdTable();
-      compareRq();
+      lazy("rq", compareRq);
       hullTable(document.getElementById("hull-a"), D.sides[0].rungs, D.sides[0].hull);
       hullTable(document.getElementById("hull-b"), D.sides[1].rungs, D.sides[1].hull);
     } else {
       pooledTable();
-      timeline();
-      distribution();
-      rateQuality();
-      scenes();
+      lazy("timeline", timeline);
+      lazy("timeline-rungs", timelineRungs);
+      lazy("dist", distribution);
+      lazy("rq", rateQuality);
+      lazy("scenes", scenes);
     }
     var m = document.querySelectorAll(".metric-name");
     for (var i = 0; i < m.length; i++) m[i].textContent = metricName();
@@ -330,6 +384,8 @@
     });
   });
   drawAll();
+  /* the page is open: what the window shows is drawn */
   document.body.setAttribute("data-render-ms", performance.now().toFixed(0));
+  document.body.setAttribute("data-pending", Object.keys(pending).join(" "));
   document.body.classList.add("drawn");
 })();

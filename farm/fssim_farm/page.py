@@ -16,7 +16,7 @@ import os
 
 from .errors import FarmError
 
-MAX_BUCKETS = 1000
+MAX_BUCKETS = 600
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
           "#17becf", "#7f7f7f", "#bcbd22"]
 

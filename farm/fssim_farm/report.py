@@ -577,6 +577,7 @@ def _report_body(t, algo, plane, evs, window, thumb_note, spans, per, has_rates,
                      if "psnr" in t.algos else ""))
     decim = any(page.buckets(r.frames) is not None for r in t.rungs)
     parts.append("<h2>Scores over time</h2><div id=timeline class=plot></div>"
+                 "<div id=timeline-rungs class=plot></div>"
                  "<p class=note>Drag to zoom, double-click to reset; shaded: the worst events "
                  "by %s %s.%s</p>" % (e(LABELS.get(algo, algo)), e(plane),
                                      (" Each line draws the lowest and highest value of %d "

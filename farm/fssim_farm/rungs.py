@@ -56,6 +56,7 @@ class Rung:
     def __init__(self, index, log, k, pad, size):
         self.index, self.log, self.k, self.pad, self.size = index, log, k, pad, size
         self.name = None
+        self.file_name = None      # the log's label of it (the names option)
         self.n = self.t = None
         self.values = {}
         self.pooled = {}

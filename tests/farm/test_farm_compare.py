@@ -146,7 +146,8 @@ def main():
     else:
         q = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
                             "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND",
-                            "--dump-dom", "file://" + html], stdout=subprocess.PIPE,
+                            "--window-size=1280,4000", "--dump-dom", "file://" + html],
+                           stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, timeout=180)
         bd = re.search(r"<div id=\"bd\">(.*?)</div>", q.stdout, re.S)
         cells = re.findall(r"[+-]\d+\.\d\d %", bd.group(1)) if bd else []
