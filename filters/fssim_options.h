@@ -184,7 +184,7 @@ const char *ff_fssim_algo_name(int algo);
 struct FSSIMFormat;
 
 /**
- * The labels of the names option (doc/options.md#outputs), one per input
+ * The labels of the names option (doc/outputs.md#names), one per input
  * pad in pad order: names[i] is input i's, NULL where the option is unset
  * or the label empty; free them with ff_fssim_free_names().  The labels
  * are separated by '|', which a backslash escapes (av_get_token()).  Fails,
