@@ -88,12 +88,20 @@ def bd_rows(a, b, method):
     return rows
 
 
-def compare(a_path, b_path, html_path=None, a_label=None, b_label=None, a_names=None,
-            b_names=None, a_bitrates=None, b_bitrates=None, a_renditions=None,
-            b_renditions=None, interpolation="pchip", metric=None, plane=None,
-            ffmpeg="ffmpeg", ffprobe=None):
+def compare(a_path, b_path, html_path=None, **kw):
     """The BD figures of ladder B against ladder A; the page too if
-    html_path.  Returns a JSON-ready summary."""
+    html_path.  Returns a JSON-ready summary.  Keywords: those of
+    _compare."""
+    try:
+        return _compare(a_path, b_path, html_path, **kw)
+    except OSError as e:
+        raise FarmError("%s: %s" % (e.filename or html_path, e.strerror or e))
+
+
+def _compare(a_path, b_path, html_path=None, a_label=None, b_label=None, a_names=None,
+             b_names=None, a_bitrates=None, b_bitrates=None, a_renditions=None,
+             b_renditions=None, interpolation="pchip", metric=None, plane=None,
+             ffmpeg="ffmpeg", ffprobe=None):
     if interpolation not in hull_mod.INTERPOLATIONS:
         raise FarmError("--interpolation %s: choose %s" % (
             interpolation, " or ".join(hull_mod.INTERPOLATIONS)))

@@ -151,8 +151,10 @@ def _page_rungs(title, primary_events):
             q[key] = page.rounded(np.quantile(fin, np.linspace(0, 1, QUANTILES))
                                   if len(fin) else np.full(QUANTILES, np.nan), digits)
             pooled[key] = r.pooled[(algo, plane)]
+        # an event's shading ends where its last frame does
+        dur = 1.0 / title.fps if title.fps else 0.0
         evs = [[page.rounded([r.t[e.first] * 1000.0], 1)[0],
-                page.rounded([r.t[e.last] * 1000.0], 1)[0], j + 1]
+                page.rounded([(r.t[e.last] + dur) * 1000.0], 1)[0], j + 1]
                for j, e in enumerate(primary_events[r.index])]
         p = r.pairing or {}
         out.append({"i": r.index, "name": r.name, "size": r.size_label,
@@ -255,11 +257,12 @@ def _hms(t):
 def _events_html(title, evs, algo, plane, out_dir, window, note):
     e = html.escape
     parts = ["<p class=note>Stretches where a rendition is at its worst by <b>%s %s</b>: the "
-             "windows of %d frames%s among the lowest %g %% of the title's, neighbouring "
-             "windows merged into one event, ranked by their lowest window; the pictures are "
-             "the event's worst frame, the reference left and the rendition right.%s</p>" % (
-                 e(LABELS.get(algo, algo)), e(plane), window,
-                 " (%.1f s)" % (window / title.fps) if title.fps else "",
+             "windows of %d frame%s%s among the lowest %g %% of the title's, grown to half "
+             "their dip's depth, neighbouring windows merged into one event, ranked by their "
+             "lowest window; the pictures are the event's worst frame, the reference left and "
+             "the rendition right.%s</p>" % (
+                 e(LABELS.get(algo, algo)), e(plane), window, "" if window == 1 else "s",
+                 " (%.2f s)" % (window / title.fps) if title.fps else "",
                  events_mod.LOW_PERCENT, (" " + note) if note else "")]
     for r in title.rungs:
         rows = evs[r.index]
@@ -321,6 +324,9 @@ def _mpl():
     except ImportError:
         raise FarmError("the report needs matplotlib: pip install './farm[report]'")
     matplotlib.use("Agg")
+    import warnings
+    # a name's character the font lacks is drawn as a box: not worth a line
+    warnings.filterwarnings("ignore", message="Glyph .* missing from font")
     import matplotlib.pyplot as plt
     return plt
 
@@ -353,7 +359,8 @@ def plot_timeline(title, algo, plane, evs, path):
         ax.plot(x, y, lw=0.8, color=page.COLORS[r.index % len(page.COLORS)])
         ax.axhline(r.pooled[(algo, plane)]["mean"], color="k", lw=0.8, ls="--", alpha=0.6)
         for j, ev in enumerate(evs[r.index]):
-            ax.axvspan(r.t[ev.first], r.t[ev.last], color="#d62728", alpha=0.35 if not j
+            ax.axvspan(r.t[ev.first], r.t[ev.last] + (1.0 / title.fps if title.fps else 0.0),
+                       color="#d62728", alpha=0.35 if not j
                        else 0.22, lw=0)
             ax.text(r.t[ev.first], hi - (hi - lo) * 0.04, "#%d" % (j + 1), fontsize=8.5,
                     color="#a00000", va="top")
@@ -448,13 +455,20 @@ def plot_rate_quality(sides, algo, plane, path, title_text):
 
 # ---------------------------------------------------------------------------
 
-def write_report(logs_, html_path, bitrates=None, renditions=None, reference=None, names=None,
-                 title=None, metric=None, plane=None, ffmpeg="ffmpeg", ffprobe=None,
-                 scenes=None, scdet_threshold=scenes_mod.SCDET_THRESHOLD,
-                 events=DEFAULT_EVENTS, thumbnails=True, probe_bitrates=True):
+def write_report(logs_, html_path, **kw):
     """Write the report of one title's log(s) (a path or a list) to
-    html_path and its files beside it; returns a summary (JSON-ready)."""
-    import numpy as np
+    html_path and its files beside it; returns a summary (JSON-ready).
+    Keywords: those of _write_report."""
+    try:
+        return _write_report(logs_, html_path, **kw)
+    except OSError as e:
+        raise FarmError("%s: %s" % (e.filename or html_path, e.strerror or e))
+
+
+def _write_report(logs_, html_path, bitrates=None, renditions=None, reference=None, names=None,
+                  title=None, metric=None, plane=None, ffmpeg="ffmpeg", ffprobe=None,
+                  scenes=None, scdet_threshold=scenes_mod.SCDET_THRESHOLD,
+                  events=DEFAULT_EVENTS, thumbnails=True, probe_bitrates=True):
     paths = [logs_] if isinstance(logs_, str) else list(logs_)
     if events < 0:
         raise FarmError("--events %d: give 0 or more" % events)

@@ -156,10 +156,17 @@ def main():
         left = pic[:, :W]
         diffs = [float(np.abs(left - frames[n]).mean()) for n in range(N)]
         best = int(np.argmin(diffs))
-        okt = pic.shape[:2] == (H, 2 * W + 6) and best == e1["worst_n"]
-        why = "shape %s, left half closest to reference frame %d (worst frame %d)" % (
-            pic.shape, best, e1["worst_n"])
-    tap.ok(okt, "its picture: the reference's worst frame left, the rendition right", why)
+        # the rendition's frames, scaled to the picture's size by the same scaler
+        q = subprocess.run([ft.FFMPEG, "-v", "error", "-i", dists[3], "-vf",
+                            "scale=%d:%d:flags=bicubic,format=rgb24" % (W, H), "-f",
+                            "rawvideo", "pipe:1"], stdout=subprocess.PIPE)
+        rend = np.frombuffer(q.stdout, np.uint8).reshape(-1, H, W, 3).astype(float)
+        right = pic[:, W + 6:]
+        rbest = int(np.argmin([float(np.abs(right - rend[n]).mean()) for n in range(N)]))
+        okt = pic.shape[:2] == (H, 2 * W + 6) and best == e1["worst_n"] == rbest
+        why = ("shape %s, left half closest to reference frame %d, right half to rendition "
+               "frame %d (worst frame %d)" % (pic.shape, best, rbest, e1["worst_n"]))
+    tap.ok(okt, "its picture: the reference's worst frame left, the rendition's right", why)
     n_thumbs = sum(len(r["events"]) for r in rs)
     tap.ok(len(s["files"].get("worst", [])) == n_thumbs and n_thumbs >= len(rs),
            "a picture file per event: %d" % n_thumbs, s["files"].get("worst"))
@@ -260,7 +267,7 @@ def main():
             rgb = a[..., :3]
             dark = float((rgb.mean(axis=2) < 0.85).mean())
             good = a.shape[:2] == (2400, 1280) and float(rgb.std()) > 0.05 and dark > 0.03
-        except (OSError, ValueError) as e:
+        except (OSError, ValueError):
             good, dark = False, 0.0
         tap.ok(good, "a screenshot at 1280 px that is not blank (%.1f%% drawn)" % (100 * dark),
                q.stderr[-800:])
