@@ -346,8 +346,15 @@
   function lazy(id, f) {
     var el = document.getElementById(id);
     if (!el) return;
-    if (!observer || near(el)) { delete pending[id]; f(); return; }
-    if (!(id in pending)) observer.observe(el);
+    if (window.Plotly && (!observer || near(el))) {
+      delete pending[id];
+      /* a still picture shown until plotly.js draws (report.py) */
+      var still = el.querySelector(".still");
+      if (still) el.removeChild(still);
+      f();
+      return;
+    }
+    if (!(id in pending) && observer) observer.observe(el);
     pending[id] = f;
   }
 
@@ -383,9 +390,23 @@
       drawAll();
     });
   });
+  /* The page opens with its tables, pictures and still plots; plotly.js
+   * (4-5 MB) starts once that is painted, and then draws the plots near
+   * the window. */
   drawAll();
-  /* the page is open: what the window shows is drawn */
-  document.body.setAttribute("data-render-ms", performance.now().toFixed(0));
-  document.body.setAttribute("data-pending", Object.keys(pending).join(" "));
-  document.body.classList.add("drawn");
+  document.body.setAttribute("data-open-ms", performance.now().toFixed(0));
+  function startPlotly() {
+    var src = document.getElementById("plotly-js");
+    if (src && !window.Plotly) {
+      var s = document.createElement("script");
+      s.text = src.textContent;
+      document.head.appendChild(s);
+    }
+    drawAll();
+    document.body.setAttribute("data-render-ms", performance.now().toFixed(0));
+    document.body.setAttribute("data-pending", Object.keys(pending).join(" "));
+    document.body.classList.add("drawn");
+  }
+  if (window.Plotly) startPlotly();
+  else requestAnimationFrame(function () { setTimeout(startPlotly, 0); });
 })();

@@ -39,7 +39,7 @@ tr.bad td{background:#fdecec}tr.hull td{background:#eaf5ea}
 td.neg{color:#1a7f1a}td.pos{color:#b00000}
 .note{color:#666;font-size:13px;margin:4px 0}
 .sw{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:5px}
-.plot{width:100%}
+.plot{width:100%}.still{width:100%;display:block}
 .events{display:flex;flex-wrap:wrap;gap:10px}
 .event{width:605px;font-size:13px;border:1px solid #ddd;padding:4px}
 .event img{width:600px;display:block}
@@ -144,12 +144,14 @@ def img_data_url(path):
 def write_page(path, title, body, data):
     """Write the page atomically: body (HTML) and data (the JSON page.js reads)."""
     e = html.escape
+    # plotly.js is inert text until page.js starts it, once the page is
+    # painted: the page opens with what needs no plotly.js
     parts = ["<!DOCTYPE html><html lang=en><head><meta charset=utf-8>",
              "<meta name=viewport content='width=1280'>",
-             "<title>%s</title><style>%s</style>" % (e(title), CSS),
-             "<script>%s</script></head><body><main>" % _script_text(plotly_js()),
+             "<title>%s</title><style>%s</style></head><body><main>" % (e(title), CSS),
              body,
              "</main><script type='application/json' id=fssim-data>%s</script>" % _json_text(data),
+             "<script type='text/plain' id=plotly-js>%s</script>" % _script_text(plotly_js()),
              "<script>%s</script></body></html>" % _script_text(page_js())]
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:

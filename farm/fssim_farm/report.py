@@ -590,10 +590,12 @@ def _report_body(t, algo, plane, evs, window, thumb_note, spans, per, has_rates,
                      "; PSNR capped at %g dB per frame" % (6 * t.depth + 12)
                      if "psnr" in t.algos else ""))
     decim = any(page.buckets(r.frames) is not None for r in t.rungs)
-    parts.append("<h2>Scores over time</h2><div id=timeline class=plot></div>"
+    still = ("<img class=still alt='scores over time' src='%s'>" % page.img_data_url(
+        files["png"][0])) if files.get("png") else ""
+    parts.append("<h2>Scores over time</h2><div id=timeline class=plot>%s</div>"
                  "<div id=timeline-rungs class=plot></div>"
                  "<p class=note>Drag to zoom, double-click to reset; shaded: the worst events "
-                 "by %s %s.%s</p>" % (e(LABELS.get(algo, algo)), e(plane),
+                 "by %s %s.%s</p>" % (still, e(LABELS.get(algo, algo)), e(plane),
                                      (" Each line draws the lowest and highest value of %d "
                                       "runs of frames; every frame is in the frames CSV."
                                       % page.MAX_BUCKETS) if decim else ""))

@@ -146,7 +146,8 @@ def main():
     else:
         q = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
                             "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND",
-                            "--window-size=1280,4000", "--dump-dom", "file://" + html],
+                            "--window-size=1280,4000", "--virtual-time-budget=60000",
+                            "--dump-dom", "file://" + html],
                            stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, timeout=180)
         bd = re.search(r"<div id=\"bd\">(.*?)</div>", q.stdout, re.S)
