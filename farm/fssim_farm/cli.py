@@ -112,10 +112,8 @@ def build_parser():
     return ap
 
 
-def _report_output_args(p):
-    p.add_argument("--ffmpeg", default="ffmpeg",
-                   help="the ffmpeg that scored the title: it extracts the pictures and "
-                        "runs scdet (default: ffmpeg on PATH)")
+def _report_output_args(p, ffmpeg_help):
+    p.add_argument("--ffmpeg", default="ffmpeg", help=ffmpeg_help)
     p.add_argument("--ffprobe", default=None,
                    help="ffprobe for the bitrates (default: beside --ffmpeg, else on PATH)")
     p.add_argument("--json", action="store_true",
@@ -155,16 +153,18 @@ def add_report_parser(sub):
     p.add_argument("--plane", default=None,
                    help="the plane shown first, and of the worst events and scenes: Y, U, "
                         "V, ... or All (default All)")
-    p.add_argument("--events", type=int, default=3,
+    p.add_argument("--events", type=int, default=3, metavar="N",
                    help="worst events shown per rendition (default 3)")
     p.add_argument("--no-thumbnails", action="store_true",
                    help="no pictures of the worst frames")
     p.add_argument("--scenes", default=None, metavar="scdet|FRAMES|FILE",
                    help="scene cuts: 'scdet' (FFmpeg's scdet on --reference), frame "
                         "numbers '0,240,1210', or a file of them")
-    p.add_argument("--scdet-threshold", type=float, default=10.0,
+    p.add_argument("--scdet-threshold", type=float, default=10.0, metavar="T",
                    help="scdet's threshold, 0-100 (default 10)")
-    _report_output_args(p)
+    _report_output_args(p, "the ffmpeg that scored the title: it extracts the pictures and "
+                           "runs scdet (default: ffmpeg on PATH); ffprobe is looked for "
+                           "beside it")
 
 
 def add_compare_parser(sub):
@@ -194,7 +194,8 @@ def add_compare_parser(sub):
                         "common test conditions)")
     p.add_argument("--metric", default=None, help="the algorithm shown first")
     p.add_argument("--plane", default=None, help="the plane shown first (default All)")
-    _report_output_args(p)
+    _report_output_args(p, "the ffmpeg beside which ffprobe is looked for (default: ffmpeg "
+                           "on PATH)")
 
 
 def run_report(a):
