@@ -274,6 +274,30 @@ def main():
         tap.ok(good, "a screenshot at 1280 px that is not blank (%.1f%% drawn)" % (100 * dark),
                q.stderr[-800:])
 
+    # a sweep in two logs of one reference: one report, the same hull
+    halves = []
+    for i, part in enumerate((dists[:2], dists[2:])):
+        hp = os.path.join(d, "film_part%d.json" % i)
+        if os.path.exists(hp):
+            os.unlink(hp)
+        ft.run(segments.command(ft.FFMPEG, "fssim", ref, part, "algo=float+psnr", hp,
+                                progress=False))
+        halves.append(hp)
+    p = fm.fssim_farm("report", *halves, "-o", os.path.join(out_dir, "sweep.html"),
+                      "--bitrates", ",".join(map(str, rates)), "--no-thumbnails", "--json")
+    sw = json.loads(p.stdout) if p.returncode == 0 else {}
+    tap.ok(sw and [r["name"] for r in sw["renditions"]] == base and sw["hull"] == s["hull"],
+           "a sweep in two logs: one report, the renditions in order, the same hull",
+           (p.stderr[-500:], sw.get("hull")))
+    other = os.path.join(d, "other_reference.json")
+    if os.path.exists(other):
+        os.unlink(other)
+    ft.run(segments.command(ft.FFMPEG, "fssim", dists[0], dists[1:2], "algo=float", other,
+                            progress=False))
+    p = fm.fssim_farm("report", log, other, "-o", os.path.join(out_dir, "bad.html"))
+    tap.ok(p.returncode == 1 and "score different references" in p.stderr and
+           "Traceback" not in p.stderr, "logs of another reference refused", p.stderr[-500:])
+
     # the filters' pairing counts, where the log has them: shown where not zero
     lgp = json.load(open(log))
     lgp["pairing"] = {"mode": "nearest", "inputs": [
