@@ -35,7 +35,7 @@ class Side:
 
 
 def _load_side(path, label, names, bitrates, renditions, ffmpeg, ffprobe, flag):
-    t = rungs_mod.load([path], names=names)
+    t = rungs_mod.load([path], names=names, files=renditions)
     report_mod.check_files(t, renditions, None)
     if bitrates is not None:
         rates = hull_mod.parse_bitrates(bitrates, len(t.rungs), "--%s-bitrates" % flag)

@@ -197,13 +197,13 @@
         var xs = c.map(function (_, b) { return dist.lo + (b + 0.5) * (dist.hi - dist.lo) / c.length; });
         traces.push({ type: "scatter", mode: "lines", line: { shape: "hvh", color: r.color, width: 1.3 },
           x: xs, y: c, name: r.name, legendgroup: "r" + r.i, showlegend: false,
-          hovertemplate: r.name.replace(/%/g, "%%") + "<br>%{x}: %{y} frames<extra></extra>" });
+          hovertemplate: esc(r.name) + "<br>%{x}: %{y} frames<extra></extra>" });
       }
       var q = convAll(r.q[key()]);
       traces.push({ type: "scatter", mode: "lines", xaxis: "x2", yaxis: "y2", x: q,
         y: q.map(function (_, i) { return 100 * i / (q.length - 1); }), name: r.name,
         legendgroup: "r" + r.i, line: { color: r.color, width: 1.4 },
-        hovertemplate: r.name.replace(/%/g, "%%") + "<br>%{y:.1f}% of frames at or below %{x}<extra></extra>" });
+        hovertemplate: esc(r.name) + "<br>%{y:.1f}% of frames at or below %{x}<extra></extra>" });
     });
     Plotly.react(el, traces, {
       height: 380, margin: { l: 60, r: 20, t: 30, b: 50 }, showlegend: true,
@@ -288,7 +288,7 @@
       traces.push({ type: "scatter", mode: "lines", line: { shape: "hv", color: r.color, width: 1.3 },
         x: S.xd.concat([S.end]), y: m.concat([m[m.length - 1]]), name: r.name,
         customdata: S.first,
-        hovertemplate: r.name.replace(/%/g, "%%") + "<br>scene from frame %{customdata}<br>mean %{y}<extra></extra>" });
+        hovertemplate: esc(r.name) + "<br>scene from frame %{customdata}<br>mean %{y}<extra></extra>" });
     });
     Plotly.react(el, traces, { height: 320, margin: { l: 70, r: 20, t: 10, b: 40 },
       xaxis: timeAxis({}),

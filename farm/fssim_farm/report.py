@@ -472,7 +472,9 @@ def _write_report(logs_, html_path, bitrates=None, renditions=None, reference=No
     paths = [logs_] if isinstance(logs_, str) else list(logs_)
     if events < 0:
         raise FarmError("--events %d: give 0 or more" % events)
-    t = rungs_mod.load(paths, names=names, title=title)
+    t = rungs_mod.load(paths, names=names, title=title, files=renditions)
+    if not title and not t.reference.get("name") and reference:
+        t.name = os.path.basename(reference.rstrip("/")) or reference
     check_files(t, renditions, reference)
     algo, plane = choose_metric(t, metric, plane)
     if bitrates is None and renditions and probe_bitrates:

@@ -238,9 +238,10 @@ def _same_reference(a, b):
                         "title" % (a.path, b.path, na, nb))
 
 
-def load(paths, names=None, title=None):
+def load(paths, names=None, title=None, files=None):
     """The Title of one or more logs of one reference.  names: one per
-    rendition of all the logs, in order (--names), or None."""
+    rendition of all the logs, in order (--names), or None; files: the
+    renditions' files, whose names are used where a log has none."""
     if not paths:
         raise FarmError("no log given")
     logs_ = [logs.read_log(p) for p in paths]
@@ -255,7 +256,7 @@ def load(paths, names=None, title=None):
     for lg in logs_:
         rungs += _rungs_of(lg, len(rungs))
     t = Title(logs_, rungs)
-    _name_rungs(t, names, len(logs_) > 1)
+    _name_rungs(t, names, len(logs_) > 1, files)
     ref = t.reference.get("name")
     t.name = title or ref or os.path.splitext(os.path.basename(paths[0]))[0]
     for lg in logs_:
@@ -277,7 +278,7 @@ def load(paths, names=None, title=None):
     return t
 
 
-def _name_rungs(t, names, several):
+def _name_rungs(t, names, several, files=None):
     if names is not None:
         if len(names) != len(t.rungs):
             raise FarmError("--names gives %d names for %d renditions: give one per rendition, "
@@ -288,6 +289,8 @@ def _name_rungs(t, names, several):
         for r in t.rungs:
             if r.file_name:
                 r.name = r.file_name
+            elif files and len(files) == len(t.rungs):
+                r.name = os.path.basename(files[r.index].rstrip("/")) or files[r.index]
             else:
                 stem = os.path.splitext(os.path.basename(r.log.path))[0]
                 r.name = "%s:%s" % (stem, r.pad) if several else r.pad
