@@ -20,6 +20,7 @@ import os
 
 from . import hull as hull_mod
 from . import page
+from . import plots
 from . import report as report_mod
 from . import rungs as rungs_mod
 from .errors import FarmError
@@ -125,7 +126,7 @@ def _compare(a_path, b_path, html_path=None, a_label=None, b_label=None, a_names
             raise FarmError("-o %s: the folder %s does not exist" % (html_path, out_dir))
         stem = os.path.splitext(os.path.basename(html_path))[0]
         png = os.path.join(out_dir, stem + "_rate_quality.png")
-        report_mod.plot_rate_quality(
+        plots.plot_rate_quality(
             [(" [%s]" % a.label, a.title.rungs, a.hull["%s|%s|value" % (algo, plane)], "o", "-"),
              (" [%s]" % b.label, b.title.rungs, b.hull["%s|%s|value" % (algo, plane)], "s",
               "--")], algo, plane, png, "%s against %s" % (b.label, a.label))
