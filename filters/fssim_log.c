@@ -271,25 +271,33 @@ static int resampled(const FSSIMOutput *out, int k)
     return !ff_fssim_format_same_layout(&out->dist_fmt[k], &out->fmt);
 }
 
-/* A pair's main input is described where it is resampled; a ladder lists
- * every rendition. */
-static int describe_input(const FSSIMOutput *out, int k)
+/* A pair's main input is described where it is resampled or named; a
+ * ladder lists every rendition. */
+static int describe_input(const FSSIMOutput *out, char *const *names, int k)
 {
-    return ff_fssim_is_ladder(out) || resampled(out, k);
+    return ff_fssim_is_ladder(out) || resampled(out, k) || names[k];
 }
 
-/* The pad, format and size of input k, and whether it is resampled. */
-static void write_input_json(AVFilterContext *ctx, const FSSIMOutput *out, int k, AVBPrint *bp)
+/* The pad, its label (names), format and size of input k, and whether it
+ * is resampled. */
+static void write_input_json(AVFilterContext *ctx, const FSSIMOutput *out, char *const *names,
+                             int k, AVBPrint *bp)
 {
     const FSSIMFormat *d = &out->dist_fmt[k];
 
-    av_bprintf(bp, "\"pad\": \"%s\", \"pix_fmt\": \"%s\", \"width\": %d, \"height\": %d, "
-               "\"bit_depth\": %d, \"resampled\": %s}", ctx->input_pads[k].name,
-               av_get_pix_fmt_name(d->pix_fmt), d->width, d->height, d->depth,
-               resampled(out, k) ? "true" : "false");
+    av_bprintf(bp, "\"pad\": \"%s\", ", ctx->input_pads[k].name);
+    if (names[k]) {
+        av_bprintf(bp, "\"name\": ");
+        json_string(bp, names[k]);
+        av_bprintf(bp, ", ");
+    }
+    av_bprintf(bp, "\"pix_fmt\": \"%s\", \"width\": %d, \"height\": %d, \"bit_depth\": %d, "
+               "\"resampled\": %s}", av_get_pix_fmt_name(d->pix_fmt), d->width, d->height,
+               d->depth, resampled(out, k) ? "true" : "false");
 }
 
-static void write_json_header(AVFilterContext *ctx, FSSIMOutput *out, AVBPrint *bp)
+static void write_json_header(AVFilterContext *ctx, FSSIMOutput *out, char *const *names,
+                              AVBPrint *bp)
 {
     const FSSIMFormat *f = &out->fmt;
 
@@ -304,23 +312,28 @@ static void write_json_header(AVFilterContext *ctx, FSSIMOutput *out, AVBPrint *
     for (int c = 0; c < f->nb_comps; c++)
         av_bprintf(bp, "%s\"%c\"", c ? ", " : "", f->comp[c].name);
     av_bprintf(bp, "]");
-    if (!ff_fssim_is_ladder(out) && describe_input(out, 0)) {
+    if (names[out->nb_dist]) {
+        av_bprintf(bp, ", \"name\": ");
+        json_string(bp, names[out->nb_dist]);
+    }
+    if (!ff_fssim_is_ladder(out) && describe_input(out, names, 0)) {
         av_bprintf(bp, ",\n    \"main\": {");
-        write_input_json(ctx, out, 0, bp);
+        write_input_json(ctx, out, names, 0, bp);
     }
     av_bprintf(bp, "},\n");
     if (ff_fssim_is_ladder(out)) {
         av_bprintf(bp, "  \"renditions\": [");
         for (int k = 0; k < out->nb_dist; k++) {
             av_bprintf(bp, "%s\n    {\"k\": %d, ", k ? "," : "", k + 1);
-            write_input_json(ctx, out, k, bp);
+            write_input_json(ctx, out, names, k, bp);
         }
         av_bprintf(bp, "\n  ],\n");
     }
     av_bprintf(bp, "  \"frames\": [");
 }
 
-static void write_csv_header(AVFilterContext *ctx, FSSIMOutput *out, AVBPrint *bp)
+static void write_csv_header(AVFilterContext *ctx, FSSIMOutput *out, char *const *names,
+                             AVBPrint *bp)
 {
     const FSSIMFormat *f = &out->fmt;
 
@@ -329,7 +342,7 @@ static void write_csv_header(AVFilterContext *ctx, FSSIMOutput *out, AVBPrint *b
                av_get_pix_fmt_name(f->pix_fmt), f->width, f->height, f->depth);
     for (int k = 0; k < out->nb_dist; k++) {
         const FSSIMFormat *d = &out->dist_fmt[k];
-        if (!describe_input(out, k))
+        if (!describe_input(out, names, k))
             continue;
         if (ff_fssim_is_ladder(out))
             av_bprintf(bp, "# rendition %d ", k + 1);
@@ -340,6 +353,14 @@ static void write_csv_header(AVFilterContext *ctx, FSSIMOutput *out, AVBPrint *b
         av_bprintf(bp, " width=%d height=%d resampled=%d pix_fmt=%s bit_depth=%d\n",
                    d->width, d->height, resampled(out, k),
                    av_get_pix_fmt_name(d->pix_fmt), d->depth);
+    }
+    /* a label may hold spaces and '=': the rest of its own line */
+    for (int k = 0; k <= out->nb_dist; k++) {
+        if (!names[k])
+            continue;
+        av_bprintf(bp, "# name %s ", ctx->input_pads[k].name);
+        csv_comment_text(bp, names[k]);
+        av_bprint_chars(bp, '\n', 1);
     }
     av_bprintf(bp, ff_fssim_is_ladder(out) ? "n,pts,pts_time,rendition" : "n,pts,pts_time");
     for (int a = 0; a < FSSIM_NB_ALGOS; a++) {
@@ -639,14 +660,18 @@ static void close_short(FSSIMOutput *out, int failed)
 
 int ff_fssim_log_header(AVFilterContext *ctx, FSSIMOutput *out)
 {
+    char *names[FSSIM_MAX_INPUTS];
     AVBPrint bp;
     int ret;
 
+    if ((ret = ff_fssim_parse_names(ctx, out->opts, names)) < 0)
+        return ret;
     av_bprint_init(&bp, 0, AV_BPRINT_SIZE_UNLIMITED);
     if (json_log(out))
-        write_json_header(ctx, out, &bp);
+        write_json_header(ctx, out, names, &bp);
     else
-        write_csv_header(ctx, out, &bp);
+        write_csv_header(ctx, out, names, &bp);
+    ff_fssim_free_names(names);
     out->log_tail = bp.len;
     /* a regular file is valid JSON from the start */
     if (json_log(out) && out->log.regular)

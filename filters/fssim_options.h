@@ -68,6 +68,7 @@ typedef struct FSSIMOptions {
     char  *title;          /* a label for the logs */
     int    pairing;        /* enum FSSIMPairing */
     char  *seg_starts;     /* a segment's inputs' first-frame times (pairing=nearest) */
+    char  *names;          /* the inputs' labels for the logs, pad order, '|'-separated */
 } FSSIMOptions;
 
 #define FSSIM_OPT_FLAGS (AV_OPT_FLAG_FILTERING_PARAM | AV_OPT_FLAG_VIDEO_PARAM)
@@ -175,7 +176,10 @@ typedef struct FSSIMOptions {
       offsetof(type, field.seg_end), AV_OPT_TYPE_INT64, { .i64 = -1 }, -1, INT64_MAX,   \
       FSSIM_OPT_FLAGS },                                                                 \
     { "title", "a label written to the logs", offsetof(type, field.title),             \
-      AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FSSIM_OPT_FLAGS }
+      AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FSSIM_OPT_FLAGS },                     \
+    { "names", "labels of the inputs for the logs, in pad order, separated by |",       \
+      offsetof(type, field.names), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0,           \
+      FSSIM_OPT_FLAGS }
 
 /* How frames of the inputs are paired (doc/options.md#pairing); every
  * filter.  framesync's own options (eof_action, shortest, repeatlast,
@@ -205,6 +209,17 @@ typedef struct FSSIMOptions {
 const char *ff_fssim_algo_name(int algo);
 
 struct FSSIMFormat;
+
+/**
+ * The labels of the names option (doc/outputs.md#names), one per input
+ * pad in pad order: names[i] is input i's, NULL where the option is unset
+ * or the label empty; free them with ff_fssim_free_names().  The labels
+ * are separated by '|', which a backslash escapes (av_get_token()).  Fails,
+ * naming both counts, where the option has not one label per input.
+ */
+int ff_fssim_parse_names(AVFilterContext *ctx, const FSSIMOptions *o,
+                         char *names[FSSIM_MAX_INPUTS]);
+void ff_fssim_free_names(char *names[FSSIM_MAX_INPUTS]);
 
 /** Check the options against each other and against the plane sizes. */
 int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o,

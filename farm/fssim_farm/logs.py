@@ -123,6 +123,8 @@ class Log:
         self.pairing = None        # {"mode": ..., "inputs": [{"pad": ..., counts}]}
         self.segments = None
         self.csv_columns = None
+        self.names = []            # CSV: the `# name PAD LABEL` lines, (pad, label)
+        self.pairing = None        # the pairing counts, where the filter wrote them
 
     @property
     def is_ladder(self):
@@ -204,6 +206,7 @@ def read_json(path, text=None):
     log.pooled = d.get("pooled")
     log.pairing = d.get("pairing")
     log.segments = d.get("segments")
+    log.pairing = d.get("pairing")
     pooled = log.pooled or {}
     first = (pooled.get("renditions") or [{}])[0] if log.is_ladder else pooled
     log.slots = [key for key, v in first.items() if isinstance(v, dict)]
@@ -282,6 +285,8 @@ def write_json(log, pools, counts, f, segments=None):
       '"components": [%s]' % (json_string(inp["pix_fmt"]), inp["width"], inp["height"],
                               inp["bit_depth"],
                               ", ".join(json_string(c) for c in log.components)))
+    if "name" in inp:
+        w(', "name": %s' % json_string(inp["name"]))
     if log.main is not None:
         w(',\n    "main": %s' % json_value(log.main))
     w("},\n")
@@ -410,7 +415,11 @@ def read_csv(path, text=None):
             log.renditions.append(dict({"k": int(f[2])}, **_csv_input(f[3:])))
         elif line.startswith("# main "):
             log.main = _csv_input(line.split()[2:])
+        elif line.startswith("# name "):
+            pad, _, label = line[len("# name "):].partition(" ")
+            log.names.append((pad, _csv_unescape(label)))
         i += 1
+    _csv_names(log)
     if i >= len(lines) or not lines[i].startswith("n,pts,pts_time"):
         raise LogError("%s: no CSV column line (a log of fssim?)" % path)
     cols = lines[i].split(",")
@@ -475,6 +484,18 @@ def read_csv(path, text=None):
     return log
 
 
+def _csv_names(log):
+    """The labels of the `# name` lines where a JSON log has them: in the
+    renditions' (or the main input's) descriptions and the reference's."""
+    for pad, label in log.names:
+        for d in (log.renditions or []) + ([log.main] if log.main else []):
+            if d["pad"] == pad:
+                d["name"] = label
+                break
+        else:
+            log.input["name"] = label
+
+
 def write_csv(log, pools, counts, f, segments=None):
     """The whole CSV log as the filter writes it (write_csv_header(),
     log_frame_csv(), write_csv_pooled()); segments, if given, as a last
@@ -492,6 +513,8 @@ def write_csv(log, pools, counts, f, segments=None):
         w("# main " + _csv_input_line(log.main))
     for r in log.renditions or []:
         w("# rendition %d %s" % (r["k"], _csv_input_line(r)))
+    for pad, label in log.names:
+        w("# name %s %s\n" % (pad, csv_comment_text(label)))
     w(log.csv_columns + "\n")
     for fr in log.frames:
         for row in fr.payload:

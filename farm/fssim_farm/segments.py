@@ -27,6 +27,7 @@ import os
 import re
 import subprocess
 from fractions import Fraction
+from urllib.parse import urlsplit
 
 from .errors import ScoreError
 
@@ -241,12 +242,21 @@ def leading_input(filter_name, nb_dist):
     return 0 if nb_dist == 1 else nb_dist
 
 
+def names_value(paths):
+    """The filters' `names` option of these inputs: each one's file name
+    (a URL's last part), '|'-separated, a label's '|', quotes, backslashes
+    and spaces escaped for the filter's split (av_get_token)."""
+    labels = [os.path.basename((urlsplit(p).path if "://" in p else p).rstrip("/")) or p
+              for p in paths]
+    return "|".join(re.sub(r"([\\'|\s])", r"\\\1", x) for x in labels)
+
+
 def filter_graph(filter_name, nb_dist, options, log_path, log_fmt, title, seg=None,
-                 upload=None, starts=None):
+                 upload=None, starts=None, names=None):
     """The -lavfi graph: renditions first, the reference last; upload: a
     software format to upload every input in (hwupload to the run's
     device), for codecs the GPU does not decode or devices without video
-    decoding (lavapipe)."""
+    decoding (lavapipe); names: the `names` option (names_value())."""
     opts = []
     if filter_name != "fssim3d" and nb_dist > 1:
         opts.append("inputs=%d" % (nb_dist + 1))
@@ -256,6 +266,8 @@ def filter_graph(filter_name, nb_dist, options, log_path, log_fmt, title, seg=No
     opts.append("log_fmt=" + log_fmt)
     if title:
         opts.append("title=" + escape_value(title))
+    if names:
+        opts.append("names=" + escape_value(names))
     if seg is not None:
         opts.append("seg_base=%d:seg_start=%d:seg_end=%d" % (seg.base, seg.start, seg.end))
         # a cut run does not see the title's first frames, from which
@@ -296,7 +308,7 @@ def command(ffmpeg, filter_name, reference, dists, options, log_path, log_fmt="j
     for i, path in enumerate(inputs):
         cmd += per[i] + (seek_lead if i == lead else seek_other) + ["-i", path]
     cmd += ["-lavfi", filter_graph(filter_name, len(dists), options, log_path, log_fmt,
-                                   title, seg, upload, starts), "-f", "null", "-"]
+                                   title, seg, upload, starts, names_value(inputs)), "-f", "null", "-"]
     return cmd
 
 
