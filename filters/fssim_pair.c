@@ -461,6 +461,32 @@ static void check_starts(FSSIMPair *p)
     }
 }
 
+/* Take what the inputs have sent, up to FSSIM_PAIR_AHEAD frames each, and
+ * ask every input that has nothing for its next frame, so that every
+ * decoder keeps going while the pairing waits for one. */
+static int take_ready(FSSIMPair *p)
+{
+    AVFilterContext *ctx = p->ctx;
+    int status, ret;
+    int64_t pts;
+
+    for (int i = 0; i < p->nb_in; i++) {
+        AVFilterLink *link = ctx->inputs[i];
+        FSSIMPairInput *in = &p->in[i];
+
+        while (!in->eof && in->nb < FSSIM_PAIR_AHEAD && ff_inlink_queued_frames(link))
+            if ((ret = take(p, i)) < 0)
+                return ret;
+        if (in->eof || in->nb || ff_inlink_queued_frames(link))
+            continue;
+        if (ff_inlink_acknowledge_status(link, &status, &pts))
+            in->eof = 1;
+        else
+            ff_inlink_request_frame(link);
+    }
+    return 0;
+}
+
 /* One event: the leading input's oldest frame with its pairs.  Returns 1
  * when issued, 0 when waiting (frames requested) or ended, or an error. */
 static int step(FSSIMPair *p)
@@ -532,6 +558,8 @@ int ff_fssim_pair_activate(FSSIMPair *p)
     FF_FILTER_FORWARD_STATUS_BACK_ALL(ctx->outputs[0], ctx);
     if (p->eof)
         return 0;
+    if ((ret = take_ready(p)) < 0)
+        return ret;
     ret = step(p);
     if (ret < 0)
         return ret;

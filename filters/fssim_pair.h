@@ -46,9 +46,15 @@
 #define FSSIM_PAIR_MAX_INPUTS (FSSIM_MAX_DIST + 1)
 
 /* Frames of one input held at once: those inside one interval and the
- * first beyond it.  Decoded GPU frames hold decoder surfaces, so no more
- * are taken than the pairing needs. */
-#define FSSIM_PAIR_QUEUE 8
+ * first beyond it, at most FSSIM_PAIR_QUEUE. */
+#define FSSIM_PAIR_QUEUE 16
+
+/* Frames of one input taken as soon as they arrive, before the pairing
+ * needs them: the ffmpeg tool lets a decoder run only so far ahead of
+ * what the filter has taken, so that frames left on the link would hold
+ * the decoders back; decoded GPU frames hold decoder surfaces, so no more
+ * are taken early than keep them going. */
+#define FSSIM_PAIR_AHEAD 4
 
 enum FSSIMPairing {
     FSSIM_PAIRING_NEAREST,      /* nearest time from each input's first frame,
