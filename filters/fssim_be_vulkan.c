@@ -56,8 +56,11 @@ extern const unsigned int  ff_fssim_comp_spv_len;
 extern const unsigned char ff_fssim_f32_comp_spv_data[];
 extern const unsigned int  ff_fssim_f32_comp_spv_len;
 
-/* Frames whose sums may still be on their way back. */
-#define QUEUE_DEPTH 6
+/* Frames whose sums may still be on their way back.  A Vulkan Video
+ * decoder waits on the device for every user of a picture it reuses (its
+ * timeline semaphore), so with too few frames in flight the decoders wait
+ * behind the scoring (doc/performance.md#vulkan-video-frames-in-flight). */
+#define QUEUE_DEPTH 12
 #define MAX_QUEUE_DEPTH 32
 
 /*
