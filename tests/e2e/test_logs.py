@@ -649,16 +649,23 @@ def test_nothing_scored():
 def test_misaligned():
     # (the ffmpeg tool starts every input file at 0: the offset is made in the graph)
     rc, _, err = run(["-lavfi", "testsrc2=s=64x48:r=25:d=1,split[a][b];"
-                      "[b]setpts=PTS+0.4/TB[r];[a][r]fssim", "-f", "null", "-"])
+                      "[b]setpts=PTS+0.4/TB[r];[a][r]fssim=pairing=pts", "-f", "null", "-"])
     tap.ok(rc == 0 and re.search(r"main input starts at 0 s and the reference at 0\.4 s", err)
            and "setpts=PTS-STARTPTS" in err,
-           "inputs that start 0.4 s apart: a warning naming them and the offset", err[-1500:])
-    rc, _, err = run(["-f", "lavfi", "-i", "testsrc2=s=64x48:r=25:d=1", "-f", "lavfi", "-i",
-                      "testsrc2=s=64x48:r=30:d=1", "-lavfi", "[0:v][1:v]fssim", "-f", "null",
-                      "-"])
-    tap.ok(rc == 0 and re.search(r"frame rates differ: main 25 fps, reference 30 fps", err)
-           and "fps=" in err, "inputs at 25 and 30 fps: a warning naming the rates",
+           "pairing=pts, inputs that start 0.4 s apart: a warning naming them and the offset",
            err[-1500:])
+    rc, _, err = run(["-lavfi", "testsrc2=s=64x48:r=25:d=1,split[a][b];"
+                      "[b]setpts=PTS+0.4/TB[r];[a][r]fssim", "-f", "null", "-"])
+    tap.ok(rc == 0 and re.search(r"main input's first frame is 0\.4 s before the reference's",
+                                 err) and "pairing=pts" in err,
+           "pairing=nearest, inputs that start 0.4 s apart: a warning that they are paired "
+           "from their first frames, naming pairing=pts", err[-1500:])
+    rc, _, err = run(["-f", "lavfi", "-i", "testsrc2=s=64x48:r=25:d=1", "-f", "lavfi", "-i",
+                      "testsrc2=s=64x48:r=30:d=1", "-lavfi", "[0:v][1:v]fssim=pairing=framesync",
+                      "-f", "null", "-"])
+    tap.ok(rc == 0 and re.search(r"frame rates differ: main 25 fps, reference 30 fps", err)
+           and "fps=" in err, "pairing=framesync, inputs at 25 and 30 fps: a warning naming "
+           "the rates", err[-1500:])
     rc, _, err = run(["-f", "lavfi", "-i", "testsrc2=s=64x48:r=25:d=1", "-f", "lavfi", "-i",
                       "testsrc2=s=64x48:r=25:d=1", "-lavfi", "[0:v][1:v]fssim", "-f", "null",
                       "-"])
@@ -1106,7 +1113,8 @@ def test_segment_numbers():
                "segment numbers at %s: refused, naming the largest" % what, err[-800:])
     log, stats = path("seg.json"), path("seg.txt")
     rc, _, err = run(["-lavfi", pair(2) + "fssim=log_path=%s:stats_file=%s:seg_base=%d:"
-                      "seg_start=%d" % (log, stats, top - 1, top - 1), "-f", "null", "-"])
+                      "seg_start=%d:pairing=pts" % (log, stats, top - 1, top - 1), "-f",
+                      "null", "-"])
     lg = ft.load_log(log) if rc == 0 else {}
     lines = open(stats).read().split() if rc == 0 else []
     tap.ok(rc == 0 and [f["n"] for f in lg["frames"]] == [top - 1, top] and
@@ -1114,8 +1122,8 @@ def test_segment_numbers():
            [l for l in lines if l.startswith("n:")] == ["n:%d" % top, "n:%d" % (top + 1)],
            "seg_base=seg_start=2^53 - 2: frames n = 2^53 - 2 and 2^53 - 1, exactly",
            err[-800:])
-    rc, _, err = run(["-lavfi", pair(3) + "fssim=log_path=%s:seg_base=%d:seg_start=%d" % (
-        log, top - 1, top - 1), "-f", "null", "-"])
+    rc, _, err = run(["-lavfi", pair(3) + "fssim=log_path=%s:seg_base=%d:seg_start=%d:"
+                      "pairing=pts" % (log, top - 1, top - 1), "-f", "null", "-"])
     lg, why = parse_json(open(log).read())
     tap.ok(rc is not None and rc > 0 and "past %d" % top in err and lg is not None and
            lg["frame_count"] == 2,
