@@ -154,10 +154,21 @@ endif
 # instrumenting them all took that build from 6 to 15 minutes.  ASan's
 # interceptors still check what FFmpeg's code copies into fssim's buffers
 # (memcpy and its kin), and its allocator guards every allocation.
+# The instrumented objects depend on sanitize.mak, so that a tree built
+# without the sanitizers (copied by configure --with-ffmpeg-build) compiles
+# them again; the programs are linked with the runtimes (the tests run the
+# unstripped ffmpeg_g, whose reports name the functions).
 include $(SRC_PATH)/libavfilter/fssim/sanitize.mak
 ifneq ($(strip $(FSSIM_SANITIZE)),)
 $(SUBDIR)fssim/%.o fftools/%.o: CFLAGS += $(FSSIM_SANITIZE)
+LDFLAGS += $(FSSIM_SANITIZE_LDFLAGS)
 endif
+FSSIM_OBJS_ALL  = $(filter fssim/%,$(FSSIM_COMMON) $(FSSIM_CUDA) $(FSSIM_VULKAN)) \
+                  fssim/vf_fssim.o fssim/vf_fssim3d.o fssim/vf_fssim_cuda.o fssim/vf_fssim_vulkan.o
+FSSIM_TOOL_OBJS = $(patsubst $(SRC_PATH)/%.c,%.o,$(wildcard $(SRC_PATH)/fftools/*.c \
+                                                          $(SRC_PATH)/fftools/*/*.c))
+$(sort $(FSSIM_OBJS_ALL:%=$(SUBDIR)%) $(FSSIM_TOOL_OBJS:./%=%)): \
+    $(SRC_PATH)/libavfilter/fssim/sanitize.mak
 
 # The reference is plain C11; it needs no fused multiply-add (doc/algorithms.md#int).
 $(SUBDIR)fssim/ref_%.o: CFLAGS += -ffp-contract=off

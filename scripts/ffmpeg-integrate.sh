@@ -61,10 +61,12 @@ printf 'FSSIM_SASS = %s\nFSSIM_PTXAS = %s\nFSSIM_FATBINARY = %s\n' \
     "${FSSIM_SASS:-}" "${FSSIM_PTXAS:-ptxas}" "${FSSIM_FATBINARY:-fatbinary}" > "$dst/sass.mak.new"
 sync_file "$dst/sass.mak.new" "$dst/sass.mak"
 rm -f "$dst/sass.mak.new"
-# The compiler flags of a sanitizer build (FSSIM_SANITIZE from the
-# environment: configure's --enable-sanitizers), which instrument fssim's
-# code and the ffmpeg tool; none in a user's build.
-printf 'FSSIM_SANITIZE = %s\n' "${FSSIM_SANITIZE:-}" > "$dst/sanitize.mak.new"
+# The compiler and linker flags of a sanitizer build (FSSIM_SANITIZE and
+# FSSIM_SANITIZE_LDFLAGS from the environment: configure's
+# --enable-sanitizers), which instrument fssim's code and the ffmpeg tool;
+# none in a user's build.
+printf 'FSSIM_SANITIZE = %s\nFSSIM_SANITIZE_LDFLAGS = %s\n' "${FSSIM_SANITIZE:-}" \
+    "${FSSIM_SANITIZE_LDFLAGS:-}" > "$dst/sanitize.mak.new"
 sync_file "$dst/sanitize.mak.new" "$dst/sanitize.mak"
 rm -f "$dst/sanitize.mak.new"
 # The project's version (configure.ac's AC_INIT), which the logs carry.

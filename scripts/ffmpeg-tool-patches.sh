@@ -8,12 +8,22 @@
 # patches this run applied are taken out again, so that the tree is left
 # as it was, never partly or approximately patched.  Running it twice
 # changes nothing.
+# Each patch applied is kept in the tree (.fssim-tool-patches/), so that
+# --reset can take them out again: a built tree copied for another build
+# (configure --with-ffmpeg-build) gets that build's patches, or none.
 #
 # usage: ffmpeg-tool-patches.sh FFMPEG_TREE PATCH...
+#        ffmpeg-tool-patches.sh --reset FFMPEG_TREE
 set -eu
 
-tree=${1:?usage: ffmpeg-tool-patches.sh FFMPEG_TREE PATCH...}
+reset=
+if [ "${1:-}" = --reset ]; then
+    reset=1
+    shift
+fi
+tree=${1:?usage: ffmpeg-tool-patches.sh [--reset] FFMPEG_TREE [PATCH...]}
 shift
+kept=$tree/.fssim-tool-patches
 
 die() { echo "ffmpeg-tool-patches: $*" >&2; exit 1; }
 
@@ -27,10 +37,29 @@ run_patch() {
     patch -d "$tree" -p1 -f -s --fuzz=0 --no-backup-if-mismatch "$@" < "$p"
 }
 
+# --reset: take the kept patches out, the last applied first
+if [ -n "$reset" ]; then
+    [ -d "$kept" ] || exit 0
+    for p in $(ls "$kept" | sort -r); do
+        run_patch "$kept/$p" -R || die "$p: could not be taken out of $tree again"
+        echo "ffmpeg-tool-patches: ${p#??-}: taken out"
+    done
+    rm -rf "$kept"
+    exit 0
+fi
+
+# keep: a copy of PATCH, numbered in the order applied
+keep() {
+    mkdir -p "$kept"
+    n=$(ls "$kept" | wc -l)
+    cp "$1" "$kept/$(printf %02d "$n")-$(basename "$1")"
+}
+
 applied=
 undo() {
     for p in $applied; do
         run_patch "$p" -R >/dev/null 2>&1 || echo "ffmpeg-tool-patches: could not take $p out again" >&2
+        rm -f "$kept"/*-"$(basename "$p")"
     done
 }
 
@@ -47,8 +76,10 @@ for p in "$@"; do
     name=$(basename "$p")
     if [ "$i" -le "$have" ]; then
         echo "ffmpeg-tool-patches: $name: already applied"
+        ls "$kept" 2>/dev/null | grep -q -- "-$name\$" || keep "$p"
     elif run_patch "$p" -N --dry-run >/dev/null 2>&1 && run_patch "$p" -N; then
         applied="$p $applied"
+        keep "$p"
         echo "ffmpeg-tool-patches: $name: applied"
     else
         undo
