@@ -173,6 +173,7 @@ static void drop_front(FSSIMPairInput *in, int i, int n, FSSIMPairCount *c)
     in->nb -= n;
     memmove(in->q, in->q + n, in->nb * sizeof(*in->q));
     memmove(in->t, in->t + n, in->nb * sizeof(*in->t));
+    memmove(in->disabled, in->disabled + n, in->nb * sizeof(*in->disabled));
 }
 
 /* Take the first queued frame out. */
@@ -184,6 +185,7 @@ static AVFrame *pop_front(FSSIMPairInput *in)
     in->nb--;
     memmove(in->q, in->q + 1, in->nb * sizeof(*in->q));
     memmove(in->t, in->t + 1, in->nb * sizeof(*in->t));
+    memmove(in->disabled, in->disabled + 1, in->nb * sizeof(*in->disabled));
     return f;
 }
 
@@ -263,6 +265,9 @@ static int take(FSSIMPair *p, int i)
     if (i == p->ref)
         update_duration(p, f, t);
     in->last = t;
+    /* the timeline is evaluated at input 0's frames as they are taken,
+     * which may be ahead of the one paired now */
+    in->disabled[in->nb] = ctx->is_disabled;
     in->q[in->nb] = f;
     in->t[in->nb++] = t;
     return 1;
@@ -350,6 +355,7 @@ static AVFrame *pick(FSSIMPair *p, int i, int64_t t)
     in->nb -= n;
     memmove(in->q, in->q + n, in->nb * sizeof(*in->q));
     memmove(in->t, in->t + n, in->nb * sizeof(*in->t));
+    memmove(in->disabled, in->disabled + n, in->nb * sizeof(*in->disabled));
     return f;
 }
 
@@ -522,11 +528,15 @@ static int step(FSSIMPair *p)
         }
     }
 
+    /* the timeline at this event: input 0's frame's, or its last one's */
+    if (p->in[0].nb && (p->lead == 0 || !interval_side(p, p->in[0].t[0], t)))
+        p->disabled = p->in[0].disabled[0];
     frames[p->lead] = pop_front(lead);
     count(&p->cur, p->lead, frames[p->lead], 0);
     for (int i = 0; i < p->nb_in; i++)
         if (i != p->lead)
             frames[i] = pick(p, i, t);
+    ctx->is_disabled = p->disabled;
     ev.out = frames[p->lead];
     if (p->lead != p->ref)
         ev.dist[p->lead] = ev.out;

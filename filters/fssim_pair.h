@@ -104,6 +104,7 @@ typedef struct FSSIMPairStats {
 typedef struct FSSIMPairInput {
     AVFrame *q[FSSIM_PAIR_QUEUE];   /* oldest first */
     int64_t  t[FSSIM_PAIR_QUEUE];   /* their times in the common time base */
+    uint8_t  disabled[FSSIM_PAIR_QUEUE];  /* input 0: the timeline off at the frame */
     int      nb;
     int      eof;
     int64_t  last;                  /* the time of the last frame taken */
@@ -133,6 +134,7 @@ typedef struct FSSIMPair {
     int        eof;             /* the output has ended */
     int64_t    pts;             /* the last event's, in the leading input's time base */
     int        warned_order;
+    int        disabled;        /* the timeline at the last event */
     int        align;           /* times from each input's first frame */
     int64_t    start[FSSIM_PAIR_MAX_INPUTS];   /* each input's first frame's time */
     unsigned   start_known;     /* bit i: start[i] is known (seen, or given) */
