@@ -124,6 +124,15 @@ int ff_fssim_check_segment(AVFilterContext *ctx, const FSSIMOptions *o, int cont
                "end).\n", o->seg_end, o->seg_start);
         return AVERROR(EINVAL);
     }
+    /* a merge checks the title's frame count in every segment's log: a
+     * segment that claims frames past it would hide a missing tail */
+    if (o->seg_total >= 0 && (o->seg_start >= o->seg_total || o->seg_end < 0 ||
+                              o->seg_end > o->seg_total)) {
+        av_log(ctx, AV_LOG_ERROR, "seg_start=%"PRId64" seg_end=%"PRId64" with seg_total=%"PRId64
+               ": a segment of a title of seg_total frames scores frames before seg_total "
+               "and sets seg_end (at most seg_total).\n", o->seg_start, o->seg_end, o->seg_total);
+        return AVERROR(EINVAL);
+    }
     if (o->seg_base > 0 && o->seg_start - o->seg_base < context) {
         av_log(ctx, AV_LOG_ERROR, "seg_start=%"PRId64" with seg_base=%"PRId64": the temporal "
                "window needs %d frames before the first scored one; decode from frame %"PRId64
