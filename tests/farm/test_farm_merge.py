@@ -10,9 +10,11 @@ whole run's: the same JSON and the same bytes (the segments field aside),
 for pairs (a resampled main input too), ladders, every algorithm, CSV logs
 and fssim3d.
 
-Then the refusals, each naming the segment: a gap, an overlap, other
-options, another title (inputs), another filter version, an unknown schema
-version, a log that is not complete.
+Then the refusals, each naming the segment: a gap, a missing head or tail
+(the segments carry the title's frame count, seg_total), a duplicated or
+out-of-order timestamp, an overlap, other options, another title (inputs
+or length), another filter version, an unknown schema version, a log that
+is not complete.
 """
 import json
 import os
@@ -66,8 +68,38 @@ def main():
 
     # refusals, on the pair's three segments
     out = os.path.join(d, "refused.json")
+    if os.path.exists(out):        # a failed check of an earlier run
+        os.unlink(out)
     a, b, c = pair
     refused(tap, "a gap (middle segment missing)", [a, c], ["gap", a, c], out)
+    refused(tap, "a missing tail (the last segment missing): the segments carry the title's "
+            "frame count", [a, b], ["missing tail", "frames 36-59", b], out)
+    refused(tap, "a missing head (the first segment missing)", [b, c],
+            ["missing head", "frames 0-23", b], out)
+    pts = json.load(open(b))["frames"][0]["pts"]
+    prev = json.load(open(a))["frames"][-1]["pts"]
+    dup = edited(b, os.path.join(d, "dup.json"), '{"n": 24, "pts": %d,' % pts,
+                 '{"n": 24, "pts": %d,' % prev)
+    refused(tap, "a duplicated timestamp across segments, named", [a, dup, c],
+            ["duplicated or out-of-order timestamps", "pts %d" % prev, dup, "n=24"], out)
+    n25 = json.load(open(b))["frames"][1]["pts"]
+    swap = edited(b, os.path.join(d, "swap.json"), '{"n": 25, "pts": %d,' % n25,
+                  '{"n": 25, "pts": %d,' % (pts - 1))
+    refused(tap, "an out-of-order timestamp inside a segment, named", [a, swap, c],
+            ["duplicated or out-of-order timestamps", "n=25", swap], out)
+    other_total = edited(c, os.path.join(d, "total.json"), '"seg_total": "60"',
+                         '"seg_total": "72"')
+    refused(tap, "segments of titles of other lengths (seg_total)", [a, b, other_total],
+            ["different titles", "72"], out)
+    # logs without seg_total (an older build's): the tail is unknown
+    old = [edited(p, os.path.join(d, "old%d.json" % i), ',\n    "seg_total": "60"', "")
+           for i, p in enumerate((a, b))]
+    refused(tap, "segments that do not carry the title's frame count, last one missing",
+            old, ["do not say how many frames", "--frames"], out)
+    given = os.path.join(d, "frames_given.json")
+    p = fm.fssim_farm("merge", *old, "-o", given, "--frames", "36")
+    tap.ok(p.returncode == 0 and os.path.exists(given),
+           "... merged once --frames gives the title's frame count", p.stderr)
     _, over, _ = fm.segment_runs(d, "over", "fssim", ref8, dists8[:1], ALL, frames=36)
     refused(tap, "an overlap", [a, b, c, over[1]], ["overlap"], out)
     segs2, other, _ = fm.segment_runs(d, "other", "fssim", ref8, dists8[:1],
@@ -101,9 +133,48 @@ def main():
     csvs = [p for p in os.listdir(d) if p.startswith("ladder8_csv_seg")]
     refused(tap, "JSON and CSV segments together",
             [a, os.path.join(d, sorted(csvs)[1]), c], ["CSV"], out)
+    pairing_counts(tap, d, pair, sorted(os.path.join(d, p) for p in csvs))
     option_errors(tap, d, ref8, dists8)
     pooling_edges(tap)
     tap.done()
+
+
+def pairing_counts(tap, d, jsons, csvs):
+    """The counts the filters write after the frames (pairing: frames each
+    input had, paired, lacking, in excess, damaged) add up over the
+    segments, in the member's or line's own place and shape."""
+    member = ('  "pairing": {"mode": "nearest", "inputs": [{"pad": "main", "frames": %d, '
+              '"paired": %d, "lacks": %d, "excess": 0, "damaged": %d}, {"pad": "reference", '
+              '"frames": %d, "damaged": 0}]},\n')
+    paths = []
+    for i, p in enumerate(jsons):
+        n = len(json.load(open(p))["frames"])
+        paths.append(edited(p, os.path.join(d, "pairing%d.json" % i), '  "pooled": {',
+                            member % (n, n - i, i, 2 * i, n) + '  "pooled": {'))
+    out = os.path.join(d, "pairing_merged.json")
+    p = fm.fssim_farm("merge", *paths, "-o", out)
+    want = member % (60, 57, 3, 6, 60) + '  "pooled": {'
+    tap.ok(p.returncode == 0 and want in open(out).read(),
+           "JSON: the pairing counts of the segments added up, the member in its place",
+           p.stderr or open(out).read()[-3000:])
+    line = "# pairing pad=dist%d frames=%d paired=%d lacks=%d excess=%d damaged=%d\n"
+    paths = []
+    for i, p in enumerate(csvs):
+        text = open(p).read()
+        n = int(text.split("# frames=")[1].split("\n")[0])
+        lines = "".join(line % (k, n, n - i, i, k, i * k) for k in (1, 2))
+        paths.append(edited(p, os.path.join(d, "pairing%d.csv" % i), "# frames=",
+                            lines + "# frames="))
+    out = os.path.join(d, "pairing_merged.csv")
+    p = fm.fssim_farm("merge", *paths, "-o", out)
+    want = "".join(line % (k, 60, 57, 3, 3 * k, 3 * k) for k in (1, 2)) + "# frames=60\n"
+    tap.ok(p.returncode == 0 and want in open(out).read(),
+           "CSV: the # pairing lines of the segments added up, in their place",
+           p.stderr or open(out).read()[-1500:])
+    bad = edited(paths[1], os.path.join(d, "pairing_bad.csv"), "pad=dist2", "pad=dist9")
+    p = fm.fssim_farm("merge", paths[0], bad, paths[2], "-o", out + ".bad.csv")
+    tap.ok(p.returncode == 1 and "pairing" in p.stderr,
+           "refused: segments whose pairing lines differ in more than their counts", p.stderr)
 
 
 def option_errors(tap, d, ref, dists):
@@ -114,7 +185,9 @@ def option_errors(tap, d, ref, dists):
             ("fssim", "seg_base=10:seg_start=5", "seg_start=5 lies before seg_base=10"),
             ("fssim", "seg_start=12:seg_end=12", "seg_end=12 is not after seg_start=12"),
             ("fssim3d", "depth=5:seg_base=8:seg_start=9:seg_end=20",
-             "the temporal window needs 2 frames")):
+             "the temporal window needs 2 frames"),
+            ("fssim", "seg_start=12:seg_end=24:seg_total=20", "seg_total=20"),
+            ("fssim", "seg_start=12:seg_total=60", "sets seg_end")):
         p = ft.ffmpeg(*base, "[0:v][1:v]%s=%s" % (filt, opts), "-f", "null", "-", check=False)
         tap.ok(p.returncode != 0 and expect in p.stderr,
                "%s=%s fails at init: %s" % (filt, opts, expect), p.stderr[-600:])
