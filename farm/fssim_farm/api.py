@@ -183,7 +183,7 @@ def _titles_run(titles, cluster_kw, retries, progress, prestart=True):
 
 def _failed(t):
     from .title import summary
-    return summary(t, "failed", time.time(), t.check_error)
+    return summary(t, "failed", t.t_created, t.check_error)
 
 
 def _interrupted(titles):

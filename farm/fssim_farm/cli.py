@@ -167,11 +167,24 @@ def _means_text(s):
     return lines
 
 
+def _pairing_warnings(s):
+    """Frames a decoder flagged as damaged, lacking or in excess: said on
+    stderr even where the title is scored (a log with damaged frames is
+    the scores of what the decoder made of them)."""
+    for pad, c in sorted((s.get("pairing") or {}).items()):
+        what = ["%d %s" % (c[k], k) for k in ("damaged", "lacks", "excess") if c.get(k)]
+        if what:
+            sys.stderr.write("fssim-farm: warning: %s: %s (of %s frames)\n" % (
+                pad, ", ".join(what), c.get("frames", "?")))
+
+
 def _run_score(a):
     from . import api
     kw = _cluster_kw(a)
     s = api.score(a.reference, a.dists, a.output, filter=a.filter, options=a.options,
                   name=a.name, **kw)
+    if not a.quiet:
+        _pairing_warnings(s)
     text = ["%s: %d frames, %d segments (%d scored, %d reused) in %.1f s" % (
         s["output"], s["frames"], s["segments"], s["segments_scored"], s["segments_reused"],
         s["wall_s"])] + _means_text(s)

@@ -471,5 +471,5 @@ def merge_files(paths, out_path, log_path=None, segments_field=True, verify=True
     write_merged(out_path, merged, pools, counts, ranges, frame_lines, trailer,
                  segments_field)
     _lap(timings, "write", t)
-    merged.pools, merged.counts = pools, counts
+    merged.pools, merged.counts, merged.trailer = pools, counts, trailer
     return merged

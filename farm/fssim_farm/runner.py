@@ -239,7 +239,8 @@ def run_segment(job):
                 where, rc, " (a failure that running it again cannot change)" if final else "",
                 _essential(err)), final=final)
         try:
-            log = logs.read_log(tmp)
+            # the header and the end alone: the client reads the values
+            log = columns.read(tmp, values=False)
         except LogError as e:
             raise SegmentFailed("%s: %s" % (where, e))
         if log.complete is not True:
@@ -254,7 +255,7 @@ def run_segment(job):
         if os.path.exists(tmp):
             os.unlink(tmp)
     _publish({"job": job["id"], "frames": seg["end"] - seg["start"]})
-    return {"log": final, "frames": len(log.frames), "wall": wall, "skipped": False,
+    return {"log": final, "frames": log.frame_count, "wall": wall, "skipped": False,
             "host": host, "gpu": gpu, "worker": _worker_name()}
 
 
@@ -271,8 +272,9 @@ def probe_run(job):
     try:
         rc, err = _run_ffmpeg(_command(job, tmp, seg), job)
         if rc != 0:
-            raise SegmentFailed("%s: the title's ffmpeg command fails on its first frame: "
-                                "%s" % (where, _essential(err)), final=True)
+            raise SegmentFailed("%s: the title's ffmpeg command fails on its first frame (a "
+                                "failure that running it again cannot change): %s" % (
+                                    where, _essential(err)), final=True)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)

@@ -144,7 +144,7 @@ class TitleState:
         self.reads = []               # futures of columns.Columns, in segment order
         self.probe = None             # the one-frame check's future
         self.probe_ok = False
-        self.t0 = time.time()
+        self.t0 = getattr(title, "t_created", time.time())
         self.t_first_submit = None
         self.t_scored = None
         self.merge = None             # the merge's future
@@ -156,7 +156,7 @@ class Scheduler:
     """Runs the segments of titles on a Dask client (see the module's
     docstring); progress: a progress.Progress or None."""
 
-    def __init__(self, client, retries=2, progress=None, prestart=True, read_threads=2):
+    def __init__(self, client, retries=2, progress=None, prestart=True, readers=None):
         import concurrent.futures
         self.client = client
         self.retries = retries
@@ -170,7 +170,11 @@ class Scheduler:
         self.wake = threading.Event()
         self.events = collections.deque()
         self.start_s = {}             # title index -> measured start-up (s)
-        self.pool = concurrent.futures.ThreadPoolExecutor(read_threads)
+        # the merges wait in threads; the segment logs are read in
+        # processes where the host has cores to spare (a last round of
+        # segments ends at once: their logs are read side by side)
+        self.pool = concurrent.futures.ThreadPoolExecutor(2)
+        self.readers = _reader_pool(readers)
         self.rr = 0
         self.seq = 0
         self.titles = []
@@ -324,7 +328,7 @@ class Scheduler:
             st.run += 0 if res.get("skipped") else 1
             st.skipped += 1 if res.get("skipped") else 0
             st.workers[res.get("worker") or res.get("host")] += job["frames"]
-            st.reads[job["segment"]["index"]] = self.pool.submit(_read_checked, job["log"])
+            st.reads[job["segment"]["index"]] = self.readers.submit(_read_checked, job["log"])
             if self.progress:
                 self.progress.done(job["id"])
             return
@@ -366,7 +370,7 @@ class Scheduler:
         for j in jobs:
             if j["log"] in finished_logs:
                 st.skipped += 1
-                st.reads[j["segment"]["index"]] = self.pool.submit(_read_checked, j["log"])
+                st.reads[j["segment"]["index"]] = self.readers.submit(_read_checked, j["log"])
                 continue
             st.pending += 1
             self.pending.append(j)
@@ -416,6 +420,23 @@ class Scheduler:
 
     def close(self):
         self.pool.shutdown(wait=True)
+        self.readers.shutdown(wait=True)
+
+
+def _reader_pool(n=None):
+    """Where finished segment logs are read: processes (spawned: the
+    client runs threads) on a host with cores to spare, else a thread."""
+    import concurrent.futures
+    import multiprocessing
+    if n is None:
+        n = min(8, (os.cpu_count() or 1) // 4)
+    if n >= 2:
+        try:
+            return concurrent.futures.ProcessPoolExecutor(
+                n, mp_context=multiprocessing.get_context("spawn"))
+        except (OSError, ValueError):
+            pass
+    return concurrent.futures.ThreadPoolExecutor(1)
 
 
 def _read_checked(path):

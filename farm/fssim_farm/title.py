@@ -61,6 +61,7 @@ class Title:
         self.inputs = None
         self.segments = []
         self.timings = {}
+        self.t_created = time.time()        # the summary's wall_s counts from here
 
     @property
     def nb_inputs(self):
@@ -327,13 +328,59 @@ def _merge(st):
         t.clean()
         t.timings["merge"] = round(time.time() - t0, 3)
         means = _means(log)
+        pairing = pairing_counts(log.trailer)
+        partial = _partial(t, pairing)
     except FarmError as e:
         return summary(t, "failed", st.t0, str(e), st.run, st.skipped, workers=st.workers)
     except (OSError, ValueError, KeyError, IndexError) as e:
         return summary(t, "failed", st.t0, "%s: the merge failed: %s: %s" % (
             t.name, type(e).__name__, e), st.run, st.skipped, workers=st.workers)
-    return summary(t, "ok", st.t0, None, st.run, st.skipped, log.nb_frames, means,
-                   st.workers)
+    out = summary(t, "failed" if partial else "ok", st.t0, partial, st.run, st.skipped,
+                  log.nb_frames, means, st.workers)
+    if pairing:
+        out["pairing"] = pairing
+    return out
+
+
+def pairing_counts(trailer):
+    """{pad: {frames, paired, lacks, excess, damaged}} from a log's pairing
+    section (JSON member or CSV # pairing lines), {} without one."""
+    import json as _json
+    import re as _re
+    out = {}
+    for name, text in trailer or ():
+        if name == "pairing":
+            try:
+                d = _json.loads("{%s}" % text)["pairing"]
+            except (ValueError, KeyError, TypeError):
+                continue
+            for inp in d.get("inputs", []):
+                if isinstance(inp, dict) and "pad" in inp:
+                    out[inp["pad"]] = {k: v for k, v in inp.items() if k != "pad"}
+        elif name is None and text.startswith("# pairing "):
+            kv = dict(_re.findall(r"(\w+)=(\S+)", text))
+            if "pad" in kv:
+                out[kv.pop("pad")] = {k: int(v) if v.lstrip("-").isdigit() else v
+                                      for k, v in kv.items()}
+    return out
+
+
+def _partial(title, pairing):
+    """The error of a title whose renditions lack frames or have frames in
+    excess (some reference frames unscored), unless the renditions were
+    to be scored as they are (unequal_lengths): None where it is whole."""
+    if title.unequal_lengths:
+        return None
+    short = ["%s lacks %d" % (pad, c["lacks"]) for pad, c in pairing.items()
+             if c.get("lacks")]
+    extra = ["%s has %d in excess" % (pad, c["excess"]) for pad, c in pairing.items()
+             if c.get("excess")]
+    if not short and not extra:
+        return None
+    return ("%s: frames without a pair: %s; the log (%s) scores only the frames that pair. "
+            "If the renditions are meant to differ, pass --unequal-lengths; else check "
+            "their timelines against the reference's" % (
+                title.name, ", ".join(short + extra), title.output))
 
 
 def _means(log):

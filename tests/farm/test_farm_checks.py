@@ -131,6 +131,14 @@ def main():
         ["score", "--reference", ref, short, "-o", out, "--no-progress", "--ffmpeg", ft.FFMPEG],
         ["short.mkv has 40 frames", "has 48", "--unequal-lengths"], out=out, within=60)
     manifest(tap, d, ref, dists)
+    try:
+        import bokeh  # noqa: F401
+        p = fm.fssim_farm(*base, "-o", out, "--dashboard", "--segment-frames", "48")
+        tap.ok(p.returncode == 0 and "dashboard: http" in p.stderr,
+               "--dashboard: the local cluster's dashboard address", p.stderr[-1000:])
+    except ImportError:
+        cli(tap, "--dashboard without bokeh: the package to install named",
+            base + ["-o", out, "--dashboard"], ["needs bokeh", "pip install"], out=out)
 
     # an option value the filter refuses: found by the one-frame check
     # and the first runs, not retried, the progress line says it failed

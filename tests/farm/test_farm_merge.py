@@ -7,8 +7,8 @@ reference's keyframes; each segment is scored by its own ffmpeg run with
 the segment options (segments.command, as the farm's workers run it), the
 logs are merged by `fssim-farm merge`, and the merged log must be the
 whole run's: the same JSON and the same bytes (the segments field aside),
-for pairs (a resampled main input too), ladders, every algorithm, CSV logs
-and fssim3d.
+for pairs (a resampled main input too), ladders, every algorithm, CSV logs,
+fssim3d, and a ladder in MP4, Matroska and MPEG-TS at once.
 
 Then the refusals, each naming the segment: a gap, a missing head or tail
 (the segments carry the title's frame count, seg_total), a duplicated or
@@ -65,6 +65,8 @@ def main():
     fm.check_title(tap, d, "fssim3d", "fssim3d", ref8, dists8[:1], "depth=5")
     fm.check_title(tap, d, "fssim3d_valid10", "fssim3d", ref10, dists10[:1],
                 "depth=7:tpadding=valid", frames=16)
+
+    containers(tap, d)
 
     # refusals, on the pair's three segments
     out = os.path.join(d, "refused.json")
@@ -139,6 +141,35 @@ def main():
     tap.done()
 
 
+def containers(tap, d):
+    """A ladder whose reference and renditions are in MP4, Matroska and
+    MPEG-TS (1/12800, 1 ms and 90 kHz timestamps; MPEG-TS starting at
+    1.4 s): in segments, the whole run's log.  At 25 frames/s every
+    container holds the frame times exactly; at 30000/1001 Matroska
+    rounds them to the millisecond, which only the filters' pairing by
+    nearest timestamp (the pairing option) pairs as a whole run does."""
+    for rate, tag in (("25", "mixed25"), ("30000/1001", "mixed2997")):
+        if rate != "25" and not has_pairing():
+            tap.skip("%s: MP4, Matroska and MPEG-TS in one ladder" % tag,
+                     "the filters pair by framesync alone (no pairing option)")
+            continue
+        clip = ft.natural_clip(160, 96, 48, "yuv420p", d, "src_" + tag, container="y4m",
+                               image="chelsea", noise=0.8, zoom=0.03, pan=(3.0, 1.5))
+        src = ["-r", rate, "-i", clip.path]
+        ref = fm.encode(os.path.join(d, "%s_ref.mp4" % tag), src, "libx264", "yuv420p", 12,
+                        crf=8)
+        dists = [fm.encode(os.path.join(d, "%s_d1.mkv" % tag), ["-i", ref], "libx264",
+                           "yuv420p", 10, crf=34),
+                 fm.encode(os.path.join(d, "%s_d2.ts" % tag), ["-i", ref], "libx264",
+                           "yuv420p", 7, extra=["-vf", "scale=80:48"], crf=28)]
+        fm.check_title(tap, d, tag, "fssim", ref, dists, "algo=float+psnr", frames=16)
+
+
+def has_pairing():
+    p = ft.run([ft.FFMPEG, "-hide_banner", "-h", "filter=fssim"], check=False)
+    return "\n   pairing " in p.stdout
+
+
 def pairing_counts(tap, d, jsons, csvs):
     """The counts the filters write after the frames (pairing: frames each
     input had, paired, lacking, in excess, damaged) add up over the
@@ -157,6 +188,16 @@ def pairing_counts(tap, d, jsons, csvs):
     tap.ok(p.returncode == 0 and want in open(out).read(),
            "JSON: the pairing counts of the segments added up, the member in its place",
            p.stderr or open(out).read()[-3000:])
+    from fssim_farm import columns, title
+    counts = title.pairing_counts(columns.read(out, values=False).trailer)
+    t = title.Title(jsons[0], [jsons[0]], out)
+    err = title._partial(t, counts)
+    tap.ok(counts.get("main") == {"frames": 60, "paired": 57, "lacks": 3, "excess": 0,
+                                  "damaged": 6} and err and "main lacks 3" in err and
+           "--unequal-lengths" in err and title._partial(
+               title.Title(jsons[0], [jsons[0]], out, unequal_lengths=True), counts) is None,
+           "the title's summary takes the counts up: 3 frames lacking fail it, unless "
+           "--unequal-lengths", (counts, err))
     line = "# pairing pad=dist%d frames=%d paired=%d lacks=%d excess=%d damaged=%d\n"
     paths = []
     for i, p in enumerate(csvs):
