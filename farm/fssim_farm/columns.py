@@ -114,7 +114,7 @@ def _members_between(text, start, end):
             _, j = dec.raw_decode(text, m.end())
         except ValueError:
             return out
-        out.append((m.group(1), text[m.start():j].lstrip(",")))
+        out.append((m.group(1), text[m.start():j].lstrip(",").strip()))
         i = j
 
 

@@ -184,7 +184,7 @@ def pairing_counts(tap, d, jsons, csvs):
                             member % (n, n - i, i, 2 * i, n) + '  "pooled": {'))
     out = os.path.join(d, "pairing_merged.json")
     p = fm.fssim_farm("merge", *paths, "-o", out)
-    want = member % (60, 57, 3, 6, 60) + '  "pooled": {'
+    want = '  "complete": true,\n' + member % (60, 57, 3, 6, 60) + '  "pooled": {'
     tap.ok(p.returncode == 0 and want in open(out).read(),
            "JSON: the pairing counts of the segments added up, the member in its place",
            p.stderr or open(out).read()[-3000:])
@@ -208,7 +208,8 @@ def pairing_counts(tap, d, jsons, csvs):
                             lines + "# frames="))
     out = os.path.join(d, "pairing_merged.csv")
     p = fm.fssim_farm("merge", *paths, "-o", out)
-    want = "".join(line % (k, 60, 57, 3, 3 * k, 3 * k) for k in (1, 2)) + "# frames=60\n"
+    want = "\n" + "".join(line % (k, 60, 57, 3, 3 * k, 3 * k) for k in (1, 2)) + \
+        "# frames=60\n# complete=1\n# segments="
     tap.ok(p.returncode == 0 and want in open(out).read(),
            "CSV: the # pairing lines of the segments added up, in their place",
            p.stderr or open(out).read()[-1500:])
