@@ -38,6 +38,9 @@ a test of this script on any machine.
 usage: bench_farm.py FFMPEG CLIPS_DIR [--gpus 4] [--frames 43200] [--hand-frames 2400]
                      [--per-gpu 1,2,3,4] [--decode] [--variants 600,noprestart]
                      [--check-whole] [--compare-plans] [--out DIR] [--filter fssim_cuda]
+                     [--wheels DIR]
+The wheels, made on a machine with a network:
+    pip download -d WHEELS --only-binary=:all: --python-version 3.12 dask distributed
 """
 import argparse
 import json
@@ -59,6 +62,28 @@ TINY = {"2160_hevc_8_qp22.mkv": (128, 72, "libx265", 12),
         "ladder_1440.mkv": (96, 54, "libx264", 26), "ladder_1080.mkv": (80, 46, "libx264", 26),
         "ladder_720.mkv": (64, 36, "libx264", 28), "ladder_540.mkv": (48, 28, "libx264", 28),
         "ladder_360.mkv": (32, 18, "libx264", 30)}
+
+
+def ensure_dask(wheels, out):
+    """dask and distributed, from local wheels where they are missing (the
+    GPU hosts reach no package index): into a venv under the output
+    folder, and the script started again there."""
+    try:
+        import distributed  # noqa: F401
+        return
+    except ImportError:
+        pass
+    if not wheels:
+        sys.exit("distributed is not installed: pass --wheels DIR (dask, distributed and "
+                 "their dependencies as wheels)")
+    venv = os.path.join(os.path.abspath(out), "venv")
+    py = os.path.join(venv, "bin", "python3")
+    if not os.path.exists(py):
+        subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", venv],
+                       check=True)
+    subprocess.run([py, "-m", "pip", "install", "-q", "--no-index", "--find-links", wheels,
+                    "dask", "distributed"], check=True)
+    os.execv(py, [py] + sys.argv)
 
 
 def tiny_clips(d, frames=60):
@@ -254,10 +279,14 @@ def main():
     ap.add_argument("--tiny-clips", action="store_true",
                     help="make small clips of the ladder's names in CLIPS_DIR first (CPU test)")
     ap.add_argument("--out", default="bench_farm_out", help="folder of the titles and logs")
+    ap.add_argument("--wheels", default=None,
+                    help="a folder of dask and distributed wheels, installed into a venv "
+                         "under --out where they are missing")
     args = ap.parse_args()
     args.ffmpeg = os.path.abspath(args.ffmpeg)
     args.options = "algo=%s" % args.algo
     os.makedirs(args.out, exist_ok=True)
+    ensure_dask(args.wheels, args.out)
     if args.tiny_clips:
         tiny_clips(args.clips)
     t_start = time.time()
