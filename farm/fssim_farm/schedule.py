@@ -390,11 +390,22 @@ class Scheduler:
         title's segments are all in (the merge, in a thread)."""
         last_refresh = 0.0
         started = set()
+        lost = None
         while True:
             now = time.time()
             if now - last_refresh > 1.0:
                 self.refresh()
                 last_refresh = now
+                # every fssim-farm worker gone (a remote cluster lost): the
+                # titles fail once none came back in WORKER_WAIT_S
+                lost = None if self.lanes else (lost or now)
+                if lost and now - lost > WORKER_WAIT_S:
+                    for st in [st for st in self.titles if st.pending > 0]:
+                        self._fail_title(st, "%s: the cluster has had no fssim-farm worker "
+                                         "for %.0f s" % (st.title.name, now - lost))
+                    for r in list(self.runs.values()):
+                        self._drop(r)
+                    self.pending.clear()
             self.fill()
             self.wake.wait(0.25)
             self.wake.clear()
