@@ -28,9 +28,24 @@ and for float+int, at 8 and 10 bits, on CUDA and Vulkan (the filters' own
 timers: each frame's mean, and the busy time per frame, which counts once
 the moments where frames overlap on the device).
 
+With --variants a,b (or "all"), also each Vulkan workload's score command
+with each variant of what may hold Vulkan frames back, in the same run,
+against the same decoding baseline (doc/performance.md#vulkan-video-frames-in-flight):
+the tool's read-ahead (-filter_readahead), the filter's frames in flight and
+command buffers per rendition (its test hooks FSSIM_VULKAN_FRAMES_IN_FLIGHT
+and FSSIM_VULKAN_JOB_PER_RENDITION), the decoders' extra hardware frames
+and frame threads.
+
+A run that does not end within --timeout seconds (a hang) is killed and
+recorded as hung, with the end of its log; the workload's other runs go on.
+With --deadline (seconds since the epoch), no run starts after it: what is
+left is recorded as skipped, so that a device call ends in time with the
+figures measured so far.
+
 usage: bench_plain.py FFMPEG CLIPS_DIR [--out DIR] [--frames N] [--reps N]
                       [--only cuda|vulkan] [--gpu-time] [--workloads a,b (none: "")]
-                      [--stock FFMPEG2]
+                      [--stock FFMPEG2] [--variants a,b|all] [--variant-reps N]
+                      [--timeout S] [--deadline T]
 Vulkan needs a loader: run under tests/device/vulkan-env.sh's set-up.
 """
 import json
@@ -53,6 +68,29 @@ def pair(size, depth):
     return ["%s_hevc_%s_qp34.mkv" % (size, depth), "%s_hevc_%s_qp22.mkv" % (size, depth)]
 
 
+# What may hold Vulkan frames back, one candidate at a time (and the most
+# promising together): name -> (global options, options before each -i,
+# environment).
+VARIANTS = {
+    "readahead1": (["-filter_readahead", "1"], [], {}),
+    "readahead4": (["-filter_readahead", "4"], [], {}),
+    "readahead8": (["-filter_readahead", "8"], [], {}),
+    "readahead16": (["-filter_readahead", "16"], [], {}),
+    "inflight2": ([], [], {"FSSIM_VULKAN_FRAMES_IN_FLIGHT": "2"}),
+    "inflight12": ([], [], {"FSSIM_VULKAN_FRAMES_IN_FLIGHT": "12"}),
+    "inflight24": ([], [], {"FSSIM_VULKAN_FRAMES_IN_FLIGHT": "24"}),
+    "jobperrendition": ([], [], {"FSSIM_VULKAN_JOB_PER_RENDITION": "1"}),
+    "extrahwframes16": ([], ["-extra_hw_frames", "16"], {}),
+    "decthreads1": ([], ["-threads", "1"], {}),
+    "readahead8+inflight12": (["-filter_readahead", "8"], [],
+                              {"FSSIM_VULKAN_FRAMES_IN_FLIGHT": "12"}),
+}
+
+
+class Hung(RuntimeError):
+    """A run that did not end within its timeout."""
+
+
 # name: (clips, the filter and its options by backend)
 WORKLOADS = {
     "1080p": (pair("1080", "8"), "fssim_{b}"),
@@ -63,38 +101,55 @@ WORKLOADS = {
 }
 
 
-def run(cmd, timeout=120):
+TIMEOUT = 120
+DEADLINE = None
+
+
+def run(cmd, env=None):
     """Run cmd: (wall seconds, stderr, peak resident memory of the process
-    in MiB).  Raises on failure."""
+    in MiB).  Raises on failure, Hung after TIMEOUT seconds."""
+    if DEADLINE and time.time() + 5 > DEADLINE:
+        raise RuntimeError("skipped: past the deadline")
     t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         env=dict(os.environ, **env) if env else None)
     err = []
+    killed = []
     reader = threading.Thread(target=lambda: err.append(p.stderr.read()), daemon=True)
     reader.start()
-    timer = threading.Timer(timeout, p.kill)
+    timer = threading.Timer(TIMEOUT, lambda: killed.append(p.kill()))
     timer.start()
     _, status, ru = os.wait4(p.pid, 0)
     timer.cancel()
     dt = time.perf_counter() - t0
-    reader.join()
+    reader.join(10)
     p.returncode = os.waitstatus_to_exitcode(status)
     text = err[0].decode("utf-8", "replace") if err else ""
+    if killed:
+        sys.stderr.write(text[-3000:])
+        e = Hung("hung: no end after %d s: %s" % (TIMEOUT, " ".join(cmd)))
+        e.log = text[-4000:]
+        raise e
     if p.returncode != 0:
         sys.stderr.write(text[-3000:])
-        raise RuntimeError("failed (%d): %s" % (p.returncode, " ".join(cmd)))
+        e = RuntimeError("failed (%d): %s" % (p.returncode, " ".join(cmd)))
+        e.log = text[-4000:]
+        raise e
     return dt, text, ru.ru_maxrss / 1024.0
 
 
-def best(cmd, frames, reps):
+def best(cmd, frames, reps, env=None):
     """The fastest of reps runs: fps, seconds, GPU time, peak RSS and
     device memory (the highest over the runs)."""
     runs = []
     for _ in range(reps):
         m = MemSampler()
         m.start()
-        dt, err, rss = run(cmd)
-        m.stop = True
-        m.join()
+        try:
+            dt, err, rss = run(cmd, env)
+        finally:
+            m.stop = True
+            m.join()
         runs.append({"s": dt, "fps": frames / dt, "rss_mib": rss, "mem_mib": m.peak,
                      **parse_gpu(err)})
     r = dict(min(runs, key=lambda x: x["s"]))
@@ -110,14 +165,16 @@ def inputs(paths, hw, loops):
     return out
 
 
-def commands(ff, clips, name, backend, loops):
-    """(decode, score) commands of a workload on a backend."""
+def commands(ff, clips, name, backend, loops, variant=None):
+    """(decode, score) commands of a workload on a backend, with a variant
+    of VARIANTS (its options; its environment is the caller's)."""
     files, filt = WORKLOADS[name]
+    glob, per_input, _ = VARIANTS[variant] if variant else ([], [], {})
     paths = [os.path.join(clips, f) for f in files]
-    base = [ff, "-hide_banner", "-nostdin", "-y", "-v", "verbose"]
+    base = [ff, "-hide_banner", "-nostdin", "-y", "-v", "verbose"] + glob
     if backend == "vulkan":
         base += VK_INIT
-    hw = HW if backend == "cuda" else VK
+    hw = (HW if backend == "cuda" else VK) + per_input
     ins = inputs(paths, hw, loops)
     maps = sum((["-map", "%d:v" % i] for i in range(len(paths))), [])
     pads = "".join("[%d:v]" % i for i in range(len(paths)))
@@ -148,7 +205,27 @@ def gpu_time(ff, clips, loops, frames, reps, backends):
     return out
 
 
+def variant_runs(a, name, loops, frames, d, names):
+    """The Vulkan score command of workload name with each variant, against
+    the decoding baseline d."""
+    out = {}
+    for v in names:
+        _, score = commands(a.ffmpeg, a.clips, name, "vulkan", loops, v)
+        try:
+            s = best(score, frames, a.variant_reps or a.reps, VARIANTS[v][2])
+        except RuntimeError as e:
+            out[v] = {"error": str(e).split(":")[0], "log": getattr(e, "log", "")}
+            print("%-8s vulkan %-22s %s" % (name, v, str(e).split(":")[0]), flush=True)
+            continue
+        out[v] = {"score": s, "ratio": s["fps"] / d["fps"]}
+        print("%-8s vulkan %-22s scored %7.1f fps: %.3f; GPU %s us/frame"
+              % (name, v, s["fps"], s["fps"] / d["fps"],
+                 "%.0f" % s["gpu_us"] if s["gpu_us"] else "-"), flush=True)
+    return out
+
+
 def main():
+    global TIMEOUT, DEADLINE
     ap = clip_args()
     ap.set_defaults(frames=600)
     ap.add_argument("--reps", type=int, default=2)
@@ -156,7 +233,18 @@ def main():
     ap.add_argument("--workloads", default=",".join(WORKLOADS))
     ap.add_argument("--gpu-time", action="store_true")
     ap.add_argument("--stock", default=None, help="the same build with FFmpeg's own tool")
+    ap.add_argument("--variants", default="", help="Vulkan variants (VARIANTS), or all")
+    ap.add_argument("--variant-reps", type=int, default=0, help="runs per variant (--reps)")
+    ap.add_argument("--timeout", type=int, default=TIMEOUT, help="seconds a run may take")
+    ap.add_argument("--deadline", type=float, default=None, help="no run starts after it")
     a = ap.parse_args()
+    TIMEOUT = a.timeout
+    DEADLINE = a.deadline
+    variants = list(VARIANTS) if a.variants == "all" else [v for v in a.variants.split(",")
+                                                           if v]
+    for v in variants:
+        if v not in VARIANTS:
+            ap.error("unknown variant %s (known: %s)" % (v, ", ".join(VARIANTS)))
     os.makedirs(a.out, exist_ok=True)
     loops = max(0, -(-a.frames // a.clip_frames) - 1)
     frames = a.clip_frames * (loops + 1)
@@ -173,9 +261,22 @@ def main():
             decode, score = commands(a.ffmpeg, a.clips, name, backend, loops)
             try:
                 d = best(decode, frames, a.reps)
+            except RuntimeError as e:
+                print("%s %s: decoding alone: %s" % (name, backend, e), flush=True)
+                res["runs"]["%s/%s" % (name, backend)] = {"error": "decode: " + str(e),
+                                                          "log": getattr(e, "log", "")}
+                save(a.out, res)
+                continue
+            try:
                 s = best(score, frames, a.reps)
             except RuntimeError as e:
                 print("%s %s: %s" % (name, backend, e), flush=True)
+                res["runs"]["%s/%s" % (name, backend)] = {"decode": d, "error": str(e),
+                                                          "log": getattr(e, "log", "")}
+                if backend == "vulkan" and variants:
+                    res["runs"]["%s/%s" % (name, backend)]["variants"] = variant_runs(
+                        a, name, loops, frames, d, variants)
+                save(a.out, res)
                 continue
             ratio = s["fps"] / d["fps"]
             res["runs"]["%s/%s" % (name, backend)] = {"decode": d, "score": s, "ratio": ratio}
@@ -196,6 +297,10 @@ def main():
                   % (name, backend, d["fps"], s["fps"], ratio,
                      "%.0f" % s["gpu_us"] if s["gpu_us"] else "-", d["rss_mib"], s["rss_mib"],
                      d["mem_mib"], s["mem_mib"]), flush=True)
+            if backend == "vulkan" and variants:
+                res["runs"]["%s/%s" % (name, backend)]["variants"] = variant_runs(
+                    a, name, loops, frames, d, variants)
+                save(a.out, res)
     if a.gpu_time:
         res["gpu_time"] = gpu_time(a.ffmpeg, a.clips, max(0, 300 // a.clip_frames - 1),
                                    a.clip_frames * max(1, 300 // a.clip_frames), a.reps, backends)

@@ -177,7 +177,8 @@ static int init_ring(FSSIMEngine *e, CPUBackend *b, size_t *bytes)
         ff_fssim_ref_float_out_size(p->width, p->height, &fp, &ow[c], &oh[c]);
         *bytes += (size_t)e->ring_size * 5 * ow[c] * oh[c] * sizeof(double);
     }
-    if ((ret = ff_fssim_ring_fits(e, *bytes, ff_fssim_host_memory(), "host memory")) < 0)
+    if ((ret = ff_fssim_ring_fits(e, *bytes, ff_fssim_host_memory(), "host memory",
+                                  "host")) < 0)
         return ret;
     for (int c = 0; c < e->fmt.nb_comps; c++) {
         size_t scratch;

@@ -735,6 +735,7 @@ static int init_3d(FSSIMEngine *e, CUDABackend *b, size_t *bytes)
     FSSIMCuda *c = &b->cuda;
     CudaFunctions *cu;
     size_t free_bytes = 0, total_bytes = 0;
+    CUdevice device = 0;
     int nb_blocks = 0, ret;
 
     av_assert0(FSSIM3D_MAX_DEPTH <= FSSIM3D_CUDA_MAX_TAPS);
@@ -798,7 +799,13 @@ static int init_3d(FSSIMEngine *e, CUDABackend *b, size_t *bytes)
     if (ret >= 0)
         ret = FSSIM_CHECK_CU(c, ctx, c->ext.cuMemGetInfo(&free_bytes, &total_bytes));
     if (ret >= 0)
-        ret = ff_fssim_ring_fits(e, *bytes, free_bytes, "device memory");
+        ret = FSSIM_CHECK_CU(c, ctx, cu->cuCtxGetDevice(&device));
+    if (ret >= 0) {
+        /* the rings of the process's other filters on this GPU count */
+        char memory[32];
+        snprintf(memory, sizeof(memory), "CUDA device %d", device);
+        ret = ff_fssim_ring_fits(e, *bytes, free_bytes, "device memory", memory);
+    }
     if (ret >= 0 && FSSIM_CHECK_CU(c, ctx, cu->cuMemAlloc(&b->ring, *bytes)) < 0)
         ret = AVERROR(ENOMEM);
     if (ret >= 0)

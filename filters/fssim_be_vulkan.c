@@ -39,10 +39,12 @@
 #include <float.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "libavutil/mem.h"
 #include "libavutil/pixdesc.h"
+#include "libavutil/thread.h"
 #include "libavfilter/filters.h"
 
 #include "fssim_vulkan_common.h"
@@ -56,6 +58,29 @@ extern const unsigned int  ff_fssim_f32_comp_spv_len;
 
 /* Frames whose sums may still be on their way back. */
 #define QUEUE_DEPTH 6
+#define MAX_QUEUE_DEPTH 32
+
+/*
+ * Test hooks, read once from the environment, for measuring what holds
+ * Vulkan frames back (doc/performance.md#vulkan-video-frames-in-flight):
+ *   FSSIM_VULKAN_FRAMES_IN_FLIGHT=N   frames whose scores may be on their
+ *                                     way back (1..32; default QUEUE_DEPTH)
+ *   FSSIM_VULKAN_JOB_PER_RENDITION=1  a command buffer, and a submission, per
+ *                                     rendition, as without push descriptors
+ */
+static AVOnce  hooks_once = AV_ONCE_INIT;
+static int     hook_depth;
+static int     hook_job_per_rendition;
+
+static void read_hooks(void)
+{
+    const char *depth = getenv("FSSIM_VULKAN_FRAMES_IN_FLIGHT");
+    const char *jobs  = getenv("FSSIM_VULKAN_JOB_PER_RENDITION");
+
+    if (depth && *depth)
+        hook_depth = av_clip(strtol(depth, NULL, 0), 1, MAX_QUEUE_DEPTH);
+    hook_job_per_rendition = jobs && *jobs && strcmp(jobs, "0");
+}
 #define RES_WORDS   10          /* result words per plane, see reduce_main() */
 #define NB_TS       3           /* timestamps: start, tiles done, end */
 
@@ -379,6 +404,12 @@ static int vk_init(FSSIMEngine *e, size_t *ring_bytes)
     }
     for (int k = 0; k < e->nb_dist; k++)
         s->resampling |= e->resample[k];
+    ff_thread_once(&hooks_once, read_hooks);
+    if (hook_depth) {
+        e->nb_slots = hook_depth + 1;
+        av_log(ctx, AV_LOG_VERBOSE, "FSSIM_VULKAN_FRAMES_IN_FLIGHT: %d frames in flight.\n",
+               hook_depth);
+    }
     if (e->opts->depth)
         return ff_fssim_vk3d_init(e, &s->b3d, ring_bytes);
     s->exec   = av_calloc(e->nb_slots * e->nb_dist, sizeof(*s->exec));
@@ -389,11 +420,12 @@ static int vk_init(FSSIMEngine *e, size_t *ring_bytes)
     RET(ff_fssim_vk_open(ctx, &s->vk));
     RET(check_device(e));
     /* per slot one command buffer, or one per rendition */
-    s->lanes = pushes_descriptors(vkctx, BIND_NB) ? e->nb_dist : 1;
+    s->lanes = pushes_descriptors(vkctx, BIND_NB) && !hook_job_per_rendition ? e->nb_dist : 1;
     s->vk.push_only = s->lanes > 1;
     RET(ff_fssim_vk_pool_init(ctx, &s->vk, e->nb_slots * e->nb_dist / s->lanes, INT_MAX));
     if (e->nb_dist > 1)
-        av_log(ctx, AV_LOG_VERBOSE, "%d renditions per command buffer.\n", s->lanes);
+        av_log(ctx, AV_LOG_VERBOSE, "%d renditions per command buffer%s.\n", s->lanes,
+               hook_job_per_rendition ? " (FSSIM_VULKAN_JOB_PER_RENDITION)" : "");
 
     setup_planes(e);
     /* Allocated once: nothing is allocated on the device per frame. */
@@ -588,6 +620,11 @@ static int submit_job(FSSIMEngine *e, const AVFrame *ref, AVFrame *const *dist, 
     VKJobFrames jf = { .nb = 0 };
     int err;
 
+    /* its last frame was collected, unless that frame had no job: then it
+     * is waited for here, with a timeout */
+    err = ff_fssim_vk_reuse(&s->vk, exec, "scores of frame", s->nb_submitted);
+    if (err < 0)
+        return err;
     err = ff_vk_exec_start(vkctx, exec);
     if (err < 0)
         return submit_failed(e, exec, err);
@@ -645,22 +682,18 @@ static double read_gpu_time(VKBackend *s, FFVkExecContext *exec, double *tiles)
 
 /* Whether a submission is done: 1 when it is, 0 if not yet (only without
  * wait), or an error: a fence that reports one (VK_ERROR_DEVICE_LOST...)
- * leaves in the result buffer the sums of an older frame or garbage, never
- * published. */
+ * or does not signal in time leaves in the result buffer the sums of an
+ * older frame or garbage, never published. */
 static int exec_done(FSSIMEngine *e, FFVkExecContext *exec, int wait, uint64_t n)
 {
     VKBackend *s = e->priv;
-    const VkResult res = ff_fssim_vk_fence(&s->vk.vkctx, exec, wait);
+    const VkResult res = ff_fssim_vk_fence(&s->vk, exec, wait);
 
     if (res == VK_NOT_READY && !wait)
         return 0;
     if (res == VK_SUCCESS)
         return 1;
-    s->vk.failed = 1;
-    av_log(e->ctx, AV_LOG_ERROR, "Vulkan error while waiting for the scores of frame %"PRIu64
-           ": %s. Its scores and those of the frames after it are not published.\n",
-           n, ff_vk_ret2str(res));
-    return AVERROR_EXTERNAL;
+    return ff_fssim_vk_fence_failed(&s->vk, res, "scores of frame", n);
 }
 
 /* The per-plane sums of rendition k from a completed submission. */
@@ -798,6 +831,9 @@ static void vk_uninit(FSSIMEngine *e)
         av_log(e->ctx, AV_LOG_VERBOSE, "GPU busy time per frame: %.1f us (the device's time "
                "on all frames over their number; frames overlap).\n",
                s->gpu_busy / s->gpu_frames);
+    /* a hung device may still use what it holds: it is left as it is */
+    if (s->vk.hung)
+        goto close;
     ff_fssim_vk_resample_uninit(&s->vk, &s->rs);
     ff_fssim_vk_msssim_uninit(&s->vk, &s->ms);
     if (s->vk.initialized) {
@@ -807,6 +843,7 @@ static void vk_uninit(FSSIMEngine *e)
         ff_vk_free_buf(vkctx, &s->scratch);
         ff_vk_free_buf(vkctx, &s->results);
     }
+close:
     ff_fssim_vk_close(&s->vk);
     av_freep(&s->exec);
     av_freep(&s->slot_n);

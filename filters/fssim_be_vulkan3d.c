@@ -259,6 +259,18 @@ static int64_t device_memory(FFVulkanContext *vkctx)
     return best;
 }
 
+/* The device, for the rings of the process's other filters on it: its
+ * UUID, the same whatever instance or process-wide device opened it. */
+static const char *device_name(const FFVulkanContext *vkctx, char memory[64])
+{
+    const uint8_t *id = vkctx->props_11.deviceUUID;
+    int n = snprintf(memory, 64, "Vulkan device ");
+
+    for (int i = 0; i < VK_UUID_SIZE && n < 62; i++)
+        n += snprintf(memory + n, 64 - n, "%02x", id[i]);
+    return memory;
+}
+
 /* The layout of the ring and the dispatches: everything but the device
  * objects, so that the ring's size is known before anything can fail. */
 static void setup_comps(FSSIMEngine *e, VK3DBackend *b)
@@ -343,6 +355,7 @@ int ff_fssim_vk3d_init(FSSIMEngine *e, VK3DBackend **pb, size_t *bytes)
     const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
     FFVulkanContext *vkctx;
     VK3DBackend *b;
+    char memory[64];
     int err;
 
     b = *pb = av_mallocz(sizeof(*b));
@@ -361,7 +374,8 @@ int ff_fssim_vk3d_init(FSSIMEngine *e, VK3DBackend **pb, size_t *bytes)
 
     RET(ff_fssim_vk_open(ctx, &b->vk));
     RET(check_device(e, b));
-    RET(ff_fssim_ring_fits(e, *bytes, device_memory(vkctx), "device memory"));
+    RET(ff_fssim_ring_fits(e, *bytes, device_memory(vkctx), "device memory",
+                           device_name(vkctx, memory)));
     RET(ff_fssim_vk_pool_init(ctx, &b->vk, NB_EXEC, 1));
 
     /* Allocated once: nothing is allocated on the device per frame.  A
@@ -422,11 +436,7 @@ static int submit_failed(AVFilterContext *ctx, VK3DBackend *b, FFVkExecContext *
  * sums hold an older frame's values or garbage, never published. */
 static int fence_failed(AVFilterContext *ctx, VK3DBackend *b, VkResult res, const VkJob *job)
 {
-    b->vk.failed = 1;
-    av_log(ctx, AV_LOG_ERROR, "Vulkan error while waiting for the %s %"PRId64": %s. "
-           "Its scores and those of the frames after it are not published.\n",
-           job_name(job->kind), job->n, ff_vk_ret2str(res));
-    return AVERROR_EXTERNAL;
+    return ff_fssim_vk_fence_failed(&b->vk, res, job_name(job->kind), job->n);
 }
 
 static void read_gpu_time(VK3DBackend *b, FFVkExecContext *exec, const VkJob *job)
@@ -456,7 +466,7 @@ static int job_done(AVFilterContext *ctx, VK3DBackend *b, FFVkExecContext *exec)
 
     if (job->kind == JOB_NONE)
         return 0;
-    res = ff_fssim_vk_fence(vkctx, exec, 1);
+    res = ff_fssim_vk_fence(&b->vk, exec, 1);
     if (res != VK_SUCCESS)
         return fence_failed(ctx, b, res, job);
     ff_vk_exec_discard_deps(vkctx, exec);
@@ -744,7 +754,7 @@ int ff_fssim_vk3d_collect(FSSIMEngine *e, VK3DBackend *b, int slot, int wait,
     job  = &b->job[exec->idx];
     /* unless its context was taken for a later job (which waited for it) */
     if (job->kind == JOB_SCORE && job->seq == b->slot_seq[slot]) {
-        if (!wait && ff_fssim_vk_fence(vkctx, exec, 0) == VK_NOT_READY)
+        if (!wait && ff_fssim_vk_fence(&b->vk, exec, 0) == VK_NOT_READY)
             return 0;
         err = job_done(ctx, b, exec);
     }
@@ -789,7 +799,9 @@ void ff_fssim_vk3d_uninit(FSSIMEngine *e, VK3DBackend **pb)
                    b->nb_score_ts, mus, sus, vkctx->props.properties.deviceName,
                    b->nb_scored, b->nb_passes);
         }
-
+    }
+    /* a hung device may still use what it holds: it is left as it is */
+    if (b->vk.initialized && !b->vk.hung) {
         ff_vk_shader_free(vkctx, &b->shd_moments);
         ff_vk_shader_free(vkctx, &b->shd_score);
         ff_vk_shader_free(vkctx, &b->shd_sum);

@@ -105,6 +105,9 @@ typedef struct FSSIMEngine {
 
     int ring_size;                 /* fssim3d: ring slots, depth + backend->ring_extra3d */
     int ring_refused;              /* fssim3d: the ring is larger than the memory there is */
+    int ring_memory;               /* fssim3d: the process's record of the memory its ring
+                                      is reserved in, plus one; 0: none */
+    size_t ring_reserved;          /* the bytes reserved there */
     int nb_slots;                  /* result slots, 0 .. nb_slots - 1 */
 
     /* sums -> scores: the divisor of each part of each component */
@@ -208,12 +211,19 @@ int  ff_fssim_resample_tiles(const FSSIMRefResampleAxis *a, int max_rows, int sp
                              int32_t **bands);
 
 /**
- * fssim3d, at configuration: whether the ring, bytes, fits in avail bytes
- * of where ("host memory", "device memory"; avail < 0: unknown, it fits).
- * If not, says so with both sizes and returns AVERROR(ENOMEM): the ring is
+ * fssim3d, at configuration: whether the ring, bytes, fits in the memory
+ * memory ("host", or a name of the device) described as where ("host
+ * memory", "device memory"), of which avail bytes are available now (< 0:
+ * unknown).  The rings other fssim3d filters of the process hold there are
+ * counted: the room is at most what was available when the first of them
+ * was reserved, less all of them, since their pages may not show in avail
+ * yet.  If the ring fits it is reserved there until ff_fssim_engine_uninit;
+ * if not, says so with both sizes and returns AVERROR(ENOMEM): the ring is
  * refused before an allocation that would succeed only to be killed later.
+ * FSSIM_MEMORY_AVAILABLE (bytes), a hook for tests, takes avail's place.
  */
-int  ff_fssim_ring_fits(FSSIMEngine *e, size_t bytes, int64_t avail, const char *where);
+int  ff_fssim_ring_fits(FSSIMEngine *e, size_t bytes, int64_t avail, const char *where,
+                        const char *memory);
 
 /** The memory the host can still give this process: its MemAvailable, or
  *  the room left under its cgroup's limits (v2 memory.max - memory.current,

@@ -38,14 +38,15 @@
 #include "fssim_links.h"
 #include "fssim_options.h"
 #include "fssim_output.h"
+#include "fssim_pair.h"
 
 /* fssim3d's temporal layer, in place of the 2-D event. */
 typedef struct FSSIMTemporal {
-    /** The framesync event: the pair's moments into the ring, its frame
-     *  into the delay line, and the frames whose window is complete queued
-     *  with their score jobs. */
-    int  (*event)(FFFrameSync *fs);
-    /** The inputs have ended (framesync's EOF): the sequence ends, its held
+    /** A frame of main with its reference frame: the pair's moments into
+     *  the ring, its frame into the delay line, and the frames whose window
+     *  is complete queued with their score jobs. */
+    int  (*event)(AVFilterContext *ctx, FSSIMEvent *ev);
+    /** The inputs have ended: the sequence ends, its held
      *  frames are queued with truncated windows.  Called at every activate
      *  from then on; sets FSSIMFilter.ended. */
     int  (*end)(AVFilterContext *ctx);
@@ -57,7 +58,8 @@ typedef struct FSSIMTemporal {
 /* The start of every filter's private context. */
 typedef struct FSSIMFilter {
     const AVClass *class;
-    FFFrameSync  fs;
+    FFFrameSync  fs;        /* pairing=framesync; its options are every filter's */
+    FSSIMPair    pair;      /* pairing=nearest */
     FSSIMOptions opts;
     FSSIMOutput  out;
     FSSIMEngine  eng;
@@ -67,10 +69,19 @@ typedef struct FSSIMFilter {
     const FSSIMTemporal *temporal;         /* fssim3d's; NULL in the 2-D filters */
     int          ended;     /* fssim3d: the sequence is over (EOF, or the reference
                                ended under eof_action=pass) */
+    int        (*event)(AVFilterContext *ctx, FSSIMEvent *ev);  /* each frame set */
     int64_t      nb_lead;   /* frames the leading input delivered */
+    int          counted;   /* the last leading frame lies in the scored range */
+    int          eof_sent;  /* the output's EOF is set */
     int          seg_done;  /* the segment's last frame (and context) is in: the
                                inputs and the output end (doc/options.md#segments) */
 } FSSIMFilter;
+
+/**
+ * The pairing counts of an event (doc/outputs.md#pairing), if its leading
+ * frame, the title's frame t, lies in the segment's scored range.
+ */
+void ff_fssim_filter_count(AVFilterContext *ctx, const FSSIMEvent *ev, int64_t t);
 
 /**
  * At init: the input pads (from opts.nb_inputs, unless the filter has

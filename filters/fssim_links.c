@@ -226,22 +226,13 @@ static void rate_name(AVRational q, char buf[32])
         snprintf(buf, 32, "%d/%d", q.num, q.den);
 }
 
-int ff_fssim_config_output(AVFilterLink *outlink, FFFrameSync *fs, FSSIMOutput *out)
+/* FFmpeg's framesync (pairing=framesync), as its ssim filter: two inputs,
+ * main leads; a ladder, the reference leads. */
+static int configure_framesync(AVFilterContext *ctx, FFFrameSync *fs)
 {
-    AVFilterContext *ctx = outlink->src;
-    const int o = ff_fssim_out_pad(ctx), r = ctx->nb_inputs - 1;
-    AVFilterLink *olink = ctx->inputs[o], *reflink = ctx->inputs[r];
-    FilterLink *il = ff_filter_link(olink);
-    FilterLink *ol = ff_filter_link(outlink);
+    const int r = ctx->nb_inputs - 1;
+    const AVFilterLink *reflink = ctx->inputs[r];
     int ret;
-
-    outlink->w = olink->w;
-    outlink->h = olink->h;
-    outlink->time_base = olink->time_base;
-    outlink->sample_aspect_ratio = olink->sample_aspect_ratio;
-    ol->frame_rate = il->frame_rate;
-    if (il->hw_frames_ctx && (ret = av_buffer_replace(&ol->hw_frames_ctx, il->hw_frames_ctx)) < 0)
-        return ret;
 
     if (ctx->nb_inputs == 2) {
         ret = ff_framesync_init_dualinput(fs, ctx);
@@ -254,21 +245,22 @@ int ff_fssim_config_output(AVFilterLink *outlink, FFFrameSync *fs, FSSIMOutput *
     }
     if (ret < 0)
         return ret;
-    outlink->time_base = out->time_base = fs->time_base;
 
     /* as FFmpeg's ssim: pairing by timestamps is only as good as the bases */
     for (int i = 0; i < r; i++) {
         AVFilterLink *in = ctx->inputs[i];
         const AVRational rate = ff_filter_link(in)->frame_rate;
-        const AVRational ref_rate = ff_filter_link(reflink)->frame_rate;
+        const AVRational ref_rate = ff_filter_link(ctx->inputs[r])->frame_rate;
         char a[32], b[32];
 
         if (av_cmp_q(in->time_base, reflink->time_base))
             av_log(ctx, AV_LOG_WARNING, "The %s and reference inputs have different time "
-                   "bases (%d/%d and %d/%d): frames are paired by timestamp, check that the "
-                   "pairs are the frames you mean to compare (setpts, fps).\n",
-                   ctx->input_pads[i].name, in->time_base.num, in->time_base.den,
-                   reflink->time_base.num, reflink->time_base.den);
+                   "bases (%d/%d and %d/%d): with pairing=framesync a frame is paired with "
+                   "the reference frame shown at its time, so a coarser time base (Matroska's "
+                   "milliseconds) pairs some frames with their neighbours. pairing=nearest "
+                   "pairs them by the nearest timestamp.\n", ctx->input_pads[i].name,
+                   in->time_base.num, in->time_base.den, reflink->time_base.num,
+                   reflink->time_base.den);
         /* a variable or unknown rate (0/1) says nothing */
         if (rate.num <= 0 || ref_rate.num <= 0 || !av_cmp_q(rate, ref_rate))
             continue;
@@ -279,6 +271,47 @@ int ff_fssim_config_output(AVFilterLink *outlink, FFFrameSync *fs, FSSIMOutput *
                "and others not at all. Bring them to one rate first, e.g. fps=%s on %s.\n",
                ctx->input_pads[i].name, a, b, b, ctx->input_pads[i].name);
     }
+    return 0;
+}
+
+int ff_fssim_config_output(AVFilterLink *outlink, const FSSIMOptions *opts, FFFrameSync *fs,
+                           FSSIMPair *pair, FSSIMOutput *out)
+{
+    AVFilterContext *ctx = outlink->src;
+    const int o = ff_fssim_out_pad(ctx), r = ctx->nb_inputs - 1;
+    AVFilterLink *olink = ctx->inputs[o];
+    FilterLink *il = ff_filter_link(olink);
+    FilterLink *ol = ff_filter_link(outlink);
+    int ret;
+
+    outlink->w = olink->w;
+    outlink->h = olink->h;
+    outlink->time_base = olink->time_base;
+    outlink->sample_aspect_ratio = olink->sample_aspect_ratio;
+    ol->frame_rate = il->frame_rate;
+    if (il->hw_frames_ctx && (ret = av_buffer_replace(&ol->hw_frames_ctx, il->hw_frames_ctx)) < 0)
+        return ret;
+
+    if (opts->pairing == FSSIM_PAIRING_FRAMESYNC) {
+        if ((ret = configure_framesync(ctx, fs)) < 0)
+            return ret;
+        outlink->time_base = fs->time_base;
+    } else {
+        /* the leading input's frames go out as they are */
+        /* a 2-D segment's run ends with its last frame (fssim3d's goes on
+         * with its context); a segment's first frames are not the title's, so
+         * under pairing=nearest its run is given the title's */
+        const int64_t final = opts->seg_end >= 0 && !opts->depth ?
+                              opts->seg_end - 1 - opts->seg_base : -1;
+        ret = ff_fssim_pair_configure(pair, ctx, o, r, fs->opt_shortest ||
+                                      fs->opt_eof_action == EOF_ACTION_ENDALL,
+                                      opts->seg_base == 0, final,
+                                      opts->pairing == FSSIM_PAIRING_NEAREST,
+                                      opts->seg_starts);
+        if (ret < 0)
+            return ret;
+    }
+    out->time_base = outlink->time_base;
     return 0;
 }
 

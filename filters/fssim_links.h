@@ -31,6 +31,7 @@
 #include "libavfilter/avfilter.h"
 
 #include "fssim_options.h"
+#include "fssim_pair.h"
 
 struct FFFrameSync;
 struct FSSIMOutput;
@@ -76,15 +77,16 @@ int ff_fssim_check_inputs(AVFilterContext *ctx, const enum AVPixelFormat *fmt, i
                           const char *fix);
 
 /**
- * The output link: framesync on every input (two inputs: main leads, as
- * in FFmpeg's ssim; a ladder: the reference leads), the size, rates and
- * (for hardware frames) frames context of the input whose frames go out,
- * framesync's time base.  The time base is also kept in out, so that
- * frames scored at uninit, when the output link may already be freed, are
- * logged with it.  Warns, as FFmpeg's ssim does, when the inputs' time
- * bases differ, and when their frame rates do.
+ * The output link: the size, rate and (for hardware frames) frames
+ * context of the input whose frames go out, and the pairing of the
+ * inputs' frames: pairing=nearest (fssim_pair.c; the output keeps the
+ * leading input's time base), or FFmpeg's framesync (two inputs: main
+ * leads, as in FFmpeg's ssim; a ladder: the reference leads; framesync's
+ * time base).  The time base is also kept in out, so that frames scored at
+ * uninit, when the output link may already be freed, are logged with it.
  */
-int ff_fssim_config_output(AVFilterLink *outlink, struct FFFrameSync *fs,
+int ff_fssim_config_output(AVFilterLink *outlink, const FSSIMOptions *opts,
+                           struct FFFrameSync *fs, FSSIMPair *pair,
                            struct FSSIMOutput *out);
 
 /**

@@ -44,11 +44,6 @@
 /* doc/outputs.md#log-identity: the layout of the logs, which fssim-farm's
  * merge checks; raised whenever a field changes meaning */
 #define FSSIM_LOG_SCHEMA 1
-#include "fssim_version.h"
-
-/* doc/outputs.md#log-identity: the layout of the logs, which fssim-farm's
- * merge checks; raised whenever a field changes meaning */
-#define FSSIM_LOG_SCHEMA 1
 
 /* The name of algorithm a's score in the logs. */
 static const char *score_name(const FSSIMOutput *out, int a)
@@ -64,40 +59,110 @@ static void json_number(AVBPrint *bp, double v)
         av_bprintf(bp, "null");
 }
 
+/* U+FFFD, the replacement character, in UTF-8 */
+#define REPLACEMENT "\xef\xbf\xbd"
+
+/*
+ * The length of the UTF-8 sequence at s (1 to 4 bytes), or, negated, that
+ * of the bytes that are not one and stand for one U+FFFD: a stray byte, or
+ * the start of a sequence cut short (the "maximal subpart" of Unicode's
+ * recommendation, as Python and browsers decode).  Overlong forms,
+ * surrogates and code points past U+10FFFF are not UTF-8: their second byte
+ * is outside the range of their first.
+ */
+static int utf8_length(const unsigned char *s)
+{
+    const unsigned c = s[0];
+    unsigned lo = 0x80, hi = 0xbf;
+    int n;
+
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        lo = c == 0xe0 ? 0xa0 : 0x80;
+        hi = c == 0xed ? 0x9f : 0xbf;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        lo = c == 0xf0 ? 0x90 : 0x80;
+        hi = c == 0xf4 ? 0x8f : 0xbf;
+    } else {
+        return -1;
+    }
+    /* (the string's terminating NUL is outside every range) */
+    for (int i = 1; i < n; i++) {
+        if (s[i] < lo || s[i] > hi)
+            return -i;
+        lo = 0x80;
+        hi = 0xbf;
+    }
+    return n;
+}
+
+/*
+ * Text in a log, where every reader takes UTF-8 (JSON requires it): bytes
+ * that are not UTF-8 (a path or title in another encoding) are written as
+ * U+FFFD, so that the log reads, and the other characters as they are;
+ * each ASCII character goes through escape().
+ */
+static void utf8_text(AVBPrint *bp, const char *s, void (*escape)(AVBPrint *bp, unsigned c))
+{
+    const unsigned char *p = (const unsigned char *)s;
+
+    while (*p) {
+        const int n = utf8_length(p);
+        if (n == 1)
+            escape(bp, *p);
+        else if (n > 1)
+            av_bprint_append_data(bp, (const char *)p, n);
+        else
+            av_bprintf(bp, REPLACEMENT);
+        p += FFABS(n);
+    }
+}
+
+static void json_char(AVBPrint *bp, unsigned c)
+{
+    if (c == '"' || c == '\\')
+        av_bprintf(bp, "\\%c", c);
+    else if (c < 0x20)
+        av_bprintf(bp, "\\u%04x", c);
+    else
+        av_bprint_chars(bp, c, 1);
+}
+
 static void json_string(AVBPrint *bp, const char *s)
 {
     av_bprint_chars(bp, '"', 1);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            av_bprintf(bp, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            av_bprintf(bp, "\\u%04x", *s);
-        else
-            av_bprint_chars(bp, *s, 1);
-    }
+    utf8_text(bp, s, json_char);
     av_bprint_chars(bp, '"', 1);
 }
 
-/* Text in a CSV comment line: a control character would start a line that
- * CSV readers take for data, so it is written as a C escape, and so is a
- * backslash, to keep them apart. */
+/* A character of a CSV comment line: a control character would start a
+ * line that CSV readers take for data, so it is written as a C escape, a
+ * space too, since spaces separate the name=value pairs of a line, and so
+ * is a backslash, to keep them apart. */
+static void csv_comment_char(AVBPrint *bp, unsigned c)
+{
+    if (c == '\\')
+        av_bprintf(bp, "\\\\");
+    else if (c == '\n')
+        av_bprintf(bp, "\\n");
+    else if (c == '\r')
+        av_bprintf(bp, "\\r");
+    else if (c == '\t')
+        av_bprintf(bp, "\\t");
+    else if (c <= 0x20 || c == 0x7f)
+        av_bprintf(bp, "\\x%02x", c);
+    else
+        av_bprint_chars(bp, c, 1);
+}
+
 static void csv_comment_text(AVBPrint *bp, const char *s)
 {
-    for (; *s; s++) {
-        const unsigned char c = *s;
-        if (c == '\\')
-            av_bprintf(bp, "\\\\");
-        else if (c == '\n')
-            av_bprintf(bp, "\\n");
-        else if (c == '\r')
-            av_bprintf(bp, "\\r");
-        else if (c == '\t')
-            av_bprintf(bp, "\\t");
-        else if (c < 0x20 || c == 0x7f)
-            av_bprintf(bp, "\\x%02x", c);
-        else
-            av_bprint_chars(bp, c, 1);
-    }
+    utf8_text(bp, s, csv_comment_char);
 }
 
 /* An option's value as a user writes it: named constants by name. */
@@ -206,25 +271,33 @@ static int resampled(const FSSIMOutput *out, int k)
     return !ff_fssim_format_same_layout(&out->dist_fmt[k], &out->fmt);
 }
 
-/* A pair's main input is described where it is resampled; a ladder lists
- * every rendition. */
-static int describe_input(const FSSIMOutput *out, int k)
+/* A pair's main input is described where it is resampled or named; a
+ * ladder lists every rendition. */
+static int describe_input(const FSSIMOutput *out, char *const *names, int k)
 {
-    return ff_fssim_is_ladder(out) || resampled(out, k);
+    return ff_fssim_is_ladder(out) || resampled(out, k) || names[k];
 }
 
-/* The pad, format and size of input k, and whether it is resampled. */
-static void write_input_json(AVFilterContext *ctx, const FSSIMOutput *out, int k, AVBPrint *bp)
+/* The pad, its label (names), format and size of input k, and whether it
+ * is resampled. */
+static void write_input_json(AVFilterContext *ctx, const FSSIMOutput *out, char *const *names,
+                             int k, AVBPrint *bp)
 {
     const FSSIMFormat *d = &out->dist_fmt[k];
 
-    av_bprintf(bp, "\"pad\": \"%s\", \"pix_fmt\": \"%s\", \"width\": %d, \"height\": %d, "
-               "\"bit_depth\": %d, \"resampled\": %s}", ctx->input_pads[k].name,
-               av_get_pix_fmt_name(d->pix_fmt), d->width, d->height, d->depth,
-               resampled(out, k) ? "true" : "false");
+    av_bprintf(bp, "\"pad\": \"%s\", ", ctx->input_pads[k].name);
+    if (names[k]) {
+        av_bprintf(bp, "\"name\": ");
+        json_string(bp, names[k]);
+        av_bprintf(bp, ", ");
+    }
+    av_bprintf(bp, "\"pix_fmt\": \"%s\", \"width\": %d, \"height\": %d, \"bit_depth\": %d, "
+               "\"resampled\": %s}", av_get_pix_fmt_name(d->pix_fmt), d->width, d->height,
+               d->depth, resampled(out, k) ? "true" : "false");
 }
 
-static void write_json_header(AVFilterContext *ctx, FSSIMOutput *out, AVBPrint *bp)
+static void write_json_header(AVFilterContext *ctx, FSSIMOutput *out, char *const *names,
+                              AVBPrint *bp)
 {
     const FSSIMFormat *f = &out->fmt;
 
@@ -239,23 +312,28 @@ static void write_json_header(AVFilterContext *ctx, FSSIMOutput *out, AVBPrint *
     for (int c = 0; c < f->nb_comps; c++)
         av_bprintf(bp, "%s\"%c\"", c ? ", " : "", f->comp[c].name);
     av_bprintf(bp, "]");
-    if (!ff_fssim_is_ladder(out) && describe_input(out, 0)) {
+    if (names[out->nb_dist]) {
+        av_bprintf(bp, ", \"name\": ");
+        json_string(bp, names[out->nb_dist]);
+    }
+    if (!ff_fssim_is_ladder(out) && describe_input(out, names, 0)) {
         av_bprintf(bp, ",\n    \"main\": {");
-        write_input_json(ctx, out, 0, bp);
+        write_input_json(ctx, out, names, 0, bp);
     }
     av_bprintf(bp, "},\n");
     if (ff_fssim_is_ladder(out)) {
         av_bprintf(bp, "  \"renditions\": [");
         for (int k = 0; k < out->nb_dist; k++) {
             av_bprintf(bp, "%s\n    {\"k\": %d, ", k ? "," : "", k + 1);
-            write_input_json(ctx, out, k, bp);
+            write_input_json(ctx, out, names, k, bp);
         }
         av_bprintf(bp, "\n  ],\n");
     }
     av_bprintf(bp, "  \"frames\": [");
 }
 
-static void write_csv_header(AVFilterContext *ctx, FSSIMOutput *out, AVBPrint *bp)
+static void write_csv_header(AVFilterContext *ctx, FSSIMOutput *out, char *const *names,
+                             AVBPrint *bp)
 {
     const FSSIMFormat *f = &out->fmt;
 
@@ -264,7 +342,7 @@ static void write_csv_header(AVFilterContext *ctx, FSSIMOutput *out, AVBPrint *b
                av_get_pix_fmt_name(f->pix_fmt), f->width, f->height, f->depth);
     for (int k = 0; k < out->nb_dist; k++) {
         const FSSIMFormat *d = &out->dist_fmt[k];
-        if (!describe_input(out, k))
+        if (!describe_input(out, names, k))
             continue;
         if (ff_fssim_is_ladder(out))
             av_bprintf(bp, "# rendition %d ", k + 1);
@@ -275,6 +353,14 @@ static void write_csv_header(AVFilterContext *ctx, FSSIMOutput *out, AVBPrint *b
         av_bprintf(bp, " width=%d height=%d resampled=%d pix_fmt=%s bit_depth=%d\n",
                    d->width, d->height, resampled(out, k),
                    av_get_pix_fmt_name(d->pix_fmt), d->depth);
+    }
+    /* a label may hold spaces and '=': the rest of its own line */
+    for (int k = 0; k <= out->nb_dist; k++) {
+        if (!names[k])
+            continue;
+        av_bprintf(bp, "# name %s ", ctx->input_pads[k].name);
+        csv_comment_text(bp, names[k]);
+        av_bprint_chars(bp, '\n', 1);
     }
     av_bprintf(bp, ff_fssim_is_ladder(out) ? "n,pts,pts_time,rendition" : "n,pts,pts_time");
     for (int a = 0; a < FSSIM_NB_ALGOS; a++) {
@@ -331,12 +417,60 @@ static void write_json_tail(const FSSIMOutput *out, uint64_t nb_frames, AVBPrint
                nb_frames);
 }
 
-/* The end of a JSON log when the filter closes: the frame count and the
- * pooled values. */
-static void write_json_trailer(FSSIMOutput *out, AVBPrint *bp)
+/* The name of a pairing mode, as the option's value. */
+static const char *pairing_name(int mode)
 {
-    av_bprintf(bp, "\n  ],\n  \"frame_count\": %"PRIu64",\n  \"complete\": %s,\n  \"pooled\": {",
+    return mode == FSSIM_PAIRING_FRAMESYNC ? "framesync" :
+           mode == FSSIM_PAIRING_PTS       ? "pts"       : "nearest";
+}
+
+/* doc/outputs.md#pairing: what the pairing did with each input's frames. */
+static void write_json_pairing(AVFilterContext *ctx, const FSSIMOutput *out, AVBPrint *bp)
+{
+    const FSSIMPairStats *st = &out->pairs;
+
+    av_bprintf(bp, "  \"pairing\": {\"mode\": \"%s\"", pairing_name(st->mode));
+    /* framesync repeats and skips frames: no counts */
+    if (st->mode != FSSIM_PAIRING_FRAMESYNC) {
+        av_bprintf(bp, ", \"inputs\": [");
+        for (int i = 0; i <= out->nb_dist; i++) {
+            av_bprintf(bp, "%s\n    {\"pad\": ", i ? "," : "");
+            json_string(bp, ctx->input_pads[i].name);
+            av_bprintf(bp, ", \"frames\": %"PRIu64, st->frames[i]);
+            if (i < out->nb_dist)
+                av_bprintf(bp, ", \"paired\": %"PRIu64", \"lacks\": %"PRIu64", "
+                           "\"excess\": %"PRIu64, st->paired[i], st->lacks[i], st->excess[i]);
+            av_bprintf(bp, ", \"damaged\": %"PRIu64"}", st->damaged[i]);
+        }
+        av_bprintf(bp, "\n  ]");
+    }
+    av_bprintf(bp, "},\n");
+}
+
+static void write_csv_pairing(AVFilterContext *ctx, const FSSIMOutput *out, AVBPrint *bp)
+{
+    const FSSIMPairStats *st = &out->pairs;
+
+    av_bprintf(bp, "# pairing mode=%s\n", pairing_name(st->mode));
+    for (int i = 0; st->mode != FSSIM_PAIRING_FRAMESYNC && i <= out->nb_dist; i++) {
+        av_bprintf(bp, "# pairing pad=");
+        csv_comment_text(bp, ctx->input_pads[i].name);
+        av_bprintf(bp, " frames=%"PRIu64, st->frames[i]);
+        if (i < out->nb_dist)
+            av_bprintf(bp, " paired=%"PRIu64" lacks=%"PRIu64" excess=%"PRIu64,
+                       st->paired[i], st->lacks[i], st->excess[i]);
+        av_bprintf(bp, " damaged=%"PRIu64"\n", st->damaged[i]);
+    }
+}
+
+/* The end of a JSON log when the filter closes: the frame count, what the
+ * pairing did, and the pooled values. */
+static void write_json_trailer(AVFilterContext *ctx, FSSIMOutput *out, AVBPrint *bp)
+{
+    av_bprintf(bp, "\n  ],\n  \"frame_count\": %"PRIu64",\n  \"complete\": %s,\n",
                out->nb_frames, out->complete ? "true" : "false");
+    write_json_pairing(ctx, out, bp);
+    av_bprintf(bp, "  \"pooled\": {");
     if (ff_fssim_is_ladder(out)) {
         av_bprintf(bp, "\n    \"renditions\": [");
         for (int k = 0; k < out->nb_dist; k++) {
@@ -450,7 +584,7 @@ static void write_csv_tail(const FSSIMOutput *out, AVBPrint *bp)
 
 /* The pooled rows: one per pooled value, psnr_of_mean_mse only with psnr.
  * A rendition without frames has empty fields (no value, not a score). */
-static void write_csv_pooled(FSSIMOutput *out, AVBPrint *bp)
+static void write_csv_pooled(AVFilterContext *ctx, FSSIMOutput *out, AVBPrint *bp)
 {
     const int last = FSSIM_POOLED_PSNR_OF_MEAN_MSE;
     const int psnr = out->algos & FSSIM_BIT(FSSIM_ALGO_PSNR);
@@ -482,6 +616,7 @@ static void write_csv_pooled(FSSIMOutput *out, AVBPrint *bp)
             av_bprint_chars(bp, '\n', 1);
         }
     }
+    write_csv_pairing(ctx, out, bp);
     write_csv_tail(out, bp);
 }
 
@@ -499,14 +634,21 @@ static int put(FSSIMOutput *out, int64_t pos, AVBPrint *bp)
     return ret;
 }
 
-/* A write failed or the pooled values do not fit: a regular file is closed
+/*
+ * The log cannot be finished: a write failed (its own, failed; or another
+ * file's), or the pooled values do not fit.  A regular file is closed
  * after its last whole frame (JSON: the frame count; CSV: the frame count
- * line), in the space the failed write left. */
-static void close_short(FSSIMOutput *out)
+ * line), in the space the failed write left; a stream whose own write did
+ * not fail gets the same closing after what it carries.  Either way the
+ * log is not complete: it lacks its pooled values.
+ */
+static void close_short(FSSIMOutput *out, int failed)
 {
     AVBPrint bp;
 
-    if (!out->log.regular || ff_fssim_file_cut(&out->log, out->log_tail) < 0)
+    out->complete   = 0;
+    out->log_closed = 1;
+    if (out->log.regular ? ff_fssim_file_cut(&out->log, out->log_tail) < 0 : failed)
         return;
     av_bprint_init(&bp, 0, AV_BPRINT_SIZE_UNLIMITED);
     if (json_log(out))
@@ -518,21 +660,28 @@ static void close_short(FSSIMOutput *out)
 
 int ff_fssim_log_header(AVFilterContext *ctx, FSSIMOutput *out)
 {
+    char *names[FSSIM_MAX_INPUTS];
     AVBPrint bp;
     int ret;
 
+    if ((ret = ff_fssim_parse_names(ctx, out->opts, names)) < 0)
+        return ret;
     av_bprint_init(&bp, 0, AV_BPRINT_SIZE_UNLIMITED);
     if (json_log(out))
-        write_json_header(ctx, out, &bp);
+        write_json_header(ctx, out, names, &bp);
     else
-        write_csv_header(ctx, out, &bp);
+        write_csv_header(ctx, out, names, &bp);
+    ff_fssim_free_names(names);
     out->log_tail = bp.len;
     /* a regular file is valid JSON from the start */
     if (json_log(out) && out->log.regular)
         write_json_tail(out, 0, &bp);
     ret = put(out, 0, &bp);
-    if (ret < 0)
+    if (ret < 0) {
+        /* nothing of it stays, and nothing follows */
         ff_fssim_file_cut(&out->log, 0);
+        out->log_closed = 1;
+    }
     return ret;
 }
 
@@ -577,7 +726,7 @@ int ff_fssim_log_frame(FSSIMOutput *out, const AVFrame *frame, const FSSIMScores
         write_json_tail(out, out->nb_frames + 1, &bp);
     ret = put(out, out->log_tail, &bp);
     if (ret < 0) {
-        close_short(out);
+        close_short(out, 1);
         return ret;
     }
     out->log_tail += len;
@@ -605,41 +754,59 @@ static int pool_percentiles(AVFilterContext *ctx, FSSIMOutput *out)
     return ret;
 }
 
+/* The log of a filter that failed before it was configured: still one
+ * valid document, which says so. */
+static int log_unconfigured(AVFilterContext *ctx, FSSIMOutput *out)
+{
+    AVBPrint bp;
+
+    av_bprint_init(&bp, 0, AV_BPRINT_SIZE_UNLIMITED);
+    if (json_log(out))
+        av_bprintf(&bp, "{\n  \"filter\": \"%s\",\n  \"frames\": [],\n  \"frame_count\": 0,\n"
+                   "  \"error\": \"the filter was not configured\"\n}\n", ctx->filter->name);
+    else {
+        av_bprintf(&bp, "# filter=%s\n# error=", ctx->filter->name);
+        csv_comment_text(&bp, "the filter was not configured");
+        av_bprintf(&bp, "\n# frames=0\n# complete=0\n");
+    }
+    return put(out, 0, &bp);
+}
+
 int ff_fssim_log_close(AVFilterContext *ctx, FSSIMOutput *out)
 {
     AVBPrint bp;
     int ret;
 
     if (!out->fmt.nb_comps) {
-        /* configuration failed: still leave one valid JSON document.  Not
-         * from a copy of the graph that FFmpeg only probed (to learn its
-         * pads) and freed: its document would come first on a stream, and
-         * a regular file is emptied again by the next copy anyway. */
-        if (!json_log(out) || !(out->log.regular || out->configuring))
+        /* Not from a copy of the graph that FFmpeg only probed (to learn
+         * its pads) and freed: its document would come first on a stream,
+         * and a regular file is emptied again by the next copy anyway. */
+        if (out->log_closed || !(out->log.regular || out->configuring))
             return 0;
-        av_bprint_init(&bp, 0, AV_BPRINT_SIZE_UNLIMITED);
-        av_bprintf(&bp, "{\n  \"filter\": \"%s\",\n  \"frames\": [],\n  \"frame_count\": 0,\n"
-                   "  \"error\": \"the filter was not configured\"\n}\n", ctx->filter->name);
-        return put(out, 0, &bp);
+        return log_unconfigured(ctx, out);
     }
-    /* a failed write already closed the log after its last whole frame */
-    if (out->write_error)
+    /* a failed write of the log already closed it after its last whole
+     * frame; another file's leaves it to be closed so */
+    if (out->write_error) {
+        if (!out->log_closed)
+            close_short(out, 0);
         return 0;
+    }
     ret = pool_percentiles(ctx, out);
     if (ret < 0) {
-        close_short(out);
+        close_short(out, 0);
         return ret;
     }
     av_bprint_init(&bp, 0, AV_BPRINT_SIZE_UNLIMITED);
     if (json_log(out))
-        write_json_trailer(out, &bp);
+        write_json_trailer(ctx, out, &bp);
     else
-        write_csv_pooled(out, &bp);
+        write_csv_pooled(ctx, out, &bp);
     ret = put(out, out->log_tail, &bp);
     /* a resumed log may have held longer pooled rows */
     if (ret >= 0)
         ret = ff_fssim_file_cut(&out->log, out->log.end);
     if (ret < 0)
-        close_short(out);
+        close_short(out, 1);
     return ret;
 }

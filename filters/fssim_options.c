@@ -24,8 +24,11 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "libavutil/avstring.h"
 #include "libavutil/common.h"
+#include "libavutil/mem.h"
 
 #include "fssim_format.h"
 #include "fssim_options.h"
@@ -41,6 +44,47 @@ static const char *const algo_names[FSSIM_NB_ALGOS] = {
 const char *ff_fssim_algo_name(int algo)
 {
     return algo_names[algo];
+}
+
+void ff_fssim_free_names(char *names[FSSIM_MAX_INPUTS])
+{
+    for (int i = 0; i < FSSIM_MAX_INPUTS; i++)
+        av_freep(&names[i]);
+}
+
+int ff_fssim_parse_names(AVFilterContext *ctx, const FSSIMOptions *o,
+                         char *names[FSSIM_MAX_INPUTS])
+{
+    const char *p = o->names;
+    int n = 0;
+
+    memset(names, 0, FSSIM_MAX_INPUTS * sizeof(*names));
+    if (!p || !*p)
+        return 0;
+    for (;;) {
+        char *label = av_get_token(&p, "|");
+        if (!label) {
+            ff_fssim_free_names(names);
+            return AVERROR(ENOMEM);
+        }
+        if (n < o->nb_inputs && *label)
+            names[n] = label;
+        else
+            av_free(label);
+        n++;
+        if (!*p)
+            break;
+        p++;
+    }
+    if (n != o->nb_inputs) {
+        av_log(ctx, AV_LOG_ERROR, "names has %d label%s for %d inputs: give one per input "
+               "pad, the renditions first and the reference last, separated by '|' (an "
+               "empty label leaves that input unnamed).\n", n, n == 1 ? "" : "s",
+               o->nb_inputs);
+        ff_fssim_free_names(names);
+        return AVERROR(EINVAL);
+    }
+    return 0;
 }
 
 /* doc/algorithms.md#msssim: the fifth scale must hold one whole window. */
@@ -67,6 +111,7 @@ static int check_msssim_plane(AVFilterContext *ctx, const FSSIMOptions *o, const
 
 int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o, const FSSIMFormat *f)
 {
+    char *names[FSSIM_MAX_INPUTS];
     int ret;
 
     /* the flags parser takes algo=none / algo=0 whatever the option's minimum */
@@ -85,6 +130,9 @@ int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o, const FS
                "add it to algo.\n", algo_names[o->stats_algo]);
         return AVERROR(EINVAL);
     }
+    if ((ret = ff_fssim_parse_names(ctx, o, names)) < 0)
+        return ret;
+    ff_fssim_free_names(names);
     for (int i = 0; f && i < f->nb_comps; i++) {
         const FSSIMPlane *p = &f->comp[i];
         const FSSIMRefFloatParams fp = { o->window, o->sigma, o->padding };
@@ -112,6 +160,21 @@ int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o, const FS
 
 int ff_fssim_check_segment(AVFilterContext *ctx, const FSSIMOptions *o, int context)
 {
+    const struct { const char *name; int64_t v; } seg[4] = {
+        { "seg_base", o->seg_base }, { "seg_start", o->seg_start }, { "seg_end", o->seg_end },
+        { "seg_total", o->seg_total },
+    };
+
+    /* a larger number was rounded when it was read (or wrapped past
+     * INT64_MAX): refused rather than logged as another frame's */
+    for (int i = 0; i < 4; i++) {
+        if (seg[i].v > FSSIM_SEG_MAX || seg[i].v < (i >= 2 ? -1 : 0)) {
+            av_log(ctx, AV_LOG_ERROR, "%s=%"PRId64": title frame numbers go up to %"PRId64
+                   " (2^53 - 1), the largest that the option parser and the logs' readers "
+                   "hold exactly.\n", seg[i].name, seg[i].v, FSSIM_SEG_MAX);
+            return AVERROR(ERANGE);
+        }
+    }
     if (o->seg_start < o->seg_base) {
         av_log(ctx, AV_LOG_ERROR, "seg_start=%"PRId64" lies before seg_base=%"PRId64": the "
                "first frame the filter receives is title frame seg_base, and it scores from "
@@ -138,6 +201,14 @@ int ff_fssim_check_segment(AVFilterContext *ctx, const FSSIMOptions *o, int cont
                "window needs %d frames before the first scored one; decode from frame %"PRId64
                " or earlier (seg_base), or from the start.\n", o->seg_start, o->seg_base,
                context, o->seg_start - context);
+        return AVERROR(EINVAL);
+    }
+    if (o->seg_base > 0 && o->pairing == FSSIM_PAIRING_NEAREST &&
+        !(o->seg_starts && *o->seg_starts)) {
+        av_log(ctx, AV_LOG_ERROR, "seg_base=%"PRId64" cuts the title, and pairing=nearest "
+               "counts times from each input's first frame, which a cut run does not see: "
+               "give the inputs' first-frame times with seg_starts (fssim-farm does), or "
+               "pair the timestamps as they are with pairing=pts.\n", o->seg_base);
         return AVERROR(EINVAL);
     }
     return 0;

@@ -33,6 +33,7 @@
 #include "libavfilter/avfilter.h"
 
 #include "fssim_consts.h"
+#include "fssim_pair.h"
 #include "fssim_ref.h"
 
 /* A ladder: one reference and up to FSSIM_MAX_DIST renditions (fssim_consts.h). */
@@ -66,6 +67,9 @@ typedef struct FSSIMOptions {
     int64_t seg_end;       /* scoring stops there (exclusive); -1: the end */
     int64_t seg_total;     /* the title's frame count; -1: not a segment */
     char  *title;          /* a label for the logs */
+    int    pairing;        /* enum FSSIMPairing */
+    char  *seg_starts;     /* a segment's inputs' first-frame times (pairing=nearest) */
+    char  *names;          /* the inputs' labels for the logs, pad order, '|'-separated */
 } FSSIMOptions;
 
 #define FSSIM_OPT_FLAGS (AV_OPT_FLAG_FILTERING_PARAM | AV_OPT_FLAG_VIDEO_PARAM)
@@ -176,12 +180,50 @@ typedef struct FSSIMOptions {
       offsetof(type, field.seg_total), AV_OPT_TYPE_INT64, { .i64 = -1 }, -1, INT64_MAX, \
       FSSIM_OPT_FLAGS },                                                                 \
     { "title", "a label written to the logs", offsetof(type, field.title),             \
-      AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FSSIM_OPT_FLAGS }
+      AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FSSIM_OPT_FLAGS },                     \
+    { "names", "labels of the inputs for the logs, in pad order, separated by |",       \
+      offsetof(type, field.names), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0,           \
+      FSSIM_OPT_FLAGS }
+
+/* How frames of the inputs are paired (doc/options.md#pairing); every
+ * filter.  framesync's own options (eof_action, shortest, repeatlast,
+ * ts_sync_mode) come with each filter's class. */
+#define FSSIM_PAIRING_OPTIONS(type, field)                                              \
+    { "pairing", "how the inputs' frames are paired", offsetof(type, field.pairing),   \
+      AV_OPT_TYPE_INT, { .i64 = FSSIM_PAIRING_NEAREST }, 0, 2, FSSIM_OPT_FLAGS,         \
+      .unit = "pairing" },                                                               \
+    { "nearest", "the frame nearest in time from the first frames, within half a frame",\
+      0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_PAIRING_NEAREST }, 0, 0, FSSIM_OPT_FLAGS,    \
+      .unit = "pairing" },                                                               \
+    { "pts", "the frame of the nearest timestamp, within half a frame", 0,             \
+      AV_OPT_TYPE_CONST, { .i64 = FSSIM_PAIRING_PTS }, 0, 0, FSSIM_OPT_FLAGS,           \
+      .unit = "pairing" },                                                               \
+    { "framesync", "FFmpeg's framesync, as its ssim filter", 0, AV_OPT_TYPE_CONST,      \
+      { .i64 = FSSIM_PAIRING_FRAMESYNC }, 0, 0, FSSIM_OPT_FLAGS, .unit = "pairing" },   \
+    { "seg_starts", "a segment's inputs' first-frame times in the title (s, N/D, |)",  \
+      offsetof(type, field.seg_starts), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0,      \
+      FSSIM_OPT_FLAGS }
+
+/* The largest title frame number: 2^53 - 1, the largest integer that the
+ * option parser (which reads numbers as doubles) and every JSON reader hold
+ * exactly, so that a segment's numbers in the logs are the ones given. */
+#define FSSIM_SEG_MAX ((INT64_C(1) << 53) - 1)
 
 /** Name of an algorithm ("float", ...) as in the options, keys and logs. */
 const char *ff_fssim_algo_name(int algo);
 
 struct FSSIMFormat;
+
+/**
+ * The labels of the names option (doc/outputs.md#names), one per input
+ * pad in pad order: names[i] is input i's, NULL where the option is unset
+ * or the label empty; free them with ff_fssim_free_names().  The labels
+ * are separated by '|', which a backslash escapes (av_get_token()).  Fails,
+ * naming both counts, where the option has not one label per input.
+ */
+int ff_fssim_parse_names(AVFilterContext *ctx, const FSSIMOptions *o,
+                         char *names[FSSIM_MAX_INPUTS]);
+void ff_fssim_free_names(char *names[FSSIM_MAX_INPUTS]);
 
 /** Check the options against each other and against the plane sizes. */
 int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o,
@@ -191,7 +233,8 @@ int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o,
  * The segment options at init (doc/options.md#segments): seg_start not
  * before seg_base, seg_end after seg_start and not after seg_total, and
  * after a cut (seg_base > 0) `context` frames decoded before seg_start
- * (fssim3d: depth/2).  Errors name the options.
+ * (fssim3d: depth/2), and no number past FSSIM_SEG_MAX.  Errors name the
+ * options.
  */
 int ff_fssim_check_segment(AVFilterContext *ctx, const FSSIMOptions *o, int context);
 

@@ -29,6 +29,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <string.h>
 
 #include "libavutil/avstring.h"
@@ -342,6 +343,8 @@ int ff_fssim_output_open(AVFilterContext *ctx, FSSIMOutput *out, const FSSIMOpti
     out->log_fmt         = o->log_fmt;
     out->stats_algo      = o->stats_algo;
     out->opts            = o;
+    /* a run stopped by a signal must not read as one that ended */
+    ff_fssim_file_watch();
     for (int i = 0; i < NB_FILES; i++)
         *out_file(out, i) = (FSSIMFile)FSSIM_FILE_NONE;
     /* auto: the first algorithm computed; a single score is its one */
@@ -431,6 +434,22 @@ int ff_fssim_output_config(AVFilterContext *ctx, FSSIMOutput *out, const FSSIMFo
         if (ret < 0)
             return ret;
     }
+    /* again: the program may have installed its handlers anew since */
+    ff_fssim_file_watch();
+    /* the outputs were opened before the graph was configured: a muxer of
+     * this process on stdout holds it by now */
+    for (int i = 0; i < NB_FILES && !out->resumed; i++) {
+        const FSSIMFile *g = out_file(out, i);
+        if (g->fd >= 0 && ff_fssim_file_stdout_shared(g)) {
+            av_log(ctx, AV_LOG_ERROR, "The %s %s is stdout, which another output of this "
+                   "process writes too (an output file '-' or 'pipe:', -progress pipe:1): "
+                   "their bytes would mix. Give the %s a file of its own, or send that "
+                   "output elsewhere.\n", file_kind(out, g), g->path, file_kind(out, g));
+            /* nothing, not even a closing, goes to a stream it would garble */
+            out->log_closed = 1;
+            return AVERROR(EBUSY);
+        }
+    }
     /* the sizes may have changed; the weights of All follow the frames */
     out->fmt = *f;
     for (int k = 0; k < out->nb_dist; k++)
@@ -494,6 +513,13 @@ int ff_fssim_output_frame(AVFilterContext *ctx, FSSIMOutput *out, AVFrame *frame
 
     if (out->write_error)
         return out->write_error;
+    /* a number a JSON reader (a double) holds exactly, as seg_start is */
+    if (out->first_n + out->nb_frames > FSSIM_SEG_MAX) {
+        av_log(ctx, AV_LOG_ERROR, "Frame number %"PRIu64" is past %"PRId64", the largest "
+               "that the logs state exactly: give seg_base and seg_start smaller title "
+               "numbers.\n", out->first_n + out->nb_frames, FSSIM_SEG_MAX);
+        return out->write_error = AVERROR(ERANGE);
+    }
 
     for (int k = 0; k < out->nb_dist; k++)
         if (out->stats[k].fd >= 0 && s->scored[k] && (ret = write_stats_line(out, k, s)) < 0)
@@ -608,6 +634,38 @@ static void log_summary(AVFilterContext *ctx, FSSIMOutput *out)
     }
 }
 
+/* Frames without a pair, or damaged, are said at the end: the scores hold
+ * only true pairs, and a rendition that is shorter, longer or broken is
+ * not a clean result. */
+static void warn_pairing(AVFilterContext *ctx, const FSSIMOutput *out)
+{
+    const FSSIMPairStats *st = &out->pairs;
+    const int r = out->nb_dist;
+    const char *ref = ctx->input_pads[r].name;
+
+    if (st->mode == FSSIM_PAIRING_FRAMESYNC)
+        return;
+    for (int k = 0; k < out->nb_dist; k++) {
+        const char *pad = ctx->input_pads[k].name;
+        if (st->lacks[k])
+            av_log(ctx, AV_LOG_WARNING, "%s lacks %"PRIu64" of the %s's frames: no %s frame "
+                   "lies within half a frame of their time (it is shorter, starts later, or "
+                   "lost frames), so they were not scored for %s.\n", pad, st->lacks[k],
+                   ref, pad, pad);
+        if (st->excess[k])
+            av_log(ctx, AV_LOG_WARNING, "%s has %"PRIu64" frame%s in excess: no %s frame lies "
+                   "within half a frame of their time (it is longer, or has frames the %s "
+                   "lacks), so they were not scored.\n", pad, st->excess[k],
+                   st->excess[k] == 1 ? "" : "s", ref, ref);
+    }
+    for (int i = 0; i <= r; i++)
+        if (st->damaged[i])
+            av_log(ctx, AV_LOG_WARNING, "%"PRIu64" %s frame%s came from the decoder with "
+                   "errors (damaged or concealed data) and %s scored as decoded: check the "
+                   "input.\n", st->damaged[i], ctx->input_pads[i].name,
+                   st->damaged[i] == 1 ? "" : "s", st->damaged[i] == 1 ? "was" : "were");
+}
+
 /* Nothing scored: say why, so that an empty result is not read as a run
  * that scored its frames. */
 static void warn_nothing_scored(AVFilterContext *ctx, const FSSIMOutput *out)
@@ -640,19 +698,62 @@ static void warn_nothing_scored(AVFilterContext *ctx, const FSSIMOutput *out)
                passed);
 }
 
+static const char *signal_name(int sig)
+{
+    switch (sig) {
+    case SIGINT:  return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGQUIT: return "SIGQUIT";
+    case SIGXCPU: return "SIGXCPU";
+    default:      return "a signal";
+    }
+}
+
+/* A run stopped by a signal: its inputs were ended early, so its results
+ * are partial. */
+static void say_stopped(AVFilterContext *ctx, const FSSIMOutput *out, int sig)
+{
+    av_log(ctx, AV_LOG_WARNING, "The run was stopped by %s: the results cover the %"PRIu64
+           " frames scored before the stop, and the log says that it is not complete.\n",
+           signal_name(sig), out->nb_frames);
+}
+
+int ff_fssim_output_end(AVFilterContext *ctx, FSSIMOutput *out)
+{
+    int ret;
+
+    /* (a filter never configured says so when it closes) */
+    if (!out->opts || !out->fmt.nb_comps || out->finished)
+        return out->opts ? out->write_error : 0;
+    out->finished = 1;
+    /* a stop signal ends the inputs as their end would: the run is not
+     * complete (a signal noted after the end costs a whole log its flag,
+     * never the reverse) */
+    out->complete = !ff_fssim_file_stopped();
+    if (!has_log(out))
+        return out->write_error;
+    ret = ff_fssim_log_close(ctx, out);
+    return ret < 0 ? write_failed(ctx, out, &out->log, ret) : out->write_error;
+}
+
 int ff_fssim_output_close(AVFilterContext *ctx, FSSIMOutput *out, int ended)
 {
+    const int stopped = ff_fssim_file_stopped();
     int park, probed, ret = out->write_error;
 
     if (!out->opts)
         return 0;    /* never opened, or its files are another filter's */
-    out->complete = ended;
+    if (!out->finished)
+        out->complete = ended && !stopped;
     if (out->fmt.nb_comps) {
         if (!out->nb_frames)
             warn_nothing_scored(ctx, out);
+        else if (stopped && !out->complete)
+            say_stopped(ctx, out, stopped);
         log_summary(ctx, out);
+        warn_pairing(ctx, out);
     }
-    if (has_log(out)) {
+    if (has_log(out) && !out->finished) {
         int err = ff_fssim_log_close(ctx, out);
         if (err < 0)
             ret = write_failed(ctx, out, &out->log, err);

@@ -35,6 +35,7 @@
 #include "fssim_file.h"
 #include "fssim_format.h"
 #include "fssim_options.h"
+#include "fssim_pair.h"
 #include "fssim_pool.h"
 
 /** Per-frame scores: score[rendition][algo][component], All at index
@@ -75,7 +76,10 @@ typedef struct FSSIMOutput {
     int         warned_range;
     int         resumed;      /* continues the log of an instance torn down mid-stream */
     int         configuring;  /* configuration was tried: not a copy only probed */
-    int         complete;     /* closing after the inputs' end (or seg_end) */
+    int         complete;     /* closing after the inputs' end (or seg_end), not a stop */
+    int         finished;     /* the inputs' end: the log was closed then */
+    int         log_closed;   /* the log was closed short (or never started): it takes
+                                 nothing more */
     int64_t     log_tail;     /* a regular file's JSON: where its closing tail starts;
                                  CSV: the end of the frame rows */
     uint64_t    nb_frames;
@@ -87,6 +91,7 @@ typedef struct FSSIMOutput {
     int64_t     first_pts[FSSIM_MAX_DIST + 1];
     uint32_t    first_seen;   /* bit i: input i's is known */
     int         warned_start;
+    FSSIMPairStats pairs;     /* what the pairing did with the frames */
     FSSIMPool   pool[FSSIM_MAX_DIST][FSSIM_NB_ALGOS][5];  /* per component, then All */
 } FSSIMOutput;
 
@@ -133,7 +138,16 @@ int ff_fssim_output_frame(AVFilterContext *ctx, FSSIMOutput *out, AVFrame *frame
                           const FSSIMScores *s);
 
 /**
- * Summary lines, pooled values into the log, close the files.  ended: the
+ * The inputs' end (or seg_end): the pooled values into the log now, while a
+ * write error can still fail the run.  A run stopped by a signal
+ * (ff_fssim_file_stopped()) is not complete: its inputs were ended early.
+ * Returns a write error, already reported, or 0.
+ */
+int ff_fssim_output_end(AVFilterContext *ctx, FSSIMOutput *out);
+
+/**
+ * Summary lines, pooled values into the log (unless ff_fssim_output_end
+ * wrote them), close the files.  ended: the
  * inputs reached their end; 0 when the instance is freed mid-stream (a
  * graph rebuilt, a run stopped), and then a new instance of the same
  * filter and paths in this process continues the logs.  Returns a write

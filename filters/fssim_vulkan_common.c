@@ -23,15 +23,88 @@
  * fssim: the Vulkan plumbing that the 2-D scoring (fssim_be_vulkan.c) and
  * fssim3d's ring (fssim_be_vulkan3d.c) share: see fssim_vulkan_common.h.
  */
+#include <stdlib.h>
+
 #include "libavutil/mem.h"
 #include "libavutil/pixdesc.h"
+#include "libavutil/thread.h"
+#include "libavutil/time.h"
 #include "libavutil/version.h"
 #include "libavfilter/filters.h"
 
+#include "fssim_file.h"
 #include "fssim_vulkan_common.h"
 
 /* the most descriptors of one of our shaders (fssim_core.glsl: 13) */
 #define MAX_BINDINGS 16
+
+/*
+ * Waits for the device.  A frame's work takes milliseconds, even on a GPU
+ * that other processes share; a device that holds a fence for many seconds
+ * is hung (or lost without reporting it), and a wait without a timeout
+ * would hang the run with it, deaf to SIGINT and SIGTERM.  So every wait
+ * gives up after WAIT_TIMEOUT_MS, CPU_WAIT_TIMEOUT_MS on a device that is
+ * the CPU itself (Mesa's lavapipe: a large frame with every algorithm takes
+ * seconds there, more on a busy machine); the environment variable
+ * FSSIM_VULKAN_WAIT_TIMEOUT_MS sets it, for tests.  Once the run is asked
+ * to stop, a wait gives up after STOP_WAIT_MS: long enough for the frames
+ * in flight of a working device to be scored and logged, short enough for
+ * the run to end promptly whatever the device does.
+ */
+#define WAIT_TIMEOUT_MS     20000
+#define CPU_WAIT_TIMEOUT_MS 300000
+#define STOP_WAIT_MS        1000
+#define WAIT_STEP_NS        (50 * 1000000ULL)
+
+static AVOnce  wait_once = AV_ONCE_INIT;
+static int64_t wait_timeout_ms;   /* the test hook's, or 0 */
+
+static void read_wait_timeout(void)
+{
+    const char *env = getenv("FSSIM_VULKAN_WAIT_TIMEOUT_MS");
+
+    wait_timeout_ms = env && *env ? FFMAX(strtoll(env, NULL, 0), 0) : 0;
+}
+
+/* How long a wait on vk's device may last, in microseconds. */
+static int64_t wait_timeout_us(const FSSIMVk *vk)
+{
+    ff_thread_once(&wait_once, read_wait_timeout);
+    if (wait_timeout_ms)
+        return wait_timeout_ms * 1000;
+    return (vk->vkctx.props.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ?
+            CPU_WAIT_TIMEOUT_MS : WAIT_TIMEOUT_MS) * 1000LL;
+}
+
+/* Whether the waits of a stopping run have waited long enough. */
+static int stop_wait_over(int64_t now)
+{
+    const int64_t t = ff_fssim_stop_time();
+
+    return t && now - t >= STOP_WAIT_MS * 1000LL;
+}
+
+/* Wait for all of nb fences: VK_SUCCESS, their error, or VK_TIMEOUT (then
+ * vk->hung). */
+static VkResult wait_fences(FSSIMVk *vk, const VkFence *fences, uint32_t nb)
+{
+    FFVulkanContext *vkctx = &vk->vkctx;
+    const int64_t start = av_gettime_relative(), timeout = wait_timeout_us(vk);
+
+    for (;;) {
+        const VkResult res = vkctx->vkfn.WaitForFences(vkctx->hwctx->act_dev, nb, fences,
+                                                       VK_TRUE, WAIT_STEP_NS);
+        int64_t now;
+
+        if (res != VK_TIMEOUT)
+            return res;
+        now = av_gettime_relative();
+        if (stop_wait_over(now) || now - start >= timeout) {
+            vk->hung = 1;
+            return VK_TIMEOUT;
+        }
+    }
+}
 
 size_t ff_fssim_vk_align(size_t size)
 {
@@ -102,6 +175,8 @@ int ff_fssim_vk_open(AVFilterContext *ctx, FSSIMVk *vk)
     int err = ff_vk_init(&vk->vkctx, ctx, NULL, ml->hw_frames_ctx);
 
     vk->ctx = ctx;
+    /* the waits for the device end promptly once the run is stopped */
+    ff_fssim_file_watch();
     if (err < 0)
         return err;
     vk->initialized = 1;
@@ -141,6 +216,25 @@ int ff_fssim_vk_pool_init(AVFilterContext *ctx, FSSIMVk *vk, int nb_exec, int ma
     return ff_vk_exec_pool_init(&vk->vkctx, &vk->qf, &vk->pool, nb_exec, 0, 0, 0, NULL);
 }
 
+/* Wait, as ff_fssim_vk_fence() does, for the last batch of every
+ * context: VK_SUCCESS, or what the first wait that failed returned. */
+static VkResult wait_submitted(FSSIMVk *vk)
+{
+    VkFence fences[64];
+    VkResult res = VK_SUCCESS;
+    int nb = 0;
+
+    for (int i = 0; i < vk->pool.pool_size && res == VK_SUCCESS; i++) {
+        if (vk->pool.contexts[i].had_submission)
+            fences[nb++] = vk->pool.contexts[i].fence;
+        if (nb && (nb == FF_ARRAY_ELEMS(fences) || i == vk->pool.pool_size - 1)) {
+            res = wait_fences(vk, fences, nb);
+            nb  = 0;
+        }
+    }
+    return res;
+}
+
 /*
  * Wait until each of our queues is done with every batch submitted so far.
  * With emulated timeline semaphores (Mesa's common queue code, as in
@@ -159,8 +253,10 @@ static void retire_queues(FSSIMVk *vk)
     VkFence fences[64];
     int nb_fences = 0;
 
-    /* after a GPU error a context's fence may never signal */
-    if (!vk->pool.contexts || vk->failed)
+    /* after a GPU error a context's fence may never signal; and
+     * ff_vk_exec_start() below would wait for a context's last batch
+     * without a timeout */
+    if (!vk->pool.contexts || vk->failed || wait_submitted(vk) != VK_SUCCESS)
         return;
     /* the pool's contexts take the family's queues in turn */
     for (int i = 0; i < FFMIN3(vk->pool.pool_size, vk->qf.num, FF_ARRAY_ELEMS(fences)); i++) {
@@ -173,8 +269,7 @@ static void retire_queues(FSSIMVk *vk)
         fences[nb_fences++] = exec->fence;
     }
     if (nb_fences)
-        vkctx->vkfn.WaitForFences(vkctx->hwctx->act_dev, nb_fences, fences, VK_TRUE,
-                                  UINT64_MAX);
+        wait_fences(vk, fences, nb_fences);
 }
 
 void ff_fssim_vk_pool_uninit(FSSIMVk *vk)
@@ -182,6 +277,13 @@ void ff_fssim_vk_pool_uninit(FSSIMVk *vk)
     if (!vk->initialized)
         return;
     retire_queues(vk);
+    /* ff_vk_exec_pool_free() waits for every batch without a timeout: a
+     * lost device's fences return at once, a hung device's never */
+    if (vk->failed && !vk->hung)
+        wait_submitted(vk);
+    /* what a hung device holds is never freed: it may still use it */
+    if (vk->hung)
+        return;
     ff_vk_exec_pool_free(&vk->vkctx, &vk->pool);
 }
 
@@ -189,7 +291,8 @@ void ff_fssim_vk_close(FSSIMVk *vk)
 {
     FFVulkanContext *vkctx = &vk->vkctx;
 
-    if (!vk->initialized)
+    /* see ff_fssim_vk_pool_uninit() */
+    if (!vk->initialized || vk->hung)
         return;
     if (vk->timer.pool)
         vkctx->vkfn.DestroyQueryPool(vkctx->hwctx->act_dev, vk->timer.pool,
@@ -451,12 +554,46 @@ void ff_fssim_vk_submit_failed(FSSIMVk *vk, FFVkExecContext *exec)
     vk->failed = 1;
 }
 
-VkResult ff_fssim_vk_fence(FFVulkanContext *vkctx, FFVkExecContext *exec, int wait)
+VkResult ff_fssim_vk_fence(FSSIMVk *vk, FFVkExecContext *exec, int wait)
 {
+    FFVulkanContext *vkctx = &vk->vkctx;
+
     if (wait)
-        return vkctx->vkfn.WaitForFences(vkctx->hwctx->act_dev, 1, &exec->fence, VK_TRUE,
-                                         UINT64_MAX);
+        return wait_fences(vk, &exec->fence, 1);
     return vkctx->vkfn.GetFenceStatus(vkctx->hwctx->act_dev, exec->fence);
+}
+
+int ff_fssim_vk_fence_failed(FSSIMVk *vk, VkResult res, const char *what, int64_t n)
+{
+    vk->failed = 1;
+    if (res != VK_TIMEOUT) {
+        av_log(vk->ctx, AV_LOG_ERROR, "Vulkan error while waiting for the %s %"PRId64": %s. "
+               "Its scores and those of the frames after it are not published.\n",
+               what, n, ff_vk_ret2str(res));
+        return AVERROR_EXTERNAL;
+    }
+    if (ff_fssim_file_stopped()) {
+        av_log(vk->ctx, AV_LOG_ERROR, "The run was stopped while the Vulkan device was still "
+               "working on the %s %"PRId64", and the device did not finish it within %d ms: "
+               "neither it nor the frames after it are scored.\n", what, n, STOP_WAIT_MS);
+        return AVERROR_EXIT;
+    }
+    av_log(vk->ctx, AV_LOG_ERROR, "The Vulkan device '%s' did not finish the %s %"PRId64" "
+           "within %.1f s: it is hung, or lost without reporting it. Neither its scores nor "
+           "those of the frames after it are published. Check the GPU (nvidia-smi; the "
+           "kernel log for GPU errors) and run again.\n",
+           vk->vkctx.props.properties.deviceName, what, n, wait_timeout_us(vk) / 1e6);
+    return AVERROR(ETIMEDOUT);
+}
+
+int ff_fssim_vk_reuse(FSSIMVk *vk, FFVkExecContext *exec, const char *what, int64_t n)
+{
+    VkResult res;
+
+    if (!exec->had_submission)
+        return 0;
+    res = ff_fssim_vk_fence(vk, exec, 1);
+    return res == VK_SUCCESS ? 0 : ff_fssim_vk_fence_failed(vk, res, what, n);
 }
 
 /* ---- readback --------------------------------------------------------------- */

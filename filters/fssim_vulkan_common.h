@@ -75,6 +75,9 @@ typedef struct FSSIMVk {
     /* A submission or a fence failed: the device is not trusted for the
      * rest of the run, and nothing is read back from it any more. */
     int failed;
+    /* A wait for the device timed out: it may still be running (or never
+     * finish) what it holds, so nothing of it is freed any more. */
+    int hung;
 } FSSIMVk;
 
 /** Check every input (doc/errors.md): Vulkan frames, all on one device;
@@ -171,10 +174,28 @@ int  ff_fssim_vk_abandon(FSSIMVk *vk, FFVkExecContext *exec);
  *  fails (vk->failed) and exec's fence, reset, is never waited for. */
 void ff_fssim_vk_submit_failed(FSSIMVk *vk, FFVkExecContext *exec);
 
-/** The fence of exec's last submission: VK_SUCCESS once it signalled,
- *  VK_NOT_READY (only without wait), or the error it reports, which
- *  ff_vk_exec_wait() would ignore. */
-VkResult ff_fssim_vk_fence(FFVulkanContext *vkctx, FFVkExecContext *exec, int wait);
+/**
+ * The fence of exec's last submission: VK_SUCCESS once it signalled,
+ * VK_NOT_READY (only without wait), the error it reports, which
+ * ff_vk_exec_wait() would ignore, or VK_TIMEOUT.  A wait never blocks for
+ * good: it gives up after FSSIM_VK_WAIT_TIMEOUT_MS, or STOP_WAIT_MS after
+ * the run was asked to stop (SIGINT, SIGTERM), and the device is then
+ * taken as hung (vk->hung).
+ */
+VkResult ff_fssim_vk_fence(FSSIMVk *vk, FFVkExecContext *exec, int wait);
+
+/**
+ * After ff_fssim_vk_fence() returned res, neither VK_SUCCESS nor
+ * VK_NOT_READY, for the job "what n" (e.g. "scores of frame", 12): the
+ * device fails for the rest of the run, and the error says what happened
+ * and what to do.  Returns the AVERROR.
+ */
+int  ff_fssim_vk_fence_failed(FSSIMVk *vk, VkResult res, const char *what, int64_t n);
+
+/** Wait (as ff_fssim_vk_fence()) for exec's last submission, if it had
+ *  one, before ff_vk_exec_start() reuses exec, whose own wait has no
+ *  timeout.  0, or the error of ff_fssim_vk_fence_failed(). */
+int  ff_fssim_vk_reuse(FSSIMVk *vk, FFVkExecContext *exec, const char *what, int64_t n);
 
 /* ---- the 2-D job --------------------------------------------------------- */
 

@@ -41,6 +41,7 @@
 #include "libavutil/internal.h"
 #include "libavutil/opt.h"
 #include "libavutil/pixdesc.h"
+#include "libavutil/timestamp.h"
 #include "libavfilter/filters.h"
 #include "libavfilter/framesync.h"
 
@@ -110,6 +111,7 @@ static const AVOption fssim3d_options[] = {
       .unit = "tpadding" },
     FSSIM_SCALE_OPTIONS(FSSIM3DContext, f.opts),
     FSSIM_OUTPUT_OPTIONS(FSSIM3DContext, f.opts),
+    FSSIM_PAIRING_OPTIONS(FSSIM3DContext, f.opts),
     { NULL }
 };
 
@@ -216,28 +218,31 @@ static int end_sequence(AVFilterContext *ctx)
     return 0;
 }
 
-static int do_fssim3d(FFFrameSync *fs)
+static int do_fssim3d(AVFilterContext *ctx, FSSIMEvent *ev)
 {
-    AVFilterContext *ctx = fs->parent;
     FSSIM3DContext *s = ctx->priv;
     FSSIMEngine *e = &s->f.eng;
-    AVFrame *master, *ref;
+    AVFrame *master = ev->out, *ref = ev->ref;
+    const int64_t tt = s->f.opts.seg_base + s->f.nb_lead++;
     int slot, ret;
 
-    ret = ff_framesync_dualinput_get(fs, &master, &ref);
-    if (ret < 0)
-        return ret;
     if (s->f.seg_done) {
         av_frame_free(&master);
         return 0;
     }
+    ff_fssim_filter_count(ctx, ev, tt);
 
     if (!ref || s->f.ended) {
-        /* No reference frame: before the reference starts, or after it
-         * ended with eof_action=pass.  The latter ends the sequence; the
-         * held frames go first so that the order is kept. */
+        /* No reference frame: before the reference starts, after it ended
+         * with eof_action=pass, or a main frame without a pair.  The
+         * sequence ends (a temporal window cannot span the gap); the held
+         * frames go first so that the order is kept. */
         if (!ref)
             ff_fssim_output_unscored(&s->f.out, FSSIM_UNSCORED_NO_REF);
+        if (!ref && s->nb_in > 0 && !s->f.ended && !ctx->is_disabled)
+            av_log(ctx, AV_LOG_WARNING, "A main frame at %s s has no reference frame: the "
+                   "3-D sequence ends there, and the frames after it are passed through "
+                   "unscored.\n", av_ts2timestr(master->pts, &ctx->inputs[0]->time_base));
         if (ref && !s->warned_late_ref++)
             av_log(ctx, AV_LOG_WARNING, "The reference came back after the sequence "
                    "ended; the following frames are passed through unscored.\n");

@@ -35,6 +35,7 @@ static const AVOption fssim_vulkan_options[] = {
     FSSIM_ALGO_OPTIONS(FSSIMFilter, opts),
     FSSIM_INPUT_OPTIONS(FSSIMFilter, opts),
     FSSIM_OUTPUT_OPTIONS(FSSIMFilter, opts),
+    FSSIM_PAIRING_OPTIONS(FSSIMFilter, opts),
     { NULL }
 };
 

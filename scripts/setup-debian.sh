@@ -7,7 +7,9 @@
 # (only to encode the test clips), patch (applies patches/ffmpeg to the
 # build's FFmpeg source), Chromium (the farm report's test renders the page
 # headless), and a Python virtual environment in .venv with numpy and
-# scikit-image, and for fssim-farm (farm/) dask, distributed and matplotlib.
+# scikit-image, and for fssim-farm (farm/) dask, distributed, and for its
+# report matplotlib, plotly (inlined in the page), scipy, bjontegaard
+# (BD-rate) and pillow (the pictures of the worst frames).
 # The newer Vulkan and ffnvcodec headers are fetched by ./configure itself
 # into the build tree (see scripts/fetch-deps.sh).
 set -eu
@@ -25,6 +27,8 @@ if [ ! -x "$top/.venv/bin/python3" ]; then
     python3 -m venv "$top/.venv"
 fi
 "$top/.venv/bin/python3" -m pip install -q --upgrade pip
-"$top/.venv/bin/python3" -m pip install -q numpy scikit-image dask distributed matplotlib
+"$top/.venv/bin/python3" -m pip install -q numpy scikit-image dask distributed matplotlib \
+    plotly scipy bjontegaard pillow
 "$top/.venv/bin/python3" -c 'import numpy, scipy, skimage; print("python ok: numpy", numpy.__version__, "scikit-image", skimage.__version__)'
 "$top/.venv/bin/python3" -c 'import distributed, matplotlib; print("python ok: distributed", distributed.__version__, "matplotlib", matplotlib.__version__)'
+"$top/.venv/bin/python3" -c 'import plotly, bjontegaard, PIL; print("python ok: plotly", plotly.__version__, "bjontegaard", bjontegaard.__version__, "pillow", PIL.__version__)'

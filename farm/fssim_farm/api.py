@@ -281,9 +281,15 @@ def merge_segments(paths, output, log_path=None, segments_field=True, frames=Non
                                  segments_field=segments_field, frames=frames)
 
 
-def write_report(log_path, html_path, bitrates=None, metric=None, probe_bitrates=True,
-                 ffprobe="ffprobe"):
-    """The HTML report of a log, its PNG plots beside it; see report.py."""
+def write_report(logs, html_path, **kw):
+    """The HTML report of a title's log(s), its files beside it; see
+    report.write_report for the keywords."""
     from . import report as report_mod
-    return report_mod.write_report(log_path, html_path, bitrates=bitrates, metric=metric,
-                                   probe_bitrates=probe_bitrates, ffprobe=ffprobe)
+    return report_mod.write_report(logs, html_path, **kw)
+
+
+def compare(a_log, b_log, html_path=None, **kw):
+    """BD-rate and BD-quality of ladder B against ladder A; see
+    compare.compare for the keywords."""
+    from . import compare as compare_mod
+    return compare_mod.compare(a_log, b_log, html_path, **kw)

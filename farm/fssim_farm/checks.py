@@ -29,7 +29,7 @@ from .errors import FarmError, ScoreError
 
 # options the farm sets in every segment's run
 FARM_OPTIONS = ("log_path", "log_fmt", "stats_file", "f", "seg_base", "seg_start", "seg_end",
-                "seg_total", "title", "inputs")
+                "seg_total", "seg_starts", "title", "names", "inputs")
 _OPTION_LINE = re.compile(r"^   ([A-Za-z_][A-Za-z0-9_]*) +<", re.M)
 _tools_cache = {}
 

@@ -4,7 +4,9 @@
                      [--gpus 0,1] [--scheduler ADDR] ...
     fssim-farm batch MANIFEST [--summary S.json] ...
     fssim-farm merge SEGMENT... -o LOG
-    fssim-farm report LOG -o REPORT.html [--bitrates 1:4500,2:3000]
+    fssim-farm report LOG... -o REPORT.html [--renditions FILE... --reference FILE]
+                     [--bitrates 4500,3000] [--names N...] [--scenes scdet]
+    fssim-farm compare A.json B.json [-o COMPARE.html] [--a-bitrates ...] [--b-bitrates ...]
     fssim-farm worker SCHEDULER [--gpus 0,1,2,3] [--slots N]
 
 Every subcommand takes --json (its result as JSON on stdout) and --quiet
@@ -14,9 +16,10 @@ summary lists them); 2 bad usage; 130 interrupted (what was kept and how
 to resume on stderr).  A failure is never shown as a Python traceback
 (FSSIM_FARM_DEBUG=1 shows one for an internal error).
 
-Each subcommand is two functions: _NAME_parser(sub) builds its parser
-(with _common(p)), _run_NAME(a) runs it and returns (exit status, result
-dict for --json, text for stdout).
+Each subcommand is two functions: one builds its parser (with --json and
+--quiet), _run_NAME(a) runs it and returns (exit status, result dict for
+--json, text for stdout); main() prints them and turns every error into
+one line.
 """
 import argparse
 import json
@@ -257,29 +260,123 @@ def _run_merge(a):
 # report
 # ---------------------------------------------------------------------------
 
-def _report_parser(sub):
-    p = sub.add_parser("report", help="an HTML report of a log, with PNG plots",
-                       description="Write an HTML report of a log, with PNG plots beside it.")
-    p.add_argument("log", help="the log (JSON or CSV)")
-    p.add_argument("-o", "--output", required=True, help="REPORT.html; plots beside it")
+def _report_output_args(p, ffmpeg_help):
+    p.add_argument("--ffmpeg", default="ffmpeg", help=ffmpeg_help)
+    p.add_argument("--ffprobe", default=None,
+                   help="ffprobe for the bitrates (default: beside --ffmpeg, else on PATH)")
+    p.add_argument("--json", action="store_true",
+                   help="print what was written and found as JSON on stdout")
+    p.add_argument("--quiet", action="store_true", help="print nothing but errors")
+
+
+def add_report_parser(sub):
+    """fssim-farm report (doc/farm.md#report)."""
+    p = sub.add_parser(
+        "report", help="the HTML page of a title's log(s): every metric, worst events "
+        "with pictures, rate-quality hull, scenes, CSV",
+        description="Write one self-contained HTML page of a title (one ladder's log, or "
+        "several logs of one reference: a sweep), its plots as PNG and its values as CSV "
+        "beside it.")
+    p.add_argument("logs", nargs="+", metavar="LOG",
+                   help="the title's log(s), JSON or CSV, of one reference")
+    p.add_argument("-o", "--output", required=True,
+                   help="REPORT.html; REPORT_*.png, REPORT_*.csv and REPORT_worst/ beside it")
+    p.add_argument("--renditions", nargs="+", metavar="FILE", default=None,
+                   help="every rendition's file, in the logs' order: their bitrates by "
+                        "ffprobe, and the pictures of the worst frames (with --reference)")
+    p.add_argument("--reference", metavar="FILE", default=None,
+                   help="the reference's file: the pictures of the worst frames, and "
+                        "--scenes scdet")
     p.add_argument("--bitrates", default=None,
-                   help="kbit/s per rendition, '1:4500,2:3000' or '4500,3000' in order")
-    p.add_argument("--renditions", nargs="*", default=None,
-                   help="the renditions' files, in order, to ffprobe their bitrates")
+                   help="kbit/s per rendition instead of ffprobe: '4500,3000,1200' in "
+                        "order (k or M suffix), or '1:4500,3:1200' by position")
+    p.add_argument("--names", nargs="+", metavar="NAME", default=None,
+                   help="the renditions' names, in the logs' order (default: the names in "
+                        "the logs, fssim's names option, else the pads)")
+    p.add_argument("--title", default=None,
+                   help="the title's name (default: the reference's name in the log)")
     p.add_argument("--metric", default=None,
-                   help="algorithm to plot (default: float, else the log's first)")
-    _common(p)
+                   help="the algorithm shown first, and of the worst events and scenes "
+                        "(default: float, else the log's first)")
+    p.add_argument("--plane", default=None,
+                   help="the plane shown first, and of the worst events and scenes: Y, U, "
+                        "V, ... or All (default All)")
+    p.add_argument("--events", type=int, default=3, metavar="N",
+                   help="worst events shown per rendition (default 3)")
+    p.add_argument("--no-thumbnails", action="store_true",
+                   help="no pictures of the worst frames")
+    p.add_argument("--scenes", default=None, metavar="scdet|FRAMES|FILE",
+                   help="scene cuts: 'scdet' (FFmpeg's scdet on --reference), frame "
+                        "numbers '0,240,1210', or a file of them")
+    p.add_argument("--scdet-threshold", type=float, default=10.0, metavar="T",
+                   help="scdet's threshold, 0-100 (default 10)")
+    _report_output_args(p, "the ffmpeg that scored the title: it extracts the pictures and "
+                           "runs scdet (default: ffmpeg on PATH); ffprobe is looked for "
+                           "beside it")
+
+
+def add_compare_parser(sub):
+    """fssim-farm compare (doc/farm.md#compare)."""
+    p = sub.add_parser(
+        "compare", help="BD-rate and BD-quality of ladder B against ladder A, per metric, "
+        "on the hulls and per resolution",
+        description="Compare two ladders of one title (two encoders, two presets): the "
+        "Bjontegaard deltas of B against A (the anchor) by the bjontegaard package.")
+    p.add_argument("a", metavar="A.json", help="the anchor's log")
+    p.add_argument("b", metavar="B.json", help="the log compared with it")
+    p.add_argument("-o", "--output", default=None,
+                   help="COMPARE.html, with COMPARE_rate_quality.png beside it (default: "
+                        "the figures on stdout only)")
+    for side in ("a", "b"):
+        up = side.upper()
+        p.add_argument("--%s-bitrates" % side, default=None, metavar="RATES",
+                       help="kbit/s of %s's renditions, as report's --bitrates" % up)
+        p.add_argument("--%s-renditions" % side, nargs="+", default=None, metavar="FILE",
+                       help="%s's renditions' files, in order, for ffprobe" % up)
+        p.add_argument("--%s-names" % side, nargs="+", default=None, metavar="NAME",
+                       help="%s's renditions' names (default: the log's)" % up)
+        p.add_argument("--%s-label" % side, default=None,
+                       help="what %s is called (default: its log's file name)" % up)
+    p.add_argument("--interpolation", choices=("pchip", "akima"), default="pchip",
+                   help="the curves' interpolation (default pchip, as the JCT-VC/JVET "
+                        "common test conditions)")
+    p.add_argument("--metric", default=None, help="the algorithm shown first")
+    p.add_argument("--plane", default=None, help="the plane shown first (default All)")
+    _report_output_args(p, "the ffmpeg beside which ffprobe is looked for (default: ffmpeg "
+                           "on PATH)")
 
 
 def _run_report(a):
-    from . import api
-    from .report import parse_bitrates
-    try:
-        bitrates = parse_bitrates(a.bitrates, a.renditions)
-    except ValueError as e:
-        raise FarmError("--bitrates %s: %s" % (a.bitrates, e))
-    res = api.write_report(a.log, a.output, bitrates=bitrates, metric=a.metric)
-    return 0, res if isinstance(res, dict) else {"output": a.output}, a.output
+    from .report import write_report
+    s = write_report(a.logs, a.output, bitrates=a.bitrates, renditions=a.renditions,
+                     reference=a.reference, names=a.names, title=a.title, metric=a.metric,
+                     plane=a.plane, ffmpeg=a.ffmpeg, ffprobe=a.ffprobe, scenes=a.scenes,
+                     scdet_threshold=a.scdet_threshold, events=a.events,
+                     thumbnails=not a.no_thumbnails)
+    return 0, s, "%s: %d renditions, %s %s; files beside it: %s" % (
+        s["html"], len(s["renditions"]), s["metric"], s["plane"], ", ".join(sorted(s["files"])))
+
+
+def _run_compare(a):
+    from .compare import compare
+    s = compare(a.a, a.b, a.output, a_label=a.a_label, b_label=a.b_label, a_names=a.a_names,
+                b_names=a.b_names, a_bitrates=a.a_bitrates, b_bitrates=a.b_bitrates,
+                a_renditions=a.a_renditions, b_renditions=a.b_renditions,
+                interpolation=a.interpolation, metric=a.metric, plane=a.plane,
+                ffmpeg=a.ffmpeg, ffprobe=a.ffprobe)
+    lines = ["BD of %s against %s (%s), the plane All:" % (s["b"]["label"], s["a"]["label"],
+                                                          s["interpolation"])]
+    for r in s["bd"]:
+        if r["plane"] != "All" or (r["scale"] == "value" and r["algo"] != "psnr"):
+            continue
+        lines.append("  %-8s %-12s BD-rate %9s  BD-quality %9s%s" % (
+            r["algo"], r["scope"],
+            "-" if r["bd_rate"] is None else "%+.2f %%" % r["bd_rate"],
+            "-" if r["bd_quality"] is None else "%+.3f dB" % r["bd_quality"],
+            ("  (%s)" % r["note"]) if r["note"] else ""))
+    if s.get("html"):
+        lines.append(s["html"])
+    return 0, s, "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------
@@ -324,7 +421,8 @@ def _run_worker(a):
 # ---------------------------------------------------------------------------
 
 COMMANDS = {"score": (_score_parser, _run_score), "batch": (_batch_parser, _run_batch),
-            "merge": (_merge_parser, _run_merge), "report": (_report_parser, _run_report),
+            "merge": (_merge_parser, _run_merge), "report": (add_report_parser, _run_report),
+            "compare": (add_compare_parser, _run_compare),
             "worker": (_worker_parser, _run_worker)}
 
 

@@ -43,6 +43,7 @@ class Columns:
         self.options, self.input, self.components = {}, {}, []
         self.renditions = self.main = self.pooled = self.complete = None
         self.slots, self.csv_columns = [], None
+        self.names = []                     # CSV: the # name lines, (pad, label)
         self.frame_text, self.n, self.pts = [], [], []
         self.values, self.mse, self.counts = {}, {}, {}
         self.frame_count = None
@@ -240,7 +241,7 @@ def _read_csv(path, text, values=True):
     # the header through the full reader, on the header lines alone
     head = logs.read_csv(path, "\n".join(lines[:i + 1]) + "\n")
     for attr in ("filter", "schema_version", "version", "options", "input", "components",
-                 "renditions", "main", "slots", "csv_columns"):
+                 "renditions", "main", "slots", "csv_columns", "names"):
         setattr(c, attr, getattr(head, attr))
     ncols = len(c.csv_columns.split(","))
     j = end = i + 1
@@ -327,7 +328,7 @@ def _from_log(log):
     c = Columns(log.path, log.fmt)
     for attr in ("filter", "schema_version", "version", "options", "input", "components",
                  "renditions", "main", "slots", "csv_columns", "complete", "pooled",
-                 "frame_count", "segments"):
+                 "frame_count", "segments", "names"):
         setattr(c, attr, getattr(log, attr))
     nc = len(c.components) + 1
     for k in c.keys():

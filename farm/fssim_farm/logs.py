@@ -21,11 +21,12 @@ from .pooling import db
 SCHEMA_VERSIONS = (1,)
 # options that describe where one run writes or which part of the title it
 # scores, not how it scores: they may differ between the segments of a title
-SEGMENT_OPTIONS = ("seg_base", "seg_start", "seg_end", "seg_total")
+SEGMENT_OPTIONS = ("seg_base", "seg_start", "seg_end", "seg_total", "seg_starts")
 OUTPUT_OPTIONS = ("log_path", "stats_file")
 # a segment option's value in a run that did not set it (the filters leave
 # such an option out of the logs)
-SEGMENT_DEFAULTS = {"seg_base": "0", "seg_start": "0", "seg_end": "-1", "seg_total": "-1"}
+SEGMENT_DEFAULTS = {"seg_base": "0", "seg_start": "0", "seg_end": "-1", "seg_total": "-1",
+                    "seg_starts": ""}
 
 
 def fmt_number(v):
@@ -120,8 +121,11 @@ class Log:
         self.frame_count = None
         self.complete = None
         self.pooled = None
+        self.pairing = None        # {"mode": ..., "inputs": [{"pad": ..., counts}]}
         self.segments = None
         self.csv_columns = None
+        self.names = []            # CSV: the `# name PAD LABEL` lines, (pad, label)
+        self.pairing = None        # the pairing counts, where the filter wrote them
 
     @property
     def is_ladder(self):
@@ -201,7 +205,9 @@ def read_json(path, text=None):
     log.frame_count = d.get("frame_count")
     log.complete = d.get("complete")
     log.pooled = d.get("pooled")
+    log.pairing = d.get("pairing")
     log.segments = d.get("segments")
+    log.pairing = d.get("pairing")
     pooled = log.pooled or {}
     first = (pooled.get("renditions") or [{}])[0] if log.is_ladder else pooled
     log.slots = [key for key, v in first.items() if isinstance(v, dict)]
@@ -234,13 +240,41 @@ def _pooled_json(log, pools, k, indent):
     return "".join(out)
 
 
-def write_json(log, pools, counts, f, segments=None, frame_lines=None, trailer=()):
+# the pairing counts of an input, in the filter's order (a reference has
+# no paired, lacks or excess)
+PAIRING_COUNTS = ("frames", "paired", "lacks", "excess", "damaged")
+
+
+def _pairing_json(pairing):
+    """write_json_pairing()."""
+    out = ['  "pairing": {"mode": %s' % json_string(pairing["mode"])]
+    if "inputs" in pairing:
+        out.append(', "inputs": [')
+        for i, e in enumerate(pairing["inputs"]):
+            out.append('%s\n    {"pad": %s' % ("," if i else "", json_string(e["pad"])))
+            out.append("".join(', "%s": %d' % (k, e[k]) for k in PAIRING_COUNTS if k in e))
+            out.append("}")
+        out.append("\n  ]")
+    out.append("},\n")
+    return "".join(out)
+
+
+def _pairing_csv(pairing):
+    """write_csv_pairing()."""
+    out = ["# pairing mode=%s\n" % pairing["mode"]]
+    for e in pairing.get("inputs", []):
+        out.append("# pairing pad=%s%s\n" % (csv_comment_text(e["pad"]), "".join(
+            " %s=%d" % (k, e[k]) for k in PAIRING_COUNTS if k in e)))
+    return "".join(out)
+
+
+def write_json(log, pools, counts, f, segments=None, frame_lines=None, trailer=None):
     """The whole log as the filter writes it.  pools[(k, slot, c)] are the
     pooled values (pooling.Pool.pooled()), counts[k] the frames of
     rendition k; segments, if given, is added as the last member.
     frame_lines: the frames as text (each as the filter wrote it), instead
     of log.frames; trailer: the members the filter writes between
-    "complete" and "pooled", as text."""
+    "complete" and "pooled", as text (default: log.pairing's)."""
     if frame_lines is None:
         frame_lines = [json_value(fr.payload) for fr in log.frames]
     w = f.write
@@ -257,6 +291,8 @@ def write_json(log, pools, counts, f, segments=None, frame_lines=None, trailer=(
       '"components": [%s]' % (json_string(inp["pix_fmt"]), inp["width"], inp["height"],
                               inp["bit_depth"],
                               ", ".join(json_string(c) for c in log.components)))
+    if "name" in inp:
+        w(', "name": %s' % json_string(inp["name"]))
     if log.main is not None:
         w(',\n    "main": %s' % json_value(log.main))
     w("},\n")
@@ -271,8 +307,11 @@ def write_json(log, pools, counts, f, segments=None, frame_lines=None, trailer=(
         w(",\n    ".join(frame_lines))
     w('\n  ],\n  "frame_count": %d,\n' % len(frame_lines))
     w('  "complete": %s,\n' % ("true" if log.complete else "false"))
-    for _, text in trailer:
-        w("  %s,\n" % text)
+    if trailer:
+        for _, text in trailer:
+            w("  %s,\n" % text)
+    elif log.pairing is not None:
+        w(_pairing_json(log.pairing))
     w('  "pooled": {')
     if log.is_ladder:
         w('\n    "renditions": [')
@@ -312,8 +351,9 @@ _CSV_UNESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|.)")
 
 def csv_comment_text(s):
     """csv_comment_text() of the C writer: a comment line's text with a
-    backslash and control characters escaped, so that none starts a line."""
-    return "".join(_CSV_ESCAPES.get(ch) or ("\\x%02x" % ord(ch) if ord(ch) < 0x20 or
+    backslash, control characters and spaces escaped, so that none starts a
+    line or splits a value."""
+    return "".join(_CSV_ESCAPES.get(ch) or ("\\x%02x" % ord(ch) if ord(ch) <= 0x20 or
                                             ord(ch) == 0x7f else ch) for ch in s)
 
 
@@ -385,7 +425,11 @@ def read_csv(path, text=None):
             log.renditions.append(dict({"k": int(f[2])}, **_csv_input(f[3:])))
         elif line.startswith("# main "):
             log.main = _csv_input(line.split()[2:])
+        elif line.startswith("# name "):
+            pad, _, label = line[len("# name "):].partition(" ")
+            log.names.append((pad, _csv_unescape(label)))
         i += 1
+    _csv_names(log)
     if i >= len(lines) or not lines[i].startswith("n,pts,pts_time"):
         raise LogError("%s: no CSV column line (a log of fssim?)" % path)
     cols = lines[i].split(",")
@@ -434,13 +478,32 @@ def read_csv(path, text=None):
     while i < len(lines) and not lines[i].startswith("#"):
         i += 1                     # pooled rows: recomputed, never read
     for line in lines[i:]:
-        if line.startswith("# frames="):
+        if line.startswith("# pairing mode="):
+            log.pairing = {"mode": line.split("=", 1)[1]}
+        elif line.startswith("# pairing pad=") and log.pairing is not None:
+            kv = [p.split("=", 1) for p in line[len("# pairing "):].split(" ")]
+            e = {"pad": _csv_unescape(kv[0][1])}
+            e.update((k, int(v)) for k, v in kv[1:])
+            log.pairing.setdefault("inputs", []).append(e)
+        elif line.startswith("# frames="):
             log.frame_count = int(line.split("=", 1)[1])
         elif line.startswith("# complete="):
             log.complete = line.split("=", 1)[1] == "1"
         elif line.startswith("# segments="):
             log.segments = line.split("=", 1)[1]
     return log
+
+
+def _csv_names(log):
+    """The labels of the `# name` lines where a JSON log has them: in the
+    renditions' (or the main input's) descriptions and the reference's."""
+    for pad, label in log.names:
+        for d in (log.renditions or []) + ([log.main] if log.main else []):
+            if d["pad"] == pad:
+                d["name"] = label
+                break
+        else:
+            log.input["name"] = label
 
 
 def write_csv(log, pools, counts, f, segments=None, frame_lines=None, trailer=None,
@@ -467,6 +530,8 @@ def write_csv(log, pools, counts, f, segments=None, frame_lines=None, trailer=No
         w("# main " + _csv_input_line(log.main))
     for r in log.renditions or []:
         w("# rendition %d %s" % (r["k"], _csv_input_line(r)))
+    for pad, label in log.names:
+        w("# name %s %s\n" % (pad, csv_comment_text(label)))
     w(log.csv_columns + "\n")
     if frame_lines:
         w("\n".join(frame_lines))
@@ -496,7 +561,9 @@ def write_csv(log, pools, counts, f, segments=None, frame_lines=None, trailer=No
                     w("," * (1 if has_db else nc + 1))
             w("\n")
     if not trailer:
-        trailer = [(None, "# frames="), (None, "# complete=")]
+        trailer = ([(None, ln) for ln in _pairing_csv(log.pairing).splitlines()]
+                   if log.pairing is not None else []) + \
+            [(None, "# frames="), (None, "# complete=")]
     for _, line in trailer:
         if line.startswith("# frames="):
             line = "# frames=%d" % nb_frames

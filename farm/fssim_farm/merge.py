@@ -364,7 +364,7 @@ def merge_logs(segs, log_path=None, verify=True, frames=None, timings=None):
     first = order[0]
     merged = logs.Log(log_path or first.path, first.fmt)
     for attr in ("filter", "schema_version", "version", "input", "components",
-                 "renditions", "main", "slots", "csv_columns"):
+                 "renditions", "main", "slots", "csv_columns", "names"):
         setattr(merged, attr, getattr(first, attr))
     merged.options = {k: v for k, v in first.options.items() if k not in logs.SEGMENT_OPTIONS}
     if log_path is not None and "log_path" in merged.options:

@@ -1,423 +1,491 @@
-"""fssim-farm report: one self-contained HTML page per log, its plots also as
-PNG files beside it.
+"""fssim-farm report: the page an encoding engineer decides with.
 
-What a person should see at a glance is which rung of the ladder falls
-apart where, so the page leads with the per-frame scores of every rendition
-over time, the worst stretches of each marked and listed, then a table of
-the pooled values, the distribution of the per-frame scores, and (given
-bitrates, or the renditions' files to ffprobe) the ladder's rate-quality
-points.  One metric is plotted: float SSIM's All if the log has it (the
-Gaussian SSIM of Wang et al., the most widely compared), else the log's
-first algorithm; --metric picks another.
+One self-contained HTML page (page.py) of one title -- one log of a ladder,
+or several logs of one reference (a sweep: several encodes per
+resolution) -- and files beside it:
 
-The page fetches nothing: the PNGs are inlined as data URLs and the style
-is in the page.  Matplotlib draws with its Agg backend (no display).
+- every algorithm of the logs and every plane, SSIM also in dB, behind
+  one switch: the pooled values of each rendition (and its difference to
+  the next rung up), the per-frame scores over time, their distribution,
+  and, with bitrates (--bitrates, or ffprobe of --renditions), the
+  rate-quality points of every rendition and their convex hull across
+  resolutions (hull.py), drawn and listed;
+- the worst events of each rendition (events.py) by the primary metric
+  (--metric, --plane; float SSIM's All by default), with the reference's
+  and the rendition's pictures of each event's worst frame side by side
+  (given --reference and --renditions), in the page and as JPEG files;
+- the scenes (scenes.py: FFmpeg's scdet, or cuts given): each rendition's
+  mean and p5 per scene;
+- REPORT_frames.csv (every frame of every rendition, every algorithm and
+  plane), REPORT_scenes.csv, and PNG plots of the primary metric
+  (plots.py) for documents that cannot hold the page.
 """
-import base64
+import csv
 import html
-import json
 import math
 import os
-import subprocess
 
-from . import logs
+from . import events as events_mod
+from . import hull as hull_mod
+from . import page
+from . import plots
+from . import rungs as rungs_mod
+from . import scenes as scenes_mod
 from .errors import FarmError
+from .rungs import DB_MAX, LABELS, SSIM_LIKE, to_db
 
-PLOT_WIDTH_IN = 12.4       # 1240 px at 100 dpi: the page is 1280 px wide
-DPI = 100
-COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
-          "#17becf", "#7f7f7f", "#bcbd22"]
-LABELS = {"float": "float SSIM", "int": "int SSIM", "block": "block SSIM (FFmpeg ssim)",
-          "psnr": "PSNR (dB)", "msssim": "MS-SSIM", "fssim3d": "3-D SSIM"}
+HIST_BINS = 80
+QUANTILES = 201            # the cumulative distribution drawn: every 0.5 %
+DEFAULT_EVENTS = 3
 
 
-def parse_bitrates(text, files=None, ffprobe="ffprobe"):
-    """{k: kbit/s} from '1:4500,2:3000' or '4500,3000' (renditions in
-    order), else from ffprobe of the renditions' files; None without."""
-    if text:
-        out = {}
-        for i, item in enumerate(text.split(",")):
-            if ":" in item:
-                k, v = item.split(":", 1)
-                out[int(k)] = float(v)
-            else:
-                out[i + 1] = float(item)
-        return out
-    if files:
-        return {i + 1: probe_bitrate(f, ffprobe) for i, f in enumerate(files)}
-    return None
-
-
-def probe_bitrate(path, ffprobe="ffprobe"):
-    """The video stream's bitrate in kbit/s (the container's if the stream
-    does not say)."""
-    p = subprocess.run([ffprobe, "-v", "error", "-select_streams", "v:0", "-show_entries",
-                        "stream=bit_rate:format=bit_rate", "-of", "json", path],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if p.returncode != 0:
-        raise FarmError("%s: ffprobe failed: %s" % (path, p.stderr.strip()[-300:]))
-    d = json.loads(p.stdout)
-    for src in (d.get("streams", [{}])[0], d.get("format", {})):
-        v = src.get("bit_rate")
-        if v not in (None, "N/A"):
-            return float(v) / 1000.0
-    raise FarmError("%s: no bitrate known to ffprobe" % path)
-
-
-class Series:
-    """The per-frame values of one rendition for the plotted metric."""
-
-    def __init__(self, k, label, n, t, v):
-        self.k, self.label, self.n, self.t, self.v = k, label, n, t, v
-
-
-def choose_metric(log, metric=None):
+def choose_metric(title, metric=None, plane=None):
+    """The primary algorithm and plane: float SSIM's All unless asked."""
     if metric:
-        if metric not in log.slots:
-            raise FarmError("%s: no %s in the log (it has %s)" % (log.path, metric,
-                                                                 ", ".join(log.slots)))
-        return metric
-    return "float" if "float" in log.slots else log.slots[0]
+        if metric not in title.algos:
+            raise FarmError("--metric %s: the logs have %s" % (metric, ", ".join(title.algos)))
+    else:
+        metric = "float" if "float" in title.algos else title.algos[0]
+    if plane:
+        if plane not in title.planes:
+            raise FarmError("--plane %s: the logs have %s" % (plane, ", ".join(title.planes)))
+    else:
+        plane = "All"
+    return metric, plane
 
 
-def series(log, metric):
-    """One Series per rendition, the frames it was scored on."""
-    nc = len(log.components)
-    keys = [r["k"] for r in log.renditions] if log.is_ladder else [None]
-    data = {k: ([], [], []) for k in keys}
-    cap = 6.0 * log.depth + 12.0
-    for fr in log.frames:
-        pt = _pts_time(fr)
-        for e in fr.entries:
-            v = e.scores[metric][nc]
-            if v is None or (metric == "psnr" and v > cap):
-                v = cap if metric == "psnr" else float("nan")
-            d = data[e.k]
-            d[0].append(fr.n)
-            d[1].append(pt)
-            d[2].append(v)
-    out = []
-    for k in keys:
-        if log.is_ladder:
-            r = next(r for r in log.renditions if r["k"] == k)
-            label = "%d: %s %dx%d" % (k, r["pad"], r["width"], r["height"])
+def scaled(values, algo, scale):
+    return to_db(values) if scale == "dB" and algo in SSIM_LIKE else values
+
+
+def scales(algo):
+    return ("value", "dB") if algo in SSIM_LIKE else ("value",)
+
+
+def assign_bitrates(title, bitrates=None, renditions=None, ffprobe=None):
+    """Each rung's kbit/s: from --bitrates (text, a list, or {k: kbps} of a
+    single log), else from ffprobe of the renditions' files."""
+    n = len(title.rungs)
+    if bitrates is not None:
+        if isinstance(bitrates, str):
+            rates = hull_mod.parse_bitrates(bitrates, n)
+        elif isinstance(bitrates, dict):
+            rates = [bitrates.get(r.k if r.k is not None else 1) for r in title.rungs]
         else:
-            label = "rendition"
-        out.append(Series(k, label, *data[k]))
+            rates = list(bitrates)
+            if len(rates) != n:
+                raise FarmError("%d bitrates for %d renditions" % (len(rates), n))
+    elif renditions:
+        rates = [hull_mod.probe_kbps(f, ffprobe) for f in renditions]
+    else:
+        return
+    for r, v in zip(title.rungs, rates):
+        r.kbps = float(v) if v is not None else None
+
+
+def check_files(title, renditions, reference):
+    if renditions is not None and len(renditions) != len(title.rungs):
+        raise FarmError("--renditions lists %d files for %d renditions: give every rendition's "
+                        "file, in the logs' order" % (len(renditions), len(title.rungs)))
+    for f in list(renditions or []) + ([reference] if reference else []):
+        if "://" not in f and not os.path.exists(f):
+            raise FarmError("%s: no such file" % f)
+
+
+def hulls(rungs, algos, planes):
+    """{"algo|plane|scale": [rung positions on the hull, by rising rate]}."""
+    out = {}
+    for algo in algos:
+        for plane in planes:
+            for scale in scales(algo):
+                pts = []
+                for r in rungs:
+                    p = r.pooled.get((algo, plane))
+                    q = None if p is None else float(scaled(p["mean"], algo, scale))
+                    pts.append((r.kbps, q))
+                out["%s|%s|%s" % (algo, plane, scale)] = hull_mod.upper_hull(pts)
     return out
 
 
-def _pts_time(fr):
-    if isinstance(fr.payload, dict):
-        return fr.payload.get("pts_time")
-    row = fr.payload[0].split(",")
-    try:
-        return float(row[2])
-    except (IndexError, ValueError):
-        return None
-
-
-def worst_stretches(s, window, count=3):
-    """The `count` lowest-mean runs of `window` consecutive frames, not
-    overlapping: [(first index, last index, mean)], worst first."""
+def _distributions(title):
+    """Shared histogram bins per algorithm, plane and scale: {key: {lo, hi,
+    counts: [per rung or None]}}."""
     import numpy as np
-    v = np.asarray(s.v, dtype=float)
-    if len(v) == 0:
-        return []
-    w = max(1, min(window, len(v)))
-    finite = np.where(np.isfinite(v), v, np.nanmax(v) if np.isfinite(v).any() else 0.0)
-    means = np.convolve(finite, np.ones(w) / w, mode="valid")
-    taken = np.zeros(len(means), bool)
-    out = []
-    for i in np.argsort(means, kind="stable"):
-        if len(out) == count:
-            break
-        if taken[i]:
-            continue
-        out.append((int(i), int(i + w - 1), float(means[i])))
-        taken[max(0, i - w + 1):i + w] = True
+    out = {}
+    for algo in title.algos:
+        for plane in title.planes:
+            for scale in scales(algo):
+                vals = {}
+                for r in title.rungs:
+                    v = r.values.get((algo, plane))
+                    if v is not None:
+                        v = np.asarray(scaled(v, algo, scale), float)
+                        vals[r.index] = v[np.isfinite(v)]
+                allv = [v for v in vals.values() if len(v)]
+                if not allv:
+                    continue
+                lo = min(float(v.min()) for v in allv)
+                hi = max(float(v.max()) for v in allv)
+                if hi <= lo:
+                    hi = lo + (1e-6 if algo in SSIM_LIKE and scale == "value" else 0.01)
+                counts = [None] * len(title.rungs)
+                for i, v in vals.items():
+                    counts[i] = np.histogram(v, bins=HIST_BINS, range=(lo, hi))[0].tolist()
+                out["%s|%s|%s" % (algo, plane, scale)] = {"lo": lo, "hi": hi, "counts": counts}
     return out
 
 
-def _fps(ss):
-    for s in ss:
-        if len(s.t) > 1 and s.t[0] is not None and s.t[-1] is not None and s.t[-1] > s.t[0]:
-            return (len(s.t) - 1) / (s.t[-1] - s.t[0])
+def _page_rungs(title, primary_events):
+    import numpy as np
+    out = []
+    for r in title.rungs:
+        starts = page.buckets(len(r.n))
+        x, n = page.decimated_axis(r, starts)
+        y, q, pooled = {}, {}, {}
+        for (algo, plane), v in r.values.items():
+            key = "%s|%s" % (algo, plane)
+            digits = 4 if algo == "psnr" else 7
+            y[key] = page.decimated_values(v, starts, digits)
+            fin = v[np.isfinite(v)]
+            q[key] = page.rounded(np.quantile(fin, np.linspace(0, 1, QUANTILES))
+                                  if len(fin) else np.full(QUANTILES, np.nan), digits)
+            pooled[key] = r.pooled[(algo, plane)]
+        # an event's shading ends where its last frame does
+        dur = 1.0 / title.fps if title.fps else 0.0
+        evs = [[page.rounded([r.t[e.first] * 1000.0], 1)[0],
+                page.rounded([(r.t[e.last] + dur) * 1000.0], 1)[0], j + 1]
+               for j, e in enumerate(primary_events[r.index])]
+        p = r.pairing or {}
+        out.append({"i": r.index, "name": r.name, "size": r.size_label,
+                    "pixels": r.size[0] * r.size[1], "color": page.COLORS[r.index %
+                                                                          len(page.COLORS)],
+                    "kbps": r.kbps, "frames": r.frames,
+                    "pairing": {c: p.get(c, 0) for c in ("lacks", "excess", "damaged")}
+                    if p else None,
+                    "x": x, "n": n, "y": y, "q": q, "pooled": pooled, "events": evs})
+    return out
+
+
+def write_frames_csv(title, path):
+    """Every frame of every rendition: n, pts_time, rendition, name, then
+    every algorithm's every plane (10 significant digits)."""
+    import numpy as np
+    cols = [(a, p) for a in title.algos for p in title.planes]
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8", newline="") as f:
+        f.write("n,pts_time,rendition,name,%s\n" % ",".join("%s.%s" % c for c in cols))
+        for r in title.rungs:
+            name = '"%s"' % r.name.replace('"', '""')
+            have = [c for c in cols if c in r.values]
+            fmt = "%%d,%%.10g,%d,%s," % (r.index + 1, name.replace("%", "%%")) + ",".join(
+                "%.10g" if c in r.values else "" for c in cols)
+            m = np.column_stack([r.n.astype(float), r.t] + [r.values[c] for c in have])
+            np.savetxt(f, m, fmt=fmt)
+    os.replace(tmp, path)
+
+
+def write_scenes_csv(title, spans, path):
+    """Per scene and rendition: frames, and each algorithm's mean and p5 of
+    each plane."""
+    cols = [(a, p) for a in title.algos for p in title.planes]
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["scene", "first_n", "last_n", "rendition", "name", "frames"] +
+                   ["%s.%s.%s" % (a, p, s) for a, p in cols for s in ("mean", "p5")])
+        per = {}
+        for r in title.rungs:
+            for c in cols:
+                if c in r.values:
+                    per[(r.index, c)] = scenes_mod.per_scene(r.n, r.values[c], spans)
+        for s, (a, b) in enumerate(spans):
+            for r in title.rungs:
+                cells, frames = [], 0
+                for c in cols:
+                    v = per.get((r.index, c))
+                    if v is None:
+                        cells += ["", ""]
+                        continue
+                    frames = v[s][0]
+                    cells += ["" if x is None else "%.10g" % x for x in v[s][1:]]
+                w.writerow([s + 1, a, b, r.index + 1, r.name, frames] + cells)
+    os.replace(tmp, path)
+
+
+def _scene_spans(title, spec, reference, ffmpeg, threshold):
+    import numpy as np
+    first = min(int(r.n[0]) for r in title.rungs)
+    last = max(int(r.n[-1]) for r in title.rungs)
+    if spec == "scdet":
+        if not reference:
+            raise FarmError("--scenes scdet runs on the reference: give --reference FILE")
+        times = scenes_mod.detect(ffmpeg, reference, threshold)
+        # the title's frames and times, from the rendition that has most
+        r = max(title.rungs, key=lambda x: x.frames)
+        order = np.argsort(r.t)
+        cuts = scenes_mod.cuts_from_times(times, r.n[order], r.t[order], title.fps)
+    else:
+        cuts = scenes_mod.parse_cuts(spec)
+    return scenes_mod.scenes(cuts, first, last), cuts
+
+
+def _time_of(title, n):
+    """The time of title frame n, from a rendition scored on it."""
+    import numpy as np
+    for r in title.rungs:
+        i = int(np.searchsorted(r.n, n))
+        if i < len(r.n) and r.n[i] == n and math.isfinite(r.t[i]):
+            return float(r.t[i])
     return None
 
 
-def _ylim(ss, metric):
-    import numpy as np
-    vals = np.concatenate([np.asarray(s.v, float) for s in ss if s.v] or [np.zeros(1)])
-    vals = vals[np.isfinite(vals)]
-    if not len(vals):
-        return 0, 1
-    lo, hi = np.percentile(vals, 0.2), vals.max()
-    lo = min(lo, vals.min() if len(vals) < 500 else lo)
-    pad = (hi - lo) * 0.08 or 0.01
-    top = hi + pad if metric == "psnr" else min(1.0 + pad / 4, hi + pad)
-    return lo - pad, top
-
-
-def plot_timeline(ss, metric, stretches, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    rows = len(ss) + 1
-    fig = plt.figure(figsize=(PLOT_WIDTH_IN, 2.9 + 1.55 * len(ss)), dpi=DPI)
-    gs = fig.add_gridspec(rows, 1, height_ratios=[2.2] + [1] * len(ss), hspace=0.45)
-    ylab = LABELS.get(metric, metric) + " (All)"
-    ylim = _ylim(ss, metric)
-    ax0 = fig.add_subplot(gs[0])
-    for i, s in enumerate(ss):
-        ax0.plot(s.n, s.v, lw=0.9, color=COLORS[i % len(COLORS)], label=s.label)
-    ax0.set_title("Per-frame %s of every rendition" % ylab, fontsize=13, loc="left")
-    ax0.set_ylabel(ylab, fontsize=11)
-    ax0.set_ylim(*ylim)
-    ax0.grid(alpha=0.3)
-    ax0.legend(loc="upper left", bbox_to_anchor=(0.0, -0.1), fontsize=9, ncol=min(5, len(ss)),
-               frameon=False)
-    ax0.tick_params(labelsize=10)
-    for i, s in enumerate(ss):
-        ax = fig.add_subplot(gs[i + 1], sharex=ax0)
-        color = COLORS[i % len(COLORS)]
-        ax.plot(s.n, s.v, lw=0.8, color=color)
-        if s.v:
-            mean = float(np.nanmean(np.asarray(s.v, float)))
-            ax.axhline(mean, color="k", lw=0.8, ls="--", alpha=0.6)
-        for j, (a, b, m) in enumerate(stretches[i]):
-            ax.axvspan(s.n[a], s.n[b], color="#d62728", alpha=0.22 if j else 0.35, lw=0)
-            ax.text(s.n[a], ylim[1] - (ylim[1] - ylim[0]) * 0.04, "#%d" % (j + 1),
-                    fontsize=8.5, color="#a00000", va="top")
-        ax.set_ylim(*ylim)
-        ax.set_ylabel(s.label.split(" ", 1)[-1] if len(s.label) < 26 else "k=%s" % s.k,
-                      fontsize=9, rotation=0, ha="right", va="center")
-        ax.grid(alpha=0.3)
-        ax.tick_params(labelsize=9)
-        if i < len(ss) - 1:
-            plt.setp(ax.get_xticklabels(), visible=False)
-        else:
-            ax.set_xlabel("frame (title frame number n)", fontsize=11)
-    fig.subplots_adjust(left=0.14, right=0.985, top=0.95,
-                        bottom=0.55 / (2.9 + 1.55 * len(ss)) + 0.03)
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
-
-
-def plot_distribution(ss, metric, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(PLOT_WIDTH_IN, 4.2), dpi=DPI)
-    lab = LABELS.get(metric, metric) + " (All)"
-    lo, hi = _ylim(ss, metric)
-    bins = np.linspace(lo, hi, 60)
-    for i, s in enumerate(ss):
-        v = np.asarray(s.v, float)
-        v = v[np.isfinite(v)]
-        if not len(v):
-            continue
-        c = COLORS[i % len(COLORS)]
-        ax1.hist(np.clip(v, lo, hi), bins=bins, histtype="step", lw=1.4, color=c, label=s.label)
-        xs = np.sort(v)
-        ax2.plot(xs, np.arange(1, len(xs) + 1) / len(xs) * 100.0, color=c, lw=1.4,
-                 label=s.label)
-    ax1.set_title("Histogram of per-frame scores", fontsize=12, loc="left")
-    ax1.set_xlabel(lab, fontsize=11)
-    ax1.set_ylabel("frames", fontsize=11)
-    ax2.set_title("Cumulative: % of frames at or below a score", fontsize=12, loc="left")
-    ax2.set_xlabel(lab, fontsize=11)
-    ax2.set_ylabel("% of frames", fontsize=11)
-    ax2.set_xlim(lo, hi)
-    for ax in (ax1, ax2):
-        ax.grid(alpha=0.3)
-        ax.tick_params(labelsize=10)
-    ax2.legend(loc="upper left", fontsize=9, framealpha=0.9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
-
-
-def plot_rate_quality(points, metric, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(PLOT_WIDTH_IN * 0.62, 4.6), dpi=DPI)
-    pts = sorted(points, key=lambda p: p[0])
-    ax.plot([p[0] for p in pts], [p[1] for p in pts], "-", color="#888", lw=1)
-    for i, (rate, mean, p5, label, idx) in enumerate(pts):
-        c = COLORS[idx % len(COLORS)]
-        ax.plot([rate], [mean], "o", color=c, ms=8)
-        ax.plot([rate, rate], [p5, mean], "-", color=c, lw=1.2, alpha=0.7)
-        ax.annotate(label, (rate, mean), textcoords="offset points", xytext=(6, 6), fontsize=9)
-    ax.set_xscale("log")
-    from matplotlib.ticker import FuncFormatter
-    plain = FuncFormatter(lambda x, _: "%g" % x)
-    ax.xaxis.set_major_formatter(plain)
-    ax.xaxis.set_minor_formatter(plain)
-    ax.set_xlabel("bitrate (kbit/s, log scale)", fontsize=11)
-    ax.set_ylabel("mean %s (All); bar down to p5" % LABELS.get(metric, metric), fontsize=10)
-    ax.set_title("Rate-quality points of the ladder", fontsize=12, loc="left")
-    ax.grid(alpha=0.3, which="both")
-    fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
-
-
-def _fmt(v, metric=None):
+def _fmt(v, algo):
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
         return "&ndash;"
-    if metric == "psnr":
-        return "%.2f" % v
-    return "%.5f" % v
+    return "%.2f" % v if algo == "psnr" else "%.5f" % v
 
 
-CSS = """
-body{font:15px/1.45 -apple-system,'Segoe UI',Roboto,'DejaVu Sans',Arial,sans-serif;
-color:#222;margin:0;background:#f4f5f7}
-main{max-width:1240px;margin:0 auto;padding:18px 20px 40px;background:#fff}
-h1{font-size:24px;margin:6px 0 4px}h2{font-size:19px;margin:26px 0 8px;
-border-bottom:1px solid #ddd;padding-bottom:4px}
-.meta{color:#555;font-size:13.5px;margin:0 0 10px}
-table{border-collapse:collapse;width:100%;font-size:13.5px;margin:6px 0}
-th,td{border:1px solid #ddd;padding:4px 7px;text-align:right;white-space:nowrap}
-th{background:#eef1f5}td.l,th.l{text-align:left}
-tr.bad td{background:#fdecec}
-img{max-width:100%;display:block;margin:6px 0}
-.note{color:#666;font-size:13px}
-.sw{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:5px}
-"""
+def _hms(t):
+    if t is None or not math.isfinite(t):
+        return "&ndash;"
+    h, rem = divmod(t, 3600)
+    m, s = divmod(rem, 60)
+    return "%d:%02d:%05.2f" % (h, m, s) if h else "%d:%05.2f" % (m, s)
 
 
-def write_report(log_path, html_path, bitrates=None, metric=None, probe_bitrates=True,
-                 ffprobe="ffprobe"):
-    """Write the report of a log; returns {"html": path, "pngs": [paths]}."""
-    log = logs.read_log(log_path)
-    if not log.frames:
-        raise FarmError("%s: no frames to report" % log_path)
-    from .merge import pool_frames
-    metric = choose_metric(log, metric)
-    pools, counts = pool_frames(log)
-    ss = series(log, metric)
-    fps = _fps(ss)
-    # about 2 s, but never more than a twentieth of the title: short clips
-    # still show where they are worst
-    window = int(round(2 * fps)) if fps else len(log.frames) // 100
-    window = max(3, min(window, len(log.frames) // 20))
-    stretches = [worst_stretches(s, window) for s in ss]
+def _events_html(title, evs, algo, plane, out_dir, window, note):
+    e = html.escape
+    parts = ["<p class=note>Stretches where a rendition is at its worst by <b>%s %s</b>: the "
+             "windows of %d frame%s%s among the lowest %g %% of the title's, grown to half "
+             "their dip's depth, neighbouring windows merged into one event, ranked by their "
+             "lowest window; the pictures are the event's worst frame, the reference left and "
+             "the rendition right.%s</p>" % (
+                 e(LABELS.get(algo, algo)), e(plane), window, "" if window == 1 else "s",
+                 " (%.2f s)" % (window / title.fps) if title.fps else "",
+                 events_mod.LOW_PERCENT, (" " + note) if note else "")]
+    for r in title.rungs:
+        rows = evs[r.index]
+        parts.append("<h3><span class=sw style='background:%s'></span>%s <span class=note>"
+                     "(%s)</span></h3>" % (page.COLORS[r.index % len(page.COLORS)], e(r.name),
+                                           r.size_label))
+        if not rows:
+            parts.append("<p class=note>no frames</p>")
+            continue
+        parts.append("<div class=events>")
+        for j, ev in enumerate(rows):
+            cap = ("<b>#%d</b> frames %d&ndash;%d (%s&ndash;%s), mean %s, worst %s at frame %d"
+                   % (j + 1, r.n[ev.first], r.n[ev.last], _hms(r.t[ev.first]),
+                      _hms(r.t[ev.last]), _fmt(ev.mean, algo), _fmt(ev.worst_value, algo),
+                      r.n[ev.worst]))
+            img = ""
+            if ev.thumb:
+                img = ("<img alt='reference and %s at frame %d' src='%s'>" % (
+                    e(r.name), r.n[ev.worst], page.img_data_url(ev.thumb)) +
+                    "<div class=note>%s &middot; reference | %s</div>" % (
+                        e(os.path.relpath(ev.thumb, out_dir)), e(r.name)))
+            parts.append("<div class=event><div class=cap>%s</div>%s</div>" % (cap, img))
+        parts.append("</div>")
+    return "".join(parts)
+
+
+def _scenes_html(title, spans, per, algo, plane, worst_count=12):
+    """The worst scenes (lowest p5 of any rendition) as a table."""
+    e = html.escape
+    score = []
+    for s in range(len(spans)):
+        p5s = [per[r.index][s][2] for r in title.rungs if per[r.index][s][2] is not None]
+        score.append(min(p5s) if p5s else math.inf)
+    order = sorted(range(len(spans)), key=lambda s: score[s])[:worst_count]
+    head = ("<table><tr><th class=l>scene</th><th>frames</th><th>from</th>" +
+            "".join("<th>%s<br>mean / p5</th>" % e(r.name) for r in title.rungs) + "</tr>")
+    rows = []
+    for s in order:
+        a, b = spans[s]
+        t = _time_of(title, a)
+        cells = "".join("<td>%s / %s</td>" % (_fmt(per[r.index][s][1], algo),
+                                              _fmt(per[r.index][s][2], algo))
+                        for r in title.rungs)
+        rows.append("<tr><td class=l>%d</td><td>%d&ndash;%d</td><td>%s</td>%s</tr>"
+                    % (s + 1, a, b, _hms(t), cells))
+    return ("<p class=note>%d scenes; the %d whose lowest p5 of any rendition is lowest, by "
+            "<b>%s %s</b> (every scene, every metric: the scenes CSV).</p>" % (
+                len(spans), len(order), e(LABELS.get(algo, algo)), e(plane)) +
+            head + "".join(rows) + "</table>")
+
+
+# ---------------------------------------------------------------------------
+
+def write_report(logs_, html_path, **kw):
+    """Write the report of one title's log(s) (a path or a list) to
+    html_path and its files beside it; returns a summary (JSON-ready).
+    Keywords: those of _write_report."""
+    try:
+        return _write_report(logs_, html_path, **kw)
+    except OSError as e:
+        raise FarmError("%s: %s" % (e.filename or html_path, e.strerror or e))
+
+
+def _write_report(logs_, html_path, bitrates=None, renditions=None, reference=None, names=None,
+                  title=None, metric=None, plane=None, ffmpeg="ffmpeg", ffprobe=None,
+                  scenes=None, scdet_threshold=scenes_mod.SCDET_THRESHOLD,
+                  events=DEFAULT_EVENTS, thumbnails=True, probe_bitrates=True):
+    paths = [logs_] if isinstance(logs_, str) else list(logs_)
+    if events < 0:
+        raise FarmError("--events %d: give 0 or more" % events)
+    t = rungs_mod.load(paths, names=names, title=title, files=renditions)
+    if not title and not t.reference.get("name") and reference:
+        t.name = os.path.basename(reference.rstrip("/")) or reference
+    check_files(t, renditions, reference)
+    algo, plane = choose_metric(t, metric, plane)
+    if bitrates is None and renditions and probe_bitrates:
+        ffprobe = hull_mod.ffprobe_beside(ffmpeg, ffprobe)
+    assign_bitrates(t, bitrates, renditions if probe_bitrates else None, ffprobe)
 
     out_dir = os.path.dirname(os.path.abspath(html_path))
     stem = os.path.splitext(os.path.basename(html_path))[0]
-    os.makedirs(out_dir, exist_ok=True)
+    if not os.path.isdir(out_dir):
+        raise FarmError("-o %s: the folder %s does not exist" % (html_path, out_dir))
+    files = {}
+
+    window = events_mod.window_frames(t.fps, max(r.frames for r in t.rungs))
+    evs = {r.index: (events_mod.worst_events(r.values[(algo, plane)], window, events)
+                     if (algo, plane) in r.values else []) for r in t.rungs}
+    thumb_note = None
+    if thumbnails and events and reference and renditions:
+        jobs = [(r, ev, j + 1) for r in t.rungs for j, ev in enumerate(evs[r.index])]
+        ref_w, ref_h = int(t.reference["width"]), int(t.reference["height"])
+        events_mod.extract_thumbnails(ffmpeg, reference, dict(enumerate(renditions)), jobs,
+                                      events_mod.thumb_size(ref_w, ref_h), t.fps,
+                                      os.path.join(out_dir, stem + "_worst"), stem)
+        files["worst"] = sorted(ev.thumb for _, ev, _ in jobs)
+    elif thumbnails and events:
+        thumb_note = "Give --reference and --renditions for their pictures."
+
+    spans = cuts = None
+    if scenes:
+        spans, cuts = _scene_spans(t, scenes, reference, ffmpeg, scdet_threshold)
+        files["scenes_csv"] = os.path.join(out_dir, stem + "_scenes.csv")
+        write_scenes_csv(t, spans, files["scenes_csv"])
+        if scenes == "scdet":
+            files["cuts"] = os.path.join(out_dir, stem + "_cuts.txt")
+            with open(files["cuts"], "w") as f:
+                f.write("# scene cuts of %s by scdet (threshold %g): title frame numbers\n"
+                        % (reference, scdet_threshold))
+                f.write("".join("%d\n" % c for c in cuts))
+
+    files["frames_csv"] = os.path.join(out_dir, stem + "_frames.csv")
+    write_frames_csv(t, files["frames_csv"])
+
+    hull = hulls(t.rungs, t.algos, t.planes)
+    dist = _distributions(t)
+    has_rates = any(r.kbps is not None for r in t.rungs)
     pngs = {"timeline": os.path.join(out_dir, stem + "_timeline.png"),
             "distribution": os.path.join(out_dir, stem + "_distribution.png")}
-    plot_timeline(ss, metric, stretches, pngs["timeline"])
-    plot_distribution(ss, metric, pngs["distribution"])
-    nc = len(log.components)
-    points = []
-    if bitrates:
-        for i, s in enumerate(ss):
-            k = s.k or 1
-            if k in bitrates:
-                p = pools[(s.k, metric, nc)]
-                points.append((bitrates[k], p["mean"], p["p5"], s.label.split(" ")[0] +
-                               " " + s.label.split(" ")[-1], i))
-        if points:
-            pngs["rate_quality"] = os.path.join(out_dir, stem + "_rate_quality.png")
-            plot_rate_quality(points, metric, pngs["rate_quality"])
+    plots.plot_timeline(t, algo, plane, evs, pngs["timeline"])
+    plots.plot_distribution(t, algo, plane, dist, pngs["distribution"])
+    if has_rates:
+        pngs["rate_quality"] = os.path.join(out_dir, stem + "_rate_quality.png")
+        plots.plot_rate_quality([("", t.rungs, hull["%s|%s|value" % (algo, plane)], "o", "-")],
+                          algo, plane, pngs["rate_quality"],
+                          "Rate-quality points and their convex hull")
+    files["png"] = list(pngs.values())
 
-    def img(key, alt):
-        with open(pngs[key], "rb") as f:
-            data = base64.b64encode(f.read()).decode()
-        return '<img alt="%s" src="data:image/png;base64,%s">' % (html.escape(alt), data)
+    data = {"kind": "report", "algos": t.algos, "planes": t.planes, "labels": LABELS,
+            "ssim_like": list(SSIM_LIKE), "db_max": DB_MAX,
+            "sel": {"algo": algo, "plane": plane, "scale": "value"},
+            "rungs": _page_rungs(t, evs), "dist": dist, "hull": hull}
+    if spans:
+        per = {r.index: scenes_mod.per_scene(r.n, r.values[(algo, plane)], spans)
+               if (algo, plane) in r.values else [(0, None, None)] * len(spans)
+               for r in t.rungs}
+        xs = [_time_of(t, a) for a, _ in spans]
+        data["scenes"] = {"x": [None if x is None else round(x * 1000.0, 1) for x in xs],
+                          "first": [a for a, _ in spans],
+                          "end_ms": round((_time_of(t, spans[-1][1]) or 0.0) * 1000.0, 1),
+                          "metric": "%s %s" % (LABELS.get(algo, algo), plane),
+                          "mean": [[v[1] for v in per[r.index]] for r in t.rungs]}
+    body = _report_body(t, algo, plane, evs, window, thumb_note, spans,
+                        per if spans else None, has_rates, files, out_dir, scenes)
+    page.write_page(html_path, "%s: quality report" % t.name, body, data)
 
+    return {"html": html_path, "title": t.name, "metric": algo, "plane": plane,
+            "files": files, "renditions": [_summary(r, algo, plane, evs[r.index], hull, t)
+                                           for r in t.rungs],
+            "hull": [t.rungs[i].name for i in hull["%s|%s|value" % (algo, plane)]],
+            "scenes": len(spans) if spans else None, "notes": t.notes}
+
+
+def _summary(r, algo, plane, evs, hull, t):
+    p = r.pooled.get((algo, plane), {})
+    return {"name": r.name, "log": r.log.path, "k": r.k, "pad": r.pad, "size": r.size_label,
+            "kbps": r.kbps, "frames": r.frames,
+            "pooled": {k: p.get(k) for k in rungs_mod.POOLED},
+            "pairing": r.pairing, "events": [e.to_json(r) for e in evs]}
+
+
+def _report_body(t, algo, plane, evs, window, thumb_note, spans, per, has_rates, files,
+                 out_dir, scenes):
     e = html.escape
-    worst_all = min(range(len(ss)), key=lambda i: pools[(ss[i].k, metric, nc)]["p5"]
-                    if math.isfinite(pools[(ss[i].k, metric, nc)]["p5"]) else math.inf)
-    parts = ["<!DOCTYPE html><html lang=en><head><meta charset=utf-8>",
-             "<meta name=viewport content='width=1280'>",
-             "<title>%s: %s</title><style>%s</style></head><body><main>" % (
-                 e(log.filter), e(os.path.basename(log_path)), CSS)]
-    parts.append("<h1>%s &mdash; %s</h1>" % (e(os.path.basename(log_path)),
-                                             e(LABELS.get(metric, metric))))
-    inp = log.input
-    parts.append("<p class=meta>filter <b>%s</b> (fssim %s) &middot; reference %s %dx%d, "
-                 "%d-bit &middot; %d frames &middot; %d rendition%s &middot; algorithms: %s%s</p>"
-                 % (e(log.filter), e(str(log.version)), e(inp.get("pix_fmt", "")),
-                    inp.get("width", 0), inp.get("height", 0), log.depth, len(log.frames),
-                    len(ss), "" if len(ss) == 1 else "s", e(", ".join(log.slots)),
-                    (" &middot; segments: %d" % len(log.segments)) if log.segments else ""))
-    parts.append("<p>Lowest 5th percentile: <b>%s</b> (p5 %s). Shaded in red below: the three "
-                 "worst stretches of %d frames%s of each rendition.</p>" % (
-                     e(ss[worst_all].label), _fmt(pools[(ss[worst_all].k, metric, nc)]["p5"],
-                                                 metric), window,
-                     " (%.1f s)" % (window / fps) if fps else ""))
-    parts.append("<h2>Scores over time</h2>" + img("timeline", "per-frame scores over time"))
-    parts.append("<h2>Pooled values</h2>")
-    parts.append(_pooled_table(log, ss, pools, counts, metric, bitrates))
-    parts.append("<h2>Worst stretches</h2>" + _stretch_table(ss, stretches, metric, window))
-    parts.append("<h2>Distribution of per-frame scores</h2>" +
-                 img("distribution", "distribution of scores"))
-    if "rate_quality" in pngs:
-        parts.append("<h2>Rate&ndash;quality</h2>" + img("rate_quality", "rate-quality points"))
+    ref = t.reference
+    parts = ["<h1>%s</h1>" % e(t.name)]
+    dur = max((float(r.t[-1] - r.t[0]) for r in t.rungs if len(r.t) > 1 and
+               math.isfinite(r.t[-1] - r.t[0])), default=None)
+    parts.append("<p class=meta>reference <b>%s</b> %s %dx%d, %d-bit &middot; %d frames%s%s "
+                 "&middot; %d rendition%s &middot; algorithms: %s &middot; filter %s (fssim "
+                 "%s) &middot; log%s: %s</p>" % (
+                     e(ref.get("name") or "(unnamed)"), e(ref.get("pix_fmt", "")),
+                     ref.get("width", 0), ref.get("height", 0), t.depth,
+                     max(r.frames for r in t.rungs),
+                     (", %s" % _hms(dur)) if dur else "",
+                     (" at %.3f fps" % t.fps) if t.fps else "", len(t.rungs),
+                     "" if len(t.rungs) == 1 else "s",
+                     e(", ".join(LABELS.get(a, a) for a in t.algos)), e(t.filter or ""),
+                     e(str(t.version)), "s" if len(t.logs) > 1 else "",
+                     e(", ".join(os.path.basename(lg.path) for lg in t.logs))))
+    if t.notes:
+        parts.append("<ul class=notes>%s</ul>" % "".join("<li>%s</li>" % e(n) for n in t.notes))
+    parts.append(page.controls(t.algos, t.planes, algo, plane, "value", LABELS))
+    parts.append("<h2>Pooled values: <span class=metric-name></span></h2><div id=pooled></div>"
+                 "<p class=note>Mean, harmonic mean (libvmaf's), nearest-rank percentiles over "
+                 "the frames each rendition was scored on%s; in dB, the dB of each pooled "
+                 "value. The lowest p5 is shaded.</p>" % (
+                     "; PSNR capped at %g dB per frame" % (6 * t.depth + 12)
+                     if "psnr" in t.algos else ""))
+    decim = any(page.buckets(r.frames) is not None for r in t.rungs)
+    still = ("<img class=still alt='scores over time' src='%s'>" % page.img_data_url(
+        files["png"][0])) if files.get("png") else ""
+    parts.append("<h2>Scores over time</h2><div id=timeline class=plot>%s</div>"
+                 "<div id=timeline-rungs class=plot></div>"
+                 "<p class=note>Drag to zoom, double-click to reset; shaded: the worst events "
+                 "by %s %s.%s</p>" % (still, e(LABELS.get(algo, algo)), e(plane),
+                                     (" Each line draws the lowest and highest value of %d "
+                                      "runs of frames; every frame is in the frames CSV."
+                                      % page.MAX_BUCKETS) if decim else ""))
+    parts.append("<h2>Worst events</h2>" + _events_html(t, evs, algo, plane, out_dir, window,
+                                                         thumb_note))
+    parts.append("<h2>Distribution of per-frame scores</h2><div id=dist class=plot></div>")
+    parts.append("<h2>Rate&ndash;quality</h2>")
+    if has_rates:
+        parts.append("<div id=rq class=plot></div><div id=hull></div><p class=note>The convex "
+                     "hull: the upper hull of the points in bitrate and quality, from the "
+                     "lowest bitrate to the best quality; points below it are beaten by a mix "
+                     "of the encodes on it. Grey lines join the encodes of one size.</p>")
     else:
-        parts.append("<p class=note>No bitrates given: pass --bitrates or --renditions for the "
-                     "rate&ndash;quality plot.</p>")
-    parts.append("<p class=note>Pooled values as in the log: mean, harmonic mean "
-                 "(libvmaf's), nearest-rank percentiles over the frames each rendition was "
-                 "scored on%s.</p></main></body></html>" % (
-                     "; PSNR pooled with each frame capped at %g dB" % (6 * log.depth + 12)
-                     if "psnr" in log.slots else ""))
-    tmp = html_path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write("\n".join(parts))
-    os.replace(tmp, html_path)
-    return {"html": html_path, "pngs": list(pngs.values()), "metric": metric}
-
-
-def _pooled_table(log, ss, pools, counts, metric, bitrates):
-    nc = len(log.components)
-    others = [a for a in log.slots if a != metric]
-    head = ["<table><tr><th class=l>rendition</th><th>frames</th>"]
-    if bitrates:
-        head.append("<th>kbit/s</th>")
-    head.append("".join("<th>%s</th>" % h for h in
-                        ("mean", "harmonic", "min", "p1", "p5", "median")))
-    head.append("".join("<th>%s mean</th>" % html.escape(a) for a in others))
-    head.append("</tr>")
-    p5s = [pools[(s.k, metric, nc)]["p5"] for s in ss]
-    worst = min((v for v in p5s if math.isfinite(v)), default=None)
-    rows = []
-    for i, s in enumerate(ss):
-        p = pools[(s.k, metric, nc)]
-        cls = " class=bad" if len(ss) > 1 and p["p5"] == worst else ""
-        cells = ["<td class=l><span class=sw style='background:%s'></span>%s</td><td>%d</td>"
-                 % (COLORS[i % len(COLORS)], html.escape(s.label), counts[s.k])]
-        if bitrates:
-            b = bitrates.get(s.k or 1)
-            cells.append("<td>%s</td>" % ("%.0f" % b if b else "&ndash;"))
-        cells.append("".join("<td>%s</td>" % _fmt(p[x], metric) for x in
-                             ("mean", "harmonic_mean", "min", "p1", "p5", "p50")))
-        cells.append("".join("<td>%s</td>" % _fmt(pools[(s.k, a, nc)]["mean"], a)
-                             for a in others))
-        rows.append("<tr%s>%s</tr>" % (cls, "".join(cells)))
-    return "".join(head) + "".join(rows) + "</table>"
-
-
-def _stretch_table(ss, stretches, metric, window):
-    rows = ["<table><tr><th class=l>rendition</th><th>#</th><th>frames</th><th>time (s)</th>"
-            "<th>mean over the stretch</th></tr>"]
-    for i, s in enumerate(ss):
-        for j, (a, b, m) in enumerate(stretches[i]):
-            t = ("%.2f&ndash;%.2f" % (s.t[a], s.t[b])) if s.t[a] is not None and \
-                s.t[b] is not None else "&ndash;"
-            rows.append("<tr><td class=l>%s</td><td>%d</td><td>%d&ndash;%d</td><td>%s</td>"
-                        "<td>%s</td></tr>" % (html.escape(s.label), j + 1, s.n[a], s.n[b], t,
-                                              _fmt(m, metric)))
-    rows.append("</table>")
-    return "".join(rows)
+        parts.append("<p class=note>No bitrates: give --bitrates, or --renditions (their "
+                     "files, for ffprobe) for the rate&ndash;quality points and the hull.</p>")
+    parts.append("<h2>Scenes</h2>")
+    if spans:
+        src = ("FFmpeg's scdet on the reference" if scenes == "scdet" else "the cuts given")
+        parts.append("<p class=note>Scene cuts from %s.</p><div id=scenes class=plot></div>"
+                     % e(src) + _scenes_html(t, spans, per, algo, plane))
+    else:
+        parts.append("<p class=note>No scene cuts: give --scenes scdet (FFmpeg's scdet on "
+                     "--reference) or --scenes with the cuts' frame numbers.</p>")
+    links = [("per-frame values (CSV)", files["frames_csv"])]
+    if "scenes_csv" in files:
+        links.append(("per-scene values (CSV)", files["scenes_csv"]))
+    links += [(os.path.basename(p), p) for p in files["png"]]
+    parts.append("<h2>Files</h2><p class=files>%s</p>" % "".join(
+        "<a href='%s'>%s</a>" % (e(os.path.relpath(p, out_dir)), e(label))
+        for label, p in links))
+    return "".join(parts)

@@ -174,7 +174,8 @@ def _command(job, log_path, seg):
                             job["options"], log_path, job["log_fmt"], job["title"], seg,
                             None, job.get("hwaccel"), worker_gpu(),
                             vulkan_from_cuda=job.get("vulkan_from_cuda"),
-                            upload=job.get("upload"))
+                            upload=job.get("upload"),
+                            starts=job.get("starts") if seg.base > 0 else None)
 
 
 def _run_ffmpeg(cmd, job, on_frames=None):

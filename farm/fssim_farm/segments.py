@@ -31,6 +31,7 @@ import os
 import re
 import subprocess
 from fractions import Fraction
+from urllib.parse import urlsplit
 
 from .errors import ScoreError
 
@@ -121,6 +122,37 @@ def probe(path, ffprobe="ffprobe"):
         keys = [0] + keys
     stream = {k: st[k] for k in STREAM_FIELDS.split(",") if k in st}
     return Probe(pts, keys, tb, start, stream)
+
+
+def first_frame_time(path, ffprobe="ffprobe"):
+    """The time of the first frame the decoder gives of path's first video
+    stream, in the timeline a segment's run has (-copyts -start_at_zero: the
+    file's start time subtracted, rounded into the stream's time base as the
+    ffmpeg tool does), as an exact "N/D" of seconds: the filters' seg_starts,
+    from which pairing=nearest counts each input's times in every segment as
+    a whole run does."""
+    cmd = [ffprobe, "-v", "error", "-select_streams", "v:0", "-read_intervals", "%+#60",
+           "-show_entries", "stream=time_base:format=start_time:frame=pts,best_effort_timestamp",
+           "-of", "json", path]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        raise ScoreError("%s: ffprobe failed: %s" % (path, p.stderr.strip()[-500:]))
+    d = json.loads(p.stdout)
+    try:
+        tb = Fraction(d["streams"][0]["time_base"])
+    except (KeyError, IndexError):
+        raise ScoreError("%s: no video stream" % path)
+    frames = [f.get("pts", f.get("best_effort_timestamp")) for f in d.get("frames", [])]
+    frames = [int(x) for x in frames if x not in (None, "N/A")]
+    if not frames:
+        raise ScoreError("%s: no video frame decodes at its start" % path)
+    start = d.get("format", {}).get("start_time")
+    start_us = int(Fraction(start) * 1000000) if start not in (None, "N/A") else 0
+    # av_rescale_q(-start_us, AV_TIME_BASE_Q, tb): rounded half away from zero
+    off = Fraction(-start_us, 1000000) / tb
+    off = int(off + (Fraction(1, 2) if off >= 0 else Fraction(-1, 2)))
+    t = (frames[0] + off) * tb
+    return "%d/%d" % (t.numerator, t.denominator)
 
 
 class Segment:
@@ -261,12 +293,21 @@ def leading_input(filter_name, nb_dist):
     return 0 if nb_dist == 1 else nb_dist
 
 
+def names_value(paths):
+    """The filters' `names` option of these inputs: each one's file name
+    (a URL's last part), '|'-separated, a label's '|', quotes, backslashes
+    and spaces escaped for the filter's split (av_get_token)."""
+    labels = [os.path.basename((urlsplit(p).path if "://" in p else p).rstrip("/")) or p
+              for p in paths]
+    return "|".join(re.sub(r"([\\'|\s])", r"\\\1", x) for x in labels)
+
+
 def filter_graph(filter_name, nb_dist, options, log_path, log_fmt, title, seg=None,
-                 upload=None):
+                 upload=None, starts=None, names=None):
     """The -lavfi graph: renditions first, the reference last; upload: a
     software format to upload every input in (hwupload to the run's
     device), for codecs the GPU does not decode or devices without video
-    decoding (lavapipe)."""
+    decoding (lavapipe); names: the `names` option (names_value())."""
     opts = []
     if filter_name != "fssim3d" and nb_dist > 1:
         opts.append("inputs=%d" % (nb_dist + 1))
@@ -276,10 +317,16 @@ def filter_graph(filter_name, nb_dist, options, log_path, log_fmt, title, seg=No
     opts.append("log_fmt=" + log_fmt)
     if title:
         opts.append("title=" + escape_value(title))
+    if names:
+        opts.append("names=" + escape_value(names))
     if seg is not None:
         opts.append("seg_base=%d:seg_start=%d:seg_end=%d" % (seg.base, seg.start, seg.end))
         if seg.total is not None:
             opts.append("seg_total=%d" % seg.total)
+        # a cut run does not see the title's first frames, from which
+        # pairing=nearest counts times
+        if seg.base > 0 and starts:
+            opts.append("seg_starts=" + escape_value("|".join(starts)))
     if upload:
         chains = ";".join("[%d:v]format=%s,hwupload[u%d]" % (i, upload, i)
                           for i in range(nb_dist + 1))
@@ -291,10 +338,11 @@ def filter_graph(filter_name, nb_dist, options, log_path, log_fmt, title, seg=No
 
 def command(ffmpeg, filter_name, reference, dists, options, log_path, log_fmt="json",
             title=None, seg=None, probe_=None, hwaccel=None, gpu=None, progress=True,
-            vulkan_from_cuda=False, upload=None):
+            vulkan_from_cuda=False, upload=None, starts=None):
     """The argument list of one run: a whole run with seg None, else the
-    run of segment seg (its seek time, or probe_'s).  upload: decode in
-    software and upload in this pixel format (filter_graph)."""
+    run of segment seg (its seek time, or probe_'s; starts every input's
+    first_frame_time(), renditions first).  upload: decode in software and
+    upload in this pixel format (filter_graph)."""
     hwaccel = hwaccel or HWACCEL[filter_name]
     inputs = list(dists) + [reference]
     dev, per = hw_args(hwaccel, gpu, len(inputs), vulkan_from_cuda, bool(upload))
@@ -313,7 +361,7 @@ def command(ffmpeg, filter_name, reference, dists, options, log_path, log_fmt="j
     for i, path in enumerate(inputs):
         cmd += per[i] + (seek_lead if i == lead else seek_other) + ["-i", path]
     cmd += ["-lavfi", filter_graph(filter_name, len(dists), options, log_path, log_fmt,
-                                   title, seg, upload), "-f", "null", "-"]
+                                   title, seg, upload, starts, names_value(inputs)), "-f", "null", "-"]
     return cmd
 
 

@@ -2,8 +2,8 @@
 folder, its merge.
 
 The work folder lies beside the output (OUTPUT.segments/).  It keeps the
-reference's probe, the title's plan (its segments) and every finished
-segment log, named by the segment's frames and a digest of everything
+reference's probe, the inputs' first-frame times, the title's plan (its
+segments) and every finished segment log, named by the segment's frames and a digest of everything
 that shapes its scores (filter, options, log format, inputs), so that a
 run started again -- after the client died or was interrupted, or with
 more titles or other workers -- scores only the segments that are not
@@ -59,6 +59,7 @@ class Title:
         self.identity = segments.input_identity(self.dists + [self.reference])
         self.probe = None
         self.inputs = None
+        self.starts = None
         self.segments = []
         self.timings = {}
         self.t_created = time.time()        # the summary's wall_s counts from here
@@ -110,6 +111,8 @@ class Title:
         self.probe = self._probe()
         self.inputs = checks.check_inputs(self.reference, self.dists, self.ffprobe, self.probe,
                                           self.unequal_lengths, getattr(self, "tools", None))
+        if self.probe.nb_frames > 1:
+            self.starts = self._first_frames()
         self.timings["checks"] = round(self.timings.get("checks", 0.0) + time.time() - t0, 3)
 
     def _probe(self):
@@ -150,7 +153,23 @@ class Title:
             self.segments = segments.plan(self.probe, self.segment_frames, ctx, count)
             want["segments"] = [s.to_json() for s in self.segments]
             _write_json(plan_path, want)
+        if any(s.base > 0 for s in self.segments):
+            if self.starts is None:
+                self.starts = self._first_frames()
+            _write_json(os.path.join(self.workdir, "starts-%s.json" % self.identity),
+                        self.starts)
         return self.segments
+
+    def _first_frames(self):
+        """Every input's first_frame_time(), renditions first: the filters'
+        seg_starts (kept in the work folder; probed side by side)."""
+        import concurrent.futures
+        cached = _read_json(os.path.join(self.workdir, "starts-%s.json" % self.identity))
+        if isinstance(cached, list) and len(cached) == self.nb_inputs:
+            return cached
+        paths = self.dists + [self.reference]
+        with concurrent.futures.ThreadPoolExecutor(min(8, len(paths))) as ex:
+            return list(ex.map(lambda p: segments.first_frame_time(p, self.ffprobe), paths))
 
     def seg_log(self, seg):
         return os.path.join(self.workdir, "seg_%08d_%08d_%s.%s" % (
@@ -169,6 +188,7 @@ class Title:
                 "vulkan_from_cuda": self.vulkan_from_cuda, "upload": self.upload,
                 "segment": s.to_json(), "frames": s.frames, "log": self.seg_log(s),
                 "nb_inputs": self.nb_inputs, "streams": job_streams(self.nb_inputs),
+                "starts": self.starts if s.base > 0 else None,
             })
         return out
 
@@ -190,7 +210,7 @@ class Title:
             names = os.listdir(self.workdir)
             if not any(n.startswith("seg_") for n in names):
                 for n in names:
-                    if n.startswith(("probe-", "plan-")):
+                    if n.startswith(("probe-", "plan-", "starts-")):
                         try:
                             os.unlink(os.path.join(self.workdir, n))
                         except OSError:

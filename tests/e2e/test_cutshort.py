@@ -17,20 +17,40 @@ error (-xerror on a corrupt input).  Each run must:
 log_path and stats_file on /dev/full must fail the run, naming the path and
 the error.  A graph that FFmpeg rebuilds mid-stream (the input changes size)
 keeps appending to the same JSON/CSV log and stats file.
+
+Stopped in time: a run stopped by SIGINT or SIGTERM ends within 2 s of the
+signal, also when one of its inputs is stalled (a named pipe whose writer
+sent a few frames and then nothing more, holding it open: its demuxer is
+blocked in read() for good; the tool patches give such a thread 1 s, then
+finish its stream for it, doc/tool-patch.md), for every filter on every kind
+of frame, the CUDA stand-in driver of tests/cuda included where no CUDA
+device works; the stalled runs' outputs must agree as above.  (A run that
+misses the 2 s on a machine too busy to schedule its threads is tried once
+more.)  (A stalled
+device wait is test_vulkan_faults.py's.)  With FFmpeg's own tool
+(--disable-tool-patches) the stalled runs report SKIP: it waits for such an
+input for good.
 """
 import json
 import os
 import re
 import signal
 import subprocess
+import sys
+import threading
 import time
 
 import fssimtest as ft
+
+sys.path.insert(0, os.path.join(ft.TOP_SRCDIR, "tests", "cuda"))
+import fakecuda                # noqa: E402
 
 CRASH = re.compile(r"Assertion|Segmentation|core dumped|AddressSanitizer|double free|"
                    r"stack smashing|Aborted|runtime error:", re.I)
 SRC = "testsrc2=size=96x64:rate=25,format=yuv420p"
 VK_DEVICE = os.environ.get("FSSIM_VULKAN_DEVICE", "0")
+STOP_WITHIN = 2.0       # seconds from a signal to the end of the run
+PATCHED = bool(os.environ.get("FSSIM_TOOL_PATCHES", "").strip())
 
 tap = ft.Tap()
 
@@ -97,13 +117,46 @@ def finish(proc, timeout=120):
     return proc.returncode, err
 
 
-def stop(args, how, log=None):
+def log_frames(path):
+    """The frames the JSON log at path holds so far (0 if it does not parse)."""
+    try:
+        with open(path) as f:
+            return len(json.load(f)["frames"])
+    except (OSError, ValueError, KeyError):
+        return 0
+
+
+def wait_idle(log, proc, frames, quiet, timeout=120):
+    """Wait until the log holds frames frames and has not grown for quiet
+    seconds (the run waits for its stalled input), while proc runs."""
+    end = time.time() + timeout
+    n, since = -1, time.time()
+    while time.time() < end and proc.poll() is None:
+        k = log_frames(log)
+        if k != n:
+            n, since = k, time.time()
+        elif n >= frames and time.time() - since >= quiet:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def stop(args, how, log=None, env=None, frames=3, idle=0.0):
     """Run args and stop it by how: None (the command ends by itself), "q",
-    or a signal once the log holds 3 frames.  Returns (status, stderr)."""
-    proc = launch(args, stdin=how == "q")
+    or a signal once the log holds frames frames (and, with idle, once it has
+    not grown for idle seconds).  Returns (status, stderr, seconds from the
+    stop to the end or None)."""
+    cmd = [ft.FFMPEG, "-hide_banner", "-y"] + ([] if how == "q" else ["-nostdin"]) + args
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE if how == "q" else subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env=env)
     if how is None:
-        return finish(proc)
-    started = ft.wait_log_frames(log, 3, proc) if log else (time.sleep(1.0) or True)
+        return finish(proc) + (None,)
+    if idle:
+        started = wait_idle(log, proc, frames, idle)
+    else:
+        started = ft.wait_log_frames(log, frames, proc) if log else (time.sleep(1.0) or True)
+    t0 = time.monotonic()
     if how == "q":
         try:
             proc.stdin.write("q")
@@ -113,10 +166,11 @@ def stop(args, how, log=None):
     else:
         proc.send_signal(how)
     status, err = finish(proc)
+    took = time.monotonic() - t0 if status is not None else None
     if not started:
-        err = "(the log never reached 3 frames)\n" + (err or "")
+        err = "(the log never reached %d frames)\n" % frames + (err or "")
         status = "not started"
-    return status, err
+    return status, err, took
 
 
 def summary_frames(err):
@@ -189,11 +243,17 @@ def cut_short(d, name, hw, up, scorer, expected):
         # metadata=print reads the frames on the CPU side of the graph
         post = ",hwdownload,format=yuv420p" if up != "null" else ""
         g = graph(up, opts) + "%s,metadata=print:file=%s" % (post, meta)
-        status, err = stop(hw + ["-lavfi", g] + out_args + ["-f", "null", "-"], how, log)
+        status, err, took = stop(hw + ["-lavfi", g] + out_args + ["-f", "null", "-"], how,
+                                 log)
         d2 = "%s on %s frames, %s" % (fname, name, desc)
         tap.ok(status == expected[desc] and not CRASH.search(err or ""),
                "%s: exit status %s, as FFmpeg's ssim (%s)" % (d2, status, expected[desc]),
                (err or "")[-2500:])
+        if isinstance(how, signal.Signals):
+            tap.ok(took is not None and took < STOP_WITHIN,
+                   "%s: the run ends %s after the signal (< %g s)"
+                   % (d2, "%.2f s" % took if took is not None else "never", STOP_WITHIN),
+                   (err or "")[-1500:])
         check_outputs(d2, log, stats, meta, err, min_frames)
 
 
@@ -206,7 +266,7 @@ def baseline_status(d):
         g = baseline_graph().replace("ssim", "ssim=stats_file=%s" % stats)
         proc_args = ["-lavfi", g] + out_args + ["-f", "null", "-"]
         if how is None:
-            status, _ = stop(proc_args, None)
+            status, _, _ = stop(proc_args, None)
         else:
             proc = launch(proc_args, stdin=how == "q")
             end = time.time() + 60
@@ -260,6 +320,91 @@ def unwritable(d, name, hw, up, scorer):
                          p.stderr),
                "%s on %s frames, %s=/dev/full: the run fails naming the path and the error "
                "(exit %d)" % (fname, name, opt, p.returncode), p.stderr[-2000:])
+
+
+# ---- stopped in time, with an input stalled ------------------------------------------
+
+class StalledPipe:
+    """A named pipe carrying a y4m clip's header and its first nb frames,
+    then nothing, held open until close(): a live input that stalled."""
+
+    def __init__(self, d, clip, nb):
+        self.path = os.path.join(d, "stalled.fifo")
+        remove(self.path)
+        os.mkfifo(self.path)
+        with open(clip, "rb") as f:
+            data = f.read()
+        head, _, body = data.partition(b"\n")
+        frames = [b"FRAME" + x for x in body.split(b"FRAME")[1:]]
+        self.data = head + b"\n" + b"".join(frames[:nb])
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._feed, daemon=True)
+        self.thread.start()
+
+    def _feed(self):
+        try:
+            with open(self.path, "wb", buffering=0) as f:
+                f.write(self.data)
+                self.done.wait(300)
+        except OSError:
+            pass
+
+    def close(self):
+        self.done.set()
+        # a reader that never came: open it ourselves so that the writer ends
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+            os.close(fd)
+        except OSError:
+            pass
+        self.thread.join(10)
+        remove(self.path)
+
+
+def stalled_input(d, name, hw, up, scorer, expected, ref_clip, env=None):
+    """SIGINT and SIGTERM while the main input is stalled and the run waits
+    for it: the run ends in time, with outputs that agree."""
+    fname = scorer.split("=")[0]
+    for signame, sig in (("SIGINT", signal.SIGINT), ("SIGTERM", signal.SIGTERM)):
+        desc = "%s on %s frames, %s while an input is stalled" % (fname, name, signame)
+        if not PATCHED:
+            tap.skip(desc, "FFmpeg's own tool (--disable-tool-patches) waits for a "
+                     "stalled input for good after a signal")
+            continue
+        log, stats = (os.path.join(d, "stalled" + ext) for ext in (".json", ".txt"))
+        # a machine too busy to run the threads in time gets a second try
+        for _ in range(2):
+            remove(log, stats)
+            pipe = StalledPipe(d, ref_clip, 12)
+            opts = "%s%slog_path=%s:stats_file=%s" % (scorer, ":" if "=" in scorer else "=",
+                                                     log, stats)
+            args = hw + ["-i", pipe.path, "-i", ref_clip, "-lavfi",
+                         "[0:v]%s[m];[1:v]%s[r];[m][r]%s" % (up, up, opts), "-f", "null", "-"]
+            try:
+                # once the run waits for the stalled input, its filter idle
+                status, err, took = stop(args, sig, log, env=env, frames=2, idle=3.0)
+            finally:
+                pipe.close()
+            if status != expected[signame] or (took is not None and took < STOP_WITHIN):
+                break
+        tap.ok(status == expected[signame] and not CRASH.search(err or "") and
+               took is not None and took < STOP_WITHIN,
+               "%s: exit status %s, as FFmpeg's ssim (%s), %s after the signal (< %g s)"
+               % (desc, status, expected[signame],
+                  "%.2f s" % took if took is not None else "never", STOP_WITHIN),
+               (err or "")[-2500:])
+        check_outputs(desc, log, stats, None, err, 2)
+
+
+def cuda_stand_in():
+    """The CUDA stand-in driver as a kind of frame, where no CUDA device
+    works: (name, args, upload, filters, env), or None."""
+    why = fakecuda.setup()
+    if why:
+        tap.skip("stopped in time on the CUDA stand-in driver", why)
+        return None
+    return ("CUDA stand-in", fakecuda.HW, "hwupload", ["fssim_cuda", "fssim3d=depth=5"],
+            fakecuda.env())
 
 
 # ---- graphs rebuilt mid-stream ----------------------------------------------------
@@ -350,13 +495,47 @@ def main():
     d = ft.workdir("cutshort")
     expected = baseline_status(d)
     bad, good = corrupt_input(d)
-    for name, hw, up, scorers in backends():
+    # as many frames as the stalled input gets: nothing is left to score
+    # after the signal but what the filter holds (the built ffmpeg's own
+    # source: no numpy needed on a GPU machine)
+    ref = os.path.join(d, "stall_ref.y4m")
+    ft.ffmpeg("-f", "lavfi", "-i", "testsrc2=s=64x48:r=25,format=yuv420p", "-frames:v", "12",
+              ref, timeout=60)
+    kinds = backends()
+    for name, hw, up, scorers in kinds:
         for scorer in scorers:
             cut_short(d, name, hw, up, scorer, expected)
             input_error(d, name, hw, up, scorer, bad, good)
             unwritable(d, name, hw, up, scorer)
+            stalled_input(d, name, hw, up, scorer, expected, ref)
     reinit(d)
     two_writers(d)
+    # last: the stand-in driver is then on the library path of every run
+    if not any(k[0] == "CUDA" for k in kinds):
+        stand_in = cuda_stand_in()
+        if stand_in:
+            name, hw, up, scorers, env = stand_in
+            for scorer in scorers:
+                for desc, sig in (("SIGINT", signal.SIGINT), ("SIGTERM", signal.SIGTERM)):
+                    log, stats = (os.path.join(d, "standin" + ext) for ext in (".json", ".txt"))
+                    for _ in range(2):
+                        remove(log, stats)
+                        opts = "%s%slog_path=%s:stats_file=%s" % (
+                            scorer, ":" if "=" in scorer else "=", log, stats)
+                        status, err, took = stop(hw + ["-lavfi", graph(up, opts), "-f", "null",
+                                                       "-"], sig, log, env=env)
+                        if status != expected[desc] or (took is not None and
+                                                        took < STOP_WITHIN):
+                            break
+                    d2 = "%s on %s frames, %s" % (scorer.split("=")[0], name, desc)
+                    tap.ok(status == expected[desc] and not CRASH.search(err or "") and
+                           took is not None and took < STOP_WITHIN,
+                           "%s: exit status %s, as FFmpeg's ssim (%s), %s after the signal "
+                           "(< %g s)" % (d2, status, expected[desc], "%.2f s" % took
+                                         if took is not None else "never", STOP_WITHIN),
+                           (err or "")[-2500:])
+                    check_outputs(d2, log, stats, None, err, 3)
+                stalled_input(d, name, hw, up, scorer, expected, ref, env=env)
     tap.done()
 
 

@@ -375,10 +375,17 @@ def test_warnings(tap, d):
            "colour ranges differ: a warning naming both, and identical samples still score 1 "
            "(no conversion inserted)", p and p.stderr[-2000:])
     p = run(["-f", "lavfi", "-i", "testsrc2=s=64x48:d=0.2:r=25", "-f", "lavfi", "-i",
-             "testsrc2=s=64x48:d=0.2:r=30", "-lavfi", "[0:v][1:v]fssim", "-f", "null", "-"])
+             "testsrc2=s=64x48:d=0.2:r=30", "-lavfi", "[0:v][1:v]fssim=pairing=framesync",
+             "-f", "null", "-"])
     tap.ok(p is not None and p.returncode == 0 and
            "different time bases (1/25 and 1/30)" in p.stderr,
-           "time bases differ: a warning naming both", p and p.stderr[-2000:])
+           "pairing=framesync, time bases differ: a warning naming both", p and p.stderr[-2000:])
+    p = run(["-f", "lavfi", "-i", "testsrc2=s=64x48:d=0.2:r=25", "-f", "lavfi", "-i",
+             "testsrc2=s=64x48:d=0.2:r=30", "-lavfi", "[0:v][1:v]fssim", "-f", "null", "-"])
+    tap.ok(p is not None and p.returncode != 0 and
+           "main is 25 fps, the reference 30 fps" in p.stderr and "fps=30" in p.stderr,
+           "pairing=nearest, frame rates differ: an error naming both and the fix",
+           p and p.stderr[-2000:])
 
 
 def test_in_graph_changes(tap, d):

@@ -8,17 +8,21 @@ frames) with random choices of:
     window, sigma, padding, stats_algo, log_fmt, depth/tsigma/tpadding,
     the framesync options, enable, unknown option names);
   - log_path/stats_file: a good path, stdout (as -, /dev/stdout or
-    /proc/self/fd/1), a FIFO read by the test, /dev/full, a missing
-    directory, a directory, the other file's path (two writers of one
-    file), and a file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored: the disk
-    fills at a random size);
+    /proc/self/fd/1; a pipe, or a regular file the "shell" wrote first), a
+    FIFO read by the test, /dev/full, a missing directory, a directory, the
+    other file's path (two writers of one file), and a file-size limit
+    (RLIMIT_FSIZE, SIGXFSZ ignored or at its default: the disk fills at a
+    random size);
+  - a title with spaces, '=' and bytes that are not UTF-8; segment numbers
+    past 2^53 - 1;
   - the inputs: sources inside the graph, lavfi inputs at different frame
     rates (different time bases), stored clips (y4m, raw, lossless H.264 in
     Matroska) intact, truncated, cut mid-frame or with corrupt bytes;
     variable timestamps (setpts with random expressions, fps); a size
     change inside the graph (scale with eval=frame, which FFmpeg does not
     turn into a graph rebuild) and across a rebuild (concatenated H.264
-    streams of two sizes or formats); runs cut short (-frames:v, -t), and
+    streams of two sizes or formats); runs cut short (-frames:v, -t),
+    stopped (SIGINT or SIGTERM while the inputs are read at their rate) and
     killed (kill -9 after a random delay).
 
 The oracle, for every case:
@@ -27,13 +31,18 @@ The oracle, for every case:
     text;
   - either it exits 0, or it exits non-zero with at least one error line
     (`[error]` / `[fatal]`, from -loglevel level+info);
+  - a log is UTF-8, and its title the one given (bytes that are not UTF-8
+    replaced by U+FFFD, as Python decodes them), in a CSV log too as
+    fssim-farm reads it; a log on stdout follows what the shell wrote there;
   - a JSON log, where it exists, is valid JSON after every run, failed or
     killed too: frame_count == len(frames), n counts up by one from 0 (from
     depth/2 under fssim3d's tpadding=valid), every value a finite number or
     null, and pooled values in the log of a run that succeeded; a CSV log
     holds whole rows after every run, and a frame count line, where there
     is one, that counts them; a stats file holds whole lines, and those of
-    a run that succeeded count the same frames;
+    a run that succeeded count the same frames; a log that says it is
+    complete has its pooled values, and, where the number of frames is
+    known, all of them (a run stopped by a signal is not complete);
   - the last summary line `SSIM <algo> ... frames:K` of each algorithm
     agrees with the log's frame_count (no summary when nothing was scored);
   - where the generator knows the outcome: a case whose options and inputs
@@ -65,8 +74,10 @@ import subprocess
 import threading
 import time
 import traceback
+from fractions import Fraction
 
 import fssimtest as ft
+from fssim_farm import logs as farm_logs
 
 SEED = int(os.environ.get("FSSIM_FUZZ_SEED", "20240611"))
 BUDGET = float(os.environ.get("FSSIM_FUZZ_SECONDS", "100"))
@@ -209,7 +220,11 @@ class Case:
         self.rebuild = False         # the graph may be rebuilt mid-stream
         self.sure_scores = False
         self.fsize = None      # RLIMIT_FSIZE of the run (bytes), or None
+        self.xfsz_default = False  # SIGXFSZ at its default disposition, not ignored
         self.kill_after = None # seconds after which the run is killed (-9), or None
+        self.stop = None       # (signal, seconds after which it is sent), or None
+        self.stdout_file = None  # (path, what the "shell" wrote first, append) or None
+        self.title = None      # the title option's bytes, or None
         # about half the cases are meant to succeed: no fault is chosen for them
         self.clean = self.rng.random() < 0.5
 
@@ -252,7 +267,10 @@ class Case:
         getattr(self, "inputs_" + kind)(fmts)
         self.options()
         self.outputs()
+        self.extras(kind)
         self.assemble()
+
+    rates = (Fraction(25), Fraction(25))
 
     def vfr(self):
         """A random timestamp change for one branch, or ''."""
@@ -280,6 +298,12 @@ class Case:
 
     def size(self):
         return self.rng.randint(16, 96), self.rng.randint(16, 72)
+
+    def set_rates(self, main, ref, vm, vr):
+        """The frame rates that reach the filter: an fps filter of a branch's
+        timestamp change sets its own (setpts keeps the rate)."""
+        eff = lambda r, mod: mod[4:] if mod.startswith("fps=") else r
+        self.rates = (Fraction(eff(main, vm or "")), Fraction(eff(ref, vr or "")))
 
     def inputs_graph(self, fmts):
         w, h = self.size()
@@ -324,6 +348,7 @@ class Case:
         self.fmt, self.w, self.h = fmt, w, h
         self.frames = n if not (vm or vr) else None
         self.sure_scores = not (vm or vr)
+        self.set_rates(rate, rate, vm, vr)
         self.tags += ["%dx%d" % (w, h), fmt, "%df" % n]
 
     def inputs_lavfi(self, fmts):
@@ -352,6 +377,7 @@ class Case:
         self.fmt, self.w, self.h = fmt2, w2, h2
         self.frames = n if r1 == r2 and not (vm or vr) else None
         self.sure_scores = r1 == r2 and not (vm or vr)
+        self.set_rates(r1, r2, vm, vr)
         self.tags += ["%dx%d" % (w, h), fmt, "%df" % n, "r=%s/%s" % (r1, r2)]
 
     def damaged(self, path, what):
@@ -418,6 +444,9 @@ class Case:
         self.fmt, self.w, self.h = other.fmt, other.w, other.h
         sync = rates[0] == rates[1] and not (vm or vr) and other is s and not damage
         self.frames = s.n if sync else None
+        # stored clips other than raw video carry their own rate, 25
+        self.set_rates(rates[0] if kind == "raw" else "25", rates[1] if kind2 == "raw" else "25",
+                       vm, vr)
         self.sure_scores = sync
         self.tags += [s.name, kind, "%dx%d" % (s.w, s.h), s.fmt]
 
@@ -451,6 +480,7 @@ class Case:
             self.maybe("the inputs differ in size or format")
         vm = self.vfr()
         self.graph = "[0:v]%s[m];[1:v]null[r];" % (vm or "null")
+        self.set_rates("25", "25", vm, "")
         self.fmt, self.w, self.h = "yuv420p", 64, 48
         self.tags += ["main=" + main, "ref=" + ref]
 
@@ -548,6 +578,15 @@ class Case:
                     elif self.frames < depth:
                         self.fail_if("tpadding=valid on %d frames < depth %d" % (
                             self.frames, depth), r"depth")
+        # the pairing: inputs of two rates have none one to one, unless
+        # framesync pairs them
+        pairing = self.weighted([(None, 70), ("framesync", 15), ("pts", 10), ("bogus", 1)])
+        if pairing:
+            o.append("pairing=" + pairing)
+            if pairing == "bogus":
+                self.fail_if("pairing=bogus")
+        if pairing != "framesync" and self.rates[0] != self.rates[1]:
+            self.fail_if("frame rates %s and %s" % self.rates, r"frame rates differ")
         # the framesync options
         for name, vals, bad in (("shortest", ["0", "1", "true", "maybe"], ["maybe"]),
                                 ("repeatlast", ["0", "1"], []),
@@ -673,6 +712,47 @@ class Case:
             self.sure_scores = False
             self.tags.append("cut-short")
 
+    def extras(self, kind):
+        """Signals, limits and bytes, drawn after the rest (so that a seed's
+        earlier cases keep their other choices)."""
+        if self.fsize is not None and self.rng.random() < 0.5:
+            # the filters hold the signal off while their files are open
+            self.xfsz_default = True
+            self.tags.append("sigxfsz-default")
+        streams = ("stdout", "devstdout", "procfd")
+        if any(d and d["kind"] in streams for d in (self.log, self.stats)) and \
+                self.rng.random() < 0.4:
+            append = self.rng.random() < 0.5
+            self.stdout_file = (os.path.join(self.dir, "stdout.txt"),
+                                b"OLD\nPRE\n" if append else b"PRE\n", append)
+            self.tags.append("stdout-file" + ("-append" if append else ""))
+        if self.rng.random() < 0.08:
+            self.title = self.choice([b"my title seg_end=7 algo=psnr", b"caf\xe9",
+                                      b"\xe2\x82 cut", b"a=b c=d", b"\xff\xfe x \xc3\xa9"])
+            self.opts.append("title=" + os.fsdecode(self.title))
+            self.tags.append("title")
+        if not self.clean and self.rng.random() < 0.03:
+            v = self.choice(["seg_start=9007199254740992", "seg_base=9223372036854775807",
+                             "seg_end=18014398509481984"])
+            self.opts.append(v)
+            self.tags.append(v.split("=")[0] + "-past-2^53")
+            self.fail_if("a title number past 2^53 - 1", r"title frame numbers go up to")
+        # (inputs read at their rate, -re, so that the signal comes mid-run;
+        # a graph of sources has no input to read so)
+        if self.kill_after is None and self.rng.random() < 0.1 and kind != "graph":
+            sig = self.choice([signal.SIGINT, signal.SIGTERM])
+            self.stop = (sig, self.rng.uniform(0.1, 0.5))
+            self.tags.append("%s@%.2fs" % (signal.Signals(sig).name, self.stop[1]))
+            self.maybe("stopped by a signal")
+            self.sure_scores = False
+            pre = []
+            for a in self.pre:
+                if a == "-i":
+                    # (from the first frame on, not after a burst of 0.5 s)
+                    pre += ["-re", "-readrate_initial_burst", "0"]
+                pre.append(a)
+            self.pre = pre
+
     def assemble(self):
         f = self.filter
         g = self.graph
@@ -690,7 +770,11 @@ class Case:
             self.tags.append("size-change@%d" % self.size_change_at)
 
     def cmdline(self):
-        return " ".join(shlex.quote(a) for a in self.args)
+        # (a title's bytes that are not UTF-8 as shell escapes, printable)
+        return " ".join(shlex.quote(a) if a.isprintable() else
+                        "$'%s'" % os.fsencode(a).decode("latin-1").encode(
+                            "unicode_escape").decode("ascii").replace("'", "\\'")
+                        for a in self.args)
 
 
 # ---- the oracle ----------------------------------------------------------
@@ -749,6 +833,8 @@ def check_json(text, filt, finished=True):
     pooled = log.get("pooled")
     if pooled is None and finished and not (len(frames) == 0 and "error" in log):
         errs.append("no pooled values")
+    if pooled is None and log.get("complete") is True:
+        errs.append("\"complete\": true without pooled values")
     keys = set(pooled or {})
     for fr in frames:
         # psnr's MSE comes beside it, unpooled
@@ -805,6 +891,8 @@ def check_csv(text, finished=True):
         (["psnr_of_mean_mse"] if ",psnr." in rows[0] else [])
     if finished and pooled != want:
         errs.append("pooled rows %s" % pooled)
+    elif lines[-1:] == ["# complete=1"] and pooled[:len(want)] != want:
+        errs.append("# complete=1 without its pooled rows: %s" % pooled)
     return errs, len(data)
 
 
@@ -837,6 +925,25 @@ def summaries(stderr):
     return out
 
 
+def utf8(data, errs):
+    """data as text; a log that is not UTF-8 is a problem (JSON requires it,
+    and readers open logs as UTF-8)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        errs.append("the log is not UTF-8: %s" % e)
+        return data.decode("utf-8", "replace")
+
+
+def check_title(case, title, has_options):
+    """The title option as the log gives it back: the bytes given, those
+    that are not UTF-8 replaced by U+FFFD, as Python decodes them."""
+    if case.title is None or not has_options:
+        return []
+    want = case.title.decode("utf-8", "replace")
+    return [] if title == want else ["the log's title is %r, not %r" % (title, want)]
+
+
 def judge(case, p):
     """List of problems (empty: the case passes) and a short result."""
     errs = []
@@ -844,13 +951,18 @@ def judge(case, p):
         return ["no exit within %d s: a hang" % (VK_TIMEOUT if case.vulkan_case else TIMEOUT)], "hang"
     rc, err = p.returncode, p.stderr
     killed = case.kill_after is not None and rc == -signal.SIGKILL
+    # (a stop signal before the tool installed its handlers ends it as a kill)
+    killed |= case.stop is not None and rc == -case.stop[0]
     if rc < 0 and not killed:
         errs.append("killed by signal %d" % -rc)
     crash = CRASH.search(err)
     if crash:
         errs.append("crash text in stderr: %r" % crash.group(0))
     error_lines = [l for l in err.splitlines() if ERROR_LINE.search(l)]
-    if rc > 0 and not error_lines:
+    # (a run stopped by a signal exits 255, as FFmpeg's tool does, with its
+    # warning and "received signal" at other levels)
+    stopped = case.stop is not None and rc == 255 and "received signal" in err
+    if rc > 0 and not error_lines and not stopped:
         errs.append("exit %d without an error line" % rc)
     summ = summaries(err)
     scored = max(summ.values()) if summ else 0
@@ -858,17 +970,21 @@ def judge(case, p):
         errs.append("summary lines disagree: %s" % summ)
 
     logged = None
+    complete = None     # what the log says
     log = case.log
+    if case.stdout_file and p.stdout_kept is False:
+        errs.append("what the shell wrote to the file that is stdout is gone (%s)" %
+                    case.stdout_file[0])
     if log and log["kind"] in ("file", "stdout", "devstdout", "procfd", "fifo"):
         text = None
         if log["kind"] == "file" and os.path.exists(log["path"]):
-            with open(log["path"], errors="replace") as f:
-                text = f.read()
+            with open(log["path"], "rb") as f:
+                text = utf8(f.read(), errs)
         elif log["kind"] == "fifo" and rc == 0:
-            text = p.fifo_data
+            text = utf8(p.fifo_data, errs)
         elif log["kind"] != "file" and rc == 0:
             # a stream: one document, whatever copies of the graph FFmpeg made
-            text = p.stdout
+            text = utf8(p.stdout_bytes, errs)
         if text is None:
             if rc == 0:
                 errs.append("exit 0 but no log at %s" % log["path"])
@@ -884,6 +1000,9 @@ def judge(case, p):
                 errs += e
                 if lg is not None and isinstance(lg.get("frames"), list):
                     logged = len(lg["frames"])
+                    complete = lg.get("complete")
+                    errs += check_title(case, lg.get("options", {}).get("title"),
+                                        "options" in lg)
         elif log["fmt"] == "csv" and text:
             # (on a stream, as for JSON: a log per instance, each from its
             # "# filter=" line)
@@ -892,10 +1011,26 @@ def judge(case, p):
             for doc in docs:
                 e, logged = check_csv(doc, finished=rc == 0)
                 errs += ["CSV log: " + x for x in e]
+                complete = doc.endswith("# complete=1\n") or \
+                    (False if doc.endswith("# complete=0\n") else None)
+                if doc.startswith("# filter=") and "\nn,pts,pts_time" in doc:
+                    try:
+                        title = farm_logs.read_csv(log["path"], doc).options.get("title")
+                    except farm_logs.LogError as x:
+                        errs.append("CSV log: fssim-farm cannot read it: %s" % x)
+                    else:
+                        errs += check_title(case, title, True)
             if rc != 0:
                 logged = None
     if killed:
         logged = None       # no summary from a killed run
+    # a log that says it is complete holds every frame of the inputs
+    if complete and logged is not None and case.frames is not None and case.stop and \
+            not case.post and case.filter != "fssim3d" and not case.rebuild and \
+            not any(o.startswith(("enable", "eof_action", "shortest", "repeatlast"))
+                    for o in case.opts) and logged != case.frames:
+        errs.append("the log says it is complete with %d of the %d frames (stopped by %s)" % (
+            logged, case.frames, signal.Signals(case.stop[0]).name))
     if logged is not None:
         for algo, k in summ.items():
             if k != logged:
@@ -907,7 +1042,7 @@ def judge(case, p):
         if st["kind"] == "file":
             text = open(st["path"], errors="replace").read() if os.path.exists(st["path"]) else None
         else:
-            text = p.stdout
+            text = utf8(p.stdout_bytes, errs)
         if text is None:
             if rc == 0:
                 errs.append("exit 0 but no stats file")
@@ -974,25 +1109,46 @@ class FifoReader(threading.Thread):
         self.done.set()
         self.join(10)
         os.close(self.fd)
-        return self.data.decode(errors="replace")
+        return self.data
 
 
 def run_case(case):
-    """Run a case's command (with its file-size limit, killed when it says);
-    the CompletedProcess-like result (with fifo_data) or None on a hang, and
-    what stderr held then."""
+    """Run a case's command (with its file-size limit, killed or stopped
+    when it says, its stdout on a pipe or a regular file); the
+    CompletedProcess-like result (with fifo_data, stdout_bytes and, for
+    stdout on a file, whether what was there first was kept) or None on a
+    hang, and what stderr held then."""
     timeout = VK_TIMEOUT if case.vulkan_case else TIMEOUT
     reader = FifoReader(case.log["path"]) if case.log and case.log["kind"] == "fifo" else None
 
     def limits():
         if case.fsize is not None:
-            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            signal.signal(signal.SIGXFSZ, signal.SIG_DFL if case.xfsz_default else
+                          signal.SIG_IGN)
             resource.setrlimit(resource.RLIMIT_FSIZE, (case.fsize, case.fsize))
-    proc = subprocess.Popen(case.args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=limits)
+    out_file = None
+    if case.stdout_file:
+        # what a shell does for `{ echo ...; ffmpeg ...; } > f` (or >> f)
+        path, first, append = case.stdout_file
+        if append:
+            with open(path, "wb") as f:
+                f.write(first[:4])
+            out_file = open(path, "ab")
+            out_file.write(first[4:])
+        else:
+            out_file = open(path, "wb")
+            out_file.write(first)
+        out_file.flush()
+    proc = subprocess.Popen(case.args, stdout=out_file or subprocess.PIPE,
+                            stderr=subprocess.PIPE, preexec_fn=limits)
+    if out_file:
+        out_file.close()
     if case.kill_after is not None:
         # (communicate reads the pipes meanwhile: the run must not block on them)
         threading.Timer(case.kill_after, lambda: proc.poll() is None and proc.kill()).start()
+    if case.stop is not None:
+        threading.Timer(case.stop[1], lambda: proc.poll() is None and
+                        proc.send_signal(case.stop[0])).start()
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -1001,8 +1157,17 @@ def run_case(case):
         if reader:
             reader.finish()
         return None, err.decode(errors="replace")
+    kept = None
+    if case.stdout_file:
+        with open(case.stdout_file[0], "rb") as f:
+            out = f.read()
+        first = case.stdout_file[1]
+        kept = out.startswith(first)
+        out = out[len(first):] if kept else out
     p = subprocess.CompletedProcess(case.args, proc.returncode, out.decode(errors="replace"),
                                     err.decode(errors="replace"))
+    p.stdout_bytes = out
+    p.stdout_kept = kept
     p.fifo_data = reader.finish() if reader else None
     return p, ""
 

@@ -18,7 +18,17 @@ rows, with every frame scored before the stop.
   - fssim3d's ring against the memory there is;
   - CSV comment lines, the pooled values of an empty rendition, a ladder's
     stats_file template, runs that score nothing, inputs that start at
-    different times or run at different rates.
+    different times or run at different rates;
+  - signals, limits and bytes: a file size limit with SIGXFSZ at its
+    default, a run stopped by SIGINT/SIGTERM (not complete, nothing scored
+    against another frame than its pair), the disk full while the pooled
+    values are written, /dev/stdout and /proc/self/fd/1 on a regular file,
+    the fssim3d rings of one process, CSV comment lines that read back,
+    bytes that are not UTF-8, segment numbers past 2^53, the CSV log of a
+    filter refused at configuration, a log on stdout beside a muxer
+    writing stdout, the pooled rows' mse columns.
+
+FSSIM_LOGS_ONLY=test_a,test_b runs only those parts.
 """
 import fcntl
 import json
@@ -668,19 +678,517 @@ def test_hints():
            "msssim on small 4:2:0 chroma planes: the 4:4:4 advice", err[-800:])
 
 
+# ---- signals, limits and bytes ----------------------------------------------------------
+
+def lavfi_ladder(nb, dur=None, rate=25):
+    """A ladder whose inputs are demuxed (-f lavfi -i), as files are: a stop
+    signal ends each of them where its demuxer is.  The renditions are the
+    source distorted nb ways, two of them at half size."""
+    args = []
+    d = ":d=%g" % dur if dur else ""
+    for k in range(nb):
+        dist = "scale=32:24,avgblur=%d" % (1 + k) if k % 2 else "avgblur=%d" % (1 + k)
+        args += ["-f", "lavfi", "-i", "testsrc2=s=64x48:r=%d%s,format=yuv420p,%s" % (rate, d, dist)]
+    args += ["-f", "lavfi", "-i", "testsrc2=s=64x48:r=%d%s,format=yuv420p" % (rate, d)]
+    pads = "".join("[%d:v]" % i for i in range(nb + 1))
+    return args, pads
+
+
+def default_xfsz(size):
+    """RLIMIT_FSIZE with SIGXFSZ at its default: a write past the limit
+    would end the process, unless the filters hold the signal off."""
+    def pre():
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+    return pre
+
+
+def test_size_limit_signal():
+    """ulimit -f with SIGXFSZ at its default: the write fails (EFBIG), the
+    process is not killed, and every file ends after its last whole record."""
+    nb, n = 3, 300
+    base = ladder(n, nb) + "fssim=inputs=%d:algo=float+int+block+psnr:" % (nb + 1)
+    for fmt in ("json", "csv"):
+        log = path("xfsz.%s" % fmt)
+        stats = path("xfsz_%d.txt")
+        remove(log, *[stats % (k + 1) for k in range(nb)])
+        rc, _, err = run(["-lavfi", base + "log_fmt=%s:log_path=%s:stats_file=%s" % (
+            fmt, log, stats), "-f", "null", "-"], preexec_fn=default_xfsz(20 * 1024))
+        desc = "ulimit -f 20, SIGXFSZ at its default, a 4-input ladder, %s log" % fmt.upper()
+        tap.ok(rc is not None and rc > 0 and not CRASH.search(err) and
+               re.search(r"Could not write the (log|stats) file \S+: File too large", err),
+               "%s: the run fails naming the file and the error, not killed by SIGXFSZ "
+               "(exit %r)" % (desc, rc), err[-1500:])
+        text = open(log).read() if os.path.exists(log) else ""
+        if fmt == "json":
+            lg, why = parse_json(text)
+            good = lg is not None and lg.get("frame_count") == len(lg.get("frames", [])) and \
+                [f["n"] for f in lg["frames"]] == list(range(lg["frame_count"])) and \
+                lg.get("complete") is False
+        else:
+            header, rows, comments = csv_rows(text)
+            good = text.endswith("\n") and all(len(r) == len(header) for r in rows) and \
+                comments[-1:] == ["# complete=0"]
+            why = text[-300:]
+        tap.ok(good, "%s: the log holds whole frames and says it is not complete" % desc,
+               "%s\n...%s" % (why, text[-300:]))
+        lines = []
+        for k in range(nb):
+            if os.path.exists(stats % (k + 1)):
+                t = open(stats % (k + 1)).read()
+                lines.append(not t or (t.endswith("\n") and all(
+                    l.startswith("n:") and l.count("n:") == 1 for l in t.splitlines())))
+        tap.ok(lines and all(lines), "%s: every stats file holds whole lines" % desc)
+
+
+def whole_frames(args, log):
+    """The frames of a whole run's JSON log (None: the run failed)."""
+    remove(log)
+    rc, _, err = run(args, timeout=300)
+    if rc != 0:
+        tap.diag(err[-1000:])
+        return None
+    return ft.load_log(log)["frames"]
+
+
+def wait_csv_rows(path, n, proc, timeout=60):
+    """Wait until the CSV log at path holds n data rows, while proc runs."""
+    end = time.time() + timeout
+    while time.time() < end and proc.poll() is None:
+        if os.path.exists(path):
+            with open(path) as f:
+                if sum(1 for l in f if l[:1].isdigit()) >= n:
+                    return True
+        time.sleep(0.05)
+    return False
+
+
+def stopped_run(args, log, sig, frames=30):
+    """Run args, send sig once its log holds frames frames (rows of a CSV
+    log).  (exit status, stderr, the log's text)."""
+    remove(log)
+    p = subprocess.Popen(cmd(*args), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wait = wait_csv_rows if log.endswith(".csv") else ft.wait_log_frames
+    started = wait(log, frames, p)
+    p.send_signal(sig)
+    try:
+        _, err = p.communicate(timeout=60)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        p.kill()
+        _, err = p.communicate()
+        rc = None
+    err = err.decode(errors="replace")
+    if not started:
+        err = "(the log never reached %d frames)\n" % frames + err
+    return rc, err, open(log).read() if os.path.exists(log) else ""
+
+
+def re_inputs(seconds, realtime):
+    """Two demuxed inputs, main blurred, read at their rate or not."""
+    re_ = ["-re"] if realtime else []
+    return re_ + ["-f", "lavfi", "-i", "testsrc2=s=64x48:r=25:d=%d,avgblur=2" % seconds] + \
+        re_ + ["-f", "lavfi", "-i", "testsrc2=s=64x48:r=25:d=%d" % seconds]
+
+
+def test_stop_signals():
+    """A run stopped by SIGINT/SIGTERM is not complete, and no frame paired
+    after the stop (the inputs end one by one, and framesync repeats the
+    last frame of the first to end) is logged."""
+    nb = 3
+    opts = "inputs=%d:algo=float+int+psnr" % (nb + 1)
+    whole = path("stop_whole.json")
+    inputs, pads = lavfi_ladder(nb, dur=120)
+    ref = whole_frames(inputs + ["-lavfi", pads + "fssim=%s:log_path=%s" % (opts, whole),
+                                 "-f", "null", "-"], whole)
+    inputs, pads = lavfi_ladder(nb)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        name = signal.Signals(sig).name
+        log = path("stop.json")
+        rc, err, text = stopped_run(inputs + ["-lavfi", pads + "fssim=%s:log_path=%s" % (
+            opts, log), "-f", "null", "-"], log, sig)
+        lg, why = parse_json(text)
+        tap.ok(rc is not None and rc > 0 and lg is not None and lg.get("complete") is False and
+               "pooled" in lg and not CRASH.search(err) and
+               re.search(r"The run was stopped by %s" % name, err),
+               "a ladder of demuxed inputs stopped by %s: \"complete\": false, pooled values, "
+               "a warning that says so" % name,
+               "exit %r, %s, complete %r\n%s" % (rc, why, lg and lg.get("complete"), err[-1500:]))
+        if lg is None or ref is None:
+            tap.ok(False, "a ladder stopped by %s: every logged frame is the whole run's" % name,
+                   why)
+            continue
+        k = len(lg["frames"])
+        good, diag = frames_ok(lg, ref, "stopped by %s" % name)
+        tap.ok(good and 0 < k < len(ref),
+               "a ladder stopped by %s: its %d frames are the whole run's, none scored against "
+               "another frame than its pair" % (name, k), diag)
+    log = path("stop.csv")
+    rc, err, text = stopped_run(inputs + ["-lavfi", pads + "fssim=%s:log_fmt=csv:log_path=%s" % (
+        opts, log), "-f", "null", "-"], log, signal.SIGINT)
+    header, rows, comments = csv_rows(text)
+    tap.ok(rc is not None and rc > 0 and comments[-1:] == ["# complete=0"] and
+           "\nmean," in text and not CRASH.search(err),
+           "CSV log of a ladder stopped by SIGINT: # complete=0, with its pooled rows",
+           "exit %r\n%s\n%s" % (rc, text[-400:], err[-1200:]))
+    # fssim3d: its held frames are scored with the window truncated at the
+    # last frame paired, as in a whole run of those frames
+    log = path("stop3d.json")
+    rc, err, text = stopped_run(re_inputs(120, False) + [
+        "-lavfi", "[0:v][1:v]fssim3d=depth=5:log_path=" + log, "-f", "null", "-"], log,
+        signal.SIGINT)
+    lg, why = parse_json(text)
+    k = len(lg["frames"]) if lg else 0
+    ref3d = whole_frames([a.replace(":d=120", ":d=120,trim=end_frame=%d" % k)
+                          for a in re_inputs(120, False)] +
+                         ["-lavfi", "[0:v][1:v]fssim3d=depth=5:log_path=" + path("stop3d_ref.json"),
+                          "-f", "null", "-"], path("stop3d_ref.json")) if k else None
+    tap.ok(rc is not None and rc > 0 and lg is not None and lg.get("complete") is False and
+           ref3d is not None and lg["frames"] == ref3d and 0 < k < 3000,
+           "fssim3d stopped by SIGINT: not complete, and its %d frames are those of a whole run "
+           "of the first %d frame pairs (the held ones with the window truncated)" % (k, k),
+           "exit %r, %s\n%s" % (rc, why, err[-1200:]))
+    # two inputs read at their rate (-re), stopped: the inputs end at
+    # different frames, and the other input's last frames would be scored
+    # against the repeated last frame of the first to end
+    log = path("stop_re.json")
+    ref_re = whole_frames(re_inputs(4, False) + ["-lavfi", "[0:v][1:v]fssim=log_path=" + log,
+                                                 "-f", "null", "-"], log)
+    bad = []
+    for attempt in range(3):
+        rc, err, text = stopped_run(re_inputs(4, True) + [
+            "-lavfi", "[0:v][1:v]fssim=log_path=" + log, "-f", "null", "-"], log,
+            signal.SIGTERM, frames=20)
+        lg, why = parse_json(text)
+        if lg is None or ref_re is None:
+            bad.append("run %d: %s" % (attempt, why))
+            continue
+        good, diag = frames_ok(lg, ref_re, "run %d" % attempt)
+        if not good or lg.get("complete") is not False or len(lg["frames"]) >= len(ref_re):
+            bad.append(diag + ", complete %r" % lg.get("complete"))
+    tap.ok(not bad, "two inputs read at their rate (-re), SIGTERM, three runs: every logged "
+           "frame is the whole run's, none scored against a repeated reference frame, and "
+           "the log is not complete", "\n".join(bad))
+
+
+def test_full_at_close():
+    """The disk fills while the pooled values are written: the run fails,
+    and the log ends after its last whole frame, not complete."""
+    nb, n = 3, 100
+    base = ladder(n, nb) + "fssim=inputs=%d:algo=float+int+block+psnr:" % (nb + 1)
+    for fmt in ("json", "csv"):
+        whole = path("close_whole.%s" % fmt)
+        rc, _, err = run(["-lavfi", base + "log_fmt=%s:log_path=%s" % (fmt, whole), "-f",
+                          "null", "-"])
+        text = open(whole).read() if rc == 0 else ""
+        if '\n  ],\n  "frame_count"' not in text and "\nmean," not in text:
+            tap.ok(False, "the disk full at close, %s log: a whole run" % fmt.upper(), err[-800:])
+            continue
+        if fmt == "json":
+            tail = '\n  ],\n  "frame_count": %d,\n  "complete": false\n}\n' % n
+            limit = text.index('\n  ],\n  "frame_count"') + len(tail) + 16
+        else:
+            limit = text.index("\nmean,") + 1 + 40
+        log = path("close_full.%s" % fmt)
+        remove(log)
+        rc, _, err = run(["-lavfi", base + "log_fmt=%s:log_path=%s" % (fmt, log), "-f", "null",
+                          "-"], preexec_fn=limit_fsize(limit))
+        text = open(log).read() if os.path.exists(log) else ""
+        desc = "the disk full at close (%d of %d bytes), %s log" % (
+            limit, os.path.getsize(whole), fmt.upper())
+        tap.ok(rc is not None and rc > 0 and not CRASH.search(err) and
+               re.search(r"Could not write the log file %s: File too large" % re.escape(log),
+                         err),
+               "%s: the run fails (exit %r), naming the log and the error" % (desc, rc),
+               err[-1500:])
+        if fmt == "json":
+            lg, why = parse_json(text)
+            good = lg is not None and lg["frame_count"] == n and lg["complete"] is False and \
+                "pooled" not in lg
+        else:
+            header, rows, comments = csv_rows(text)
+            why = text[-300:]
+            good = len(rows) == n * nb and comments[-2:] == ["# frames=%d" % n,
+                                                            "# complete=0"]
+        tap.ok(good, "%s: every frame, no pooled values, not complete" % desc, why)
+
+
+def test_stdout_names():
+    """/dev/stdout and /proc/self/fd/1 are stdout: on a regular file they
+    write where stdout is, after what the shell wrote, as - does."""
+    for name in ("/dev/stdout", "/proc/self/fd/1", "-"):
+        for redir in (">", ">>"):
+            out = path("stdout.txt")
+            with open(out, "w") as f:
+                f.write("OLD\n")
+            script = '{ echo PRE; "$FFMPEG" -hide_banner -nostdin -v error -lavfi "$GRAPH" ' \
+                     '-f null -; echo POST; } %s "$OUT"' % redir
+            env = dict(os.environ, FFMPEG=ft.FFMPEG, OUT=out,
+                       GRAPH=ladder(5, 2) + "fssim=inputs=3:algo=int:log_path=" + name)
+            p = subprocess.run(["bash", "-c", script], env=env, stderr=subprocess.PIPE,
+                               timeout=120)
+            text = open(out).read()
+            head = ("OLD\n" if redir == ">>" else "") + "PRE\n"
+            lg, why = parse_json(text[len(head):-len("POST\n")]) \
+                if text.startswith(head) and text.endswith("}\nPOST\n") else (None, "")
+            tap.ok(p.returncode == 0 and lg is not None and lg.get("frame_count") == 5,
+                   "log_path=%s, stdout %s a regular file: what the shell wrote, then one "
+                   "JSON document, then what it writes after" % (name, redir),
+                   "exit %d %s\n%r\n%s" % (p.returncode, why, text[:300] + " ... " + text[-200:],
+                                           p.stderr[-800:]))
+    # the same file by its name while the shell writes it as stdout
+    out = path("stdout_named.txt")
+    script = '{ echo PRE; "$FFMPEG" -hide_banner -nostdin -v error -lavfi "$GRAPH" -f null -; ' \
+             'echo POST; } > "$OUT"'
+    env = dict(os.environ, FFMPEG=ft.FFMPEG, OUT=out, GRAPH=pair(3) + "fssim=log_fmt=csv:"
+               "log_path=" + out)
+    p = subprocess.run(["bash", "-c", script], env=env, stderr=subprocess.PIPE, timeout=120)
+    text = open(out).read()
+    tap.ok(p.returncode == 0 and text.startswith("PRE\n# filter=fssim ") and
+           text.endswith("# frames=3\n# complete=1\nPOST\n"),
+           "log_path naming the file that is stdout: written as stdout, not truncated",
+           text[:200] + " ... " + text[-200:])
+
+
+def fake_cuda_env(**extra):
+    """The environment of a run on the stand-in CUDA driver, or None."""
+    if os.environ.get("FSSIM_CUDA", "") in ("", "no") or not ft.has_filter("fssim3d"):
+        return None
+    fake = os.environ.get("FSSIM_FAKE_CUDA") or os.path.join(
+        os.environ.get("top_builddir", "."), "tests", "cuda", "fake")
+    if not os.path.exists(os.path.join(fake, "libcuda.so.1")):
+        return None
+    e = dict(os.environ, **{k: str(v) for k, v in extra.items()})
+    e["LD_LIBRARY_PATH"] = fake + (":" + e["LD_LIBRARY_PATH"] if e.get("LD_LIBRARY_PATH")
+                                   else "")
+    if os.environ.get("FFMPEG_TREE"):
+        e.setdefault("FSSIM_FAKE_CUDA_PTX", os.path.join(os.environ["FFMPEG_TREE"],
+                                                        "libavfilter", "fssim"))
+    return e
+
+
+RING_REFUSED = re.compile(r"the ring of \d+ moment sets needs ([\d.]+) MiB, but ([\d.]+) MiB "
+                          r"of (host|device) memory is available once the ([\d.]+) MiB reserved "
+                          r"for the ring of 1 other fssim3d filter of this process is counted")
+
+
+def two_rings(hw, up, env):
+    """Two fssim3d filters of one graph, 160x120 yuv444p, depth=5."""
+    g = ("testsrc2=s=160x120:r=25,trim=end_frame=4,format=yuv444p%s,split=4[a][b][c][d];"
+         "[a][b]fssim3d=depth=5[o1];[c][d]fssim3d=depth=5[o2]" % up)
+    p = subprocess.run(cmd(*hw, "-lavfi", g, "-map", "[o1]", "-f", "null", "-", "-map", "[o2]",
+                           "-f", "null", "-"), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       env=env, timeout=300)
+    return p.returncode, p.stderr.decode(errors="replace")
+
+
+def ring_bytes(err):
+    m = re.search(r"ring of \d+ moment sets, ([\d.]+) MiB", err)
+    return float(m.group(1)) * 1048576 if m else None
+
+
+def test_rings_of_a_process():
+    """Two fssim3d filters of one process: the second ring is checked
+    against what the first has left, on the host, a CUDA device and a
+    Vulkan device, whether or not the system's count shows the first."""
+    kinds = [("host memory", [], "", lambda **e: dict(os.environ, **e), "FSSIM_MEMORY_AVAILABLE")]
+    vk = ["-init_hw_device", "vulkan=vk", "-filter_hw_device", "vk"]
+    if ft.has_filter("fssim_vulkan") and run(vk + ["-lavfi", "color=s=64x64:d=0.04,hwupload",
+                                                   "-f", "null", "-"])[0] == 0:
+        kinds.append(("Vulkan device memory", vk, ",hwupload",
+                      lambda **e: dict(os.environ, **e), "FSSIM_MEMORY_AVAILABLE"))
+    else:
+        tap.skip("two fssim3d rings on one Vulkan device", "no Vulkan device")
+    if fake_cuda_env() is not None:
+        # the stand-in driver's free memory does not fall as rings are allocated
+        kinds.append(("CUDA device memory (the stand-in driver's)",
+                      ["-init_hw_device", "cuda=cu", "-filter_hw_device", "cu"], ",hwupload",
+                      fake_cuda_env, "FSSIM_FAKE_CUDA_FREE"))
+    else:
+        tap.skip("two fssim3d rings on one CUDA device", "no stand-in CUDA driver")
+    for desc, hw, up, make_env, var in kinds:
+        rc, err = two_rings(hw, up, make_env(**{var: str(1 << 34)}))
+        one = ring_bytes(err)
+        if rc != 0 or not one:
+            tap.ok(False, "fssim3d, %s: two small rings" % desc, err[-1500:])
+            continue
+        # room for one ring and a half
+        rc, err = two_rings(hw, up, make_env(**{var: str(int(one * 1.5))}))
+        m = RING_REFUSED.search(err)
+        tap.ok(rc is not None and rc > 0 and m and abs(float(m.group(4)) * 1048576 - one) <
+               0.1 * 1048576 and err.count("moment sets, ") == 1,
+               "fssim3d, %s for 1.5 rings: the second filter's ring is refused, naming the "
+               "first one's" % desc, err[-1500:])
+        rc, err = two_rings(hw, up, make_env(**{var: str(int(one * 2.2))}))
+        tap.ok(rc == 0 and err.count("moment sets, ") == 2,
+               "fssim3d, %s for 2.2 rings: both rings fit" % desc, err[-1500:])
+    if sanitized():
+        tap.skip("fssim3d, two rings of 60% of the host's memory", SANITIZED)
+        return
+    # the host as it is: learn what is available, then ask for 0.6 of it twice
+    rc, _, err = run(["-lavfi", "color=s=8192x8192:d=0.04,format=gray16,split[a][b];"
+                      "[a][b]fssim3d=depth=63", "-f", "null", "-"], preexec_fn=limit_as(16 << 30))
+    m = re.search(r"but ([\d.]+) MiB of host memory is available", err)
+    if not m:
+        tap.ok(False, "fssim3d: the host memory available", err[-1500:])
+        return
+    avail = float(m.group(1)) * 1048576
+    # gray, padding=valid: 5 doubles per position and ring slot
+    side = int(math.sqrt(0.6 * avail / (63 * 40))) + 10
+    g = ("color=s=%dx%d:d=0.04,format=gray,split=4[a][b][c][d];[a][b]fssim3d=depth=63[o1];"
+         "[c][d]fssim3d=depth=63[o2]" % (side, side))
+    rc, _, err = run(["-lavfi", g, "-map", "[o1]", "-f", "null", "-", "-map", "[o2]", "-f",
+                      "null", "-"], timeout=300)
+    tap.ok(rc is not None and rc > 0 and RING_REFUSED.search(err),
+           "fssim3d, two filters whose rings take 0.6 of the host's %.0f MiB each: the second "
+           "is refused" % (avail / 1048576), err[-1500:])
+
+
+def test_csv_filter_line():
+    """The # filter= line reads back as it was written: spaces in a value do
+    not start another option."""
+    log = path("title.csv")
+    title = "my title seg_end=7 algo=psnr"
+    rc, _, err = run(["-lavfi", pair(3) + "fssim=log_fmt=csv:log_path=%s:title=%s" % (
+        log, title), "-f", "null", "-"])
+    from fssim_farm import logs as farm_logs
+    opts = farm_logs.read_csv(log).options if rc == 0 else {}
+    tap.ok(rc == 0 and opts.get("title") == title and opts.get("algo") == "float+int" and
+           "seg_end" not in opts,
+           "CSV: title='%s' reads back as the title, not as seg_end and algo" % title,
+           "%r\n%s" % (opts, err[-800:]))
+
+
+def test_not_utf8():
+    """Bytes that are not UTF-8 in title or log_path: the logs are UTF-8
+    (JSON requires it), with U+FFFD for them, as Python decodes them."""
+    title = b"caf\xe9 \xe2\x82 \xc3\xa9"
+    want = title.decode("utf-8", "replace")
+    for fmt in ("json", "csv"):
+        log = os.path.join(os.fsencode(D), b"na\xefve." + fmt.encode())
+        if os.path.exists(log):
+            os.unlink(log)
+        graph = pair(3).encode() + b"fssim=log_fmt=" + fmt.encode() + b":log_path=" + log + \
+            b":title=" + title
+        p = subprocess.run([ft.FFMPEG, "-hide_banner", "-nostdin", "-y", "-lavfi", graph, "-f",
+                            "null", "-"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           timeout=120)
+        data = open(log, "rb").read() if os.path.exists(log) else b""
+        try:
+            text, why = data.decode("utf-8"), None
+        except UnicodeDecodeError as e:
+            text, why = None, str(e)
+        opts = {}
+        if text is not None and fmt == "json":
+            lg, why = parse_json(text)
+            opts = lg["options"] if lg else {}
+        elif text is not None:
+            from fssim_farm import logs as farm_logs
+            opts = farm_logs.read_csv(log.decode(errors="replace"), text).options
+        tap.ok(p.returncode == 0 and text is not None and opts.get("title") == want and
+               opts.get("log_path") == log.decode("utf-8", "replace"),
+               "%s log, title and log_path with bytes that are not UTF-8: the log is UTF-8, "
+               "with U+FFFD for them" % fmt.upper(), "%s %r" % (why, opts))
+
+
+def test_segment_numbers():
+    """Segment numbers go up to 2^53 - 1, which the option parser and every
+    JSON reader hold exactly; larger ones are refused, not rounded."""
+    top = (1 << 53) - 1
+    for opts, what in (("seg_base=9223372036854775807:seg_start=9223372036854775807",
+                        "INT64_MAX"),
+                       ("seg_base=%d:seg_start=%d" % (top + 2, top + 2), "2^53 + 1"),
+                       ("seg_end=%d" % (top + 1), "seg_end=2^53")):
+        rc, _, err = run(["-lavfi", pair(3) + "fssim=stats_file=%s:%s" % (path("seg.txt"),
+                                                                           opts),
+                          "-f", "null", "-"])
+        tap.ok(rc is not None and rc > 0 and "title frame numbers go up to %d" % top in err,
+               "segment numbers at %s: refused, naming the largest" % what, err[-800:])
+    log, stats = path("seg.json"), path("seg.txt")
+    rc, _, err = run(["-lavfi", pair(2) + "fssim=log_path=%s:stats_file=%s:seg_base=%d:"
+                      "seg_start=%d" % (log, stats, top - 1, top - 1), "-f", "null", "-"])
+    lg = ft.load_log(log) if rc == 0 else {}
+    lines = open(stats).read().split() if rc == 0 else []
+    tap.ok(rc == 0 and [f["n"] for f in lg["frames"]] == [top - 1, top] and
+           lg["options"]["seg_start"] == str(top - 1) and
+           [l for l in lines if l.startswith("n:")] == ["n:%d" % top, "n:%d" % (top + 1)],
+           "seg_base=seg_start=2^53 - 2: frames n = 2^53 - 2 and 2^53 - 1, exactly",
+           err[-800:])
+    rc, _, err = run(["-lavfi", pair(3) + "fssim=log_path=%s:seg_base=%d:seg_start=%d" % (
+        log, top - 1, top - 1), "-f", "null", "-"])
+    lg, why = parse_json(open(log).read())
+    tap.ok(rc is not None and rc > 0 and "past %d" % top in err and lg is not None and
+           lg["frame_count"] == 2,
+           "a third frame would be 2^53: the run fails, the log holds the two before",
+           "%s\n%s" % (why, err[-800:]))
+
+
+def test_unconfigured_csv():
+    """A CSV log of a filter refused at configuration says so, as the JSON
+    log does, rather than being an empty file."""
+    log = path("unconfigured.csv")
+    remove(log)
+    rc, _, err = run(["-lavfi", "testsrc2=s=64x48:d=0.12,format=yuv420p,split[a][b];"
+                      "[b]format=gbrp[r];[a][r]fssim=log_fmt=csv:log_path=%s" % log,
+                      "-f", "null", "-"])
+    text = open(log).read() if os.path.exists(log) else ""
+    tap.ok(rc is not None and rc > 0 and text == "# filter=fssim\n# error=the\\x20filter"
+           "\\x20was\\x20not\\x20configured\n# frames=0\n# complete=0\n",
+           "CSV log of a filter refused at configuration: the error, frames=0, complete=0",
+           "%r\n%s" % (text, err[-600:]))
+
+
+def test_stdout_muxed():
+    """A log or stats file on stdout while a muxer of the process writes
+    stdout too: refused, as two writers of one file are."""
+    out = path("muxed.y4m")
+    for opt, output in (("log_path=-", ["-f", "yuv4mpegpipe", "-"]),
+                        ("stats_file=-", ["-f", "yuv4mpegpipe", "pipe:"]),
+                        ("log_path=/dev/stdout", ["-f", "yuv4mpegpipe", "pipe:1"]),
+                        ("log_fmt=csv:log_path=-", ["-f", "yuv4mpegpipe", "/dev/stdout"])):
+        rc, text, err = run(["-lavfi", pair(3) + "fssim=" + opt] + output)
+        tap.ok(rc is not None and rc > 0 and re.search(r"is stdout, which another output of "
+                                                       r"this process writes too", err) and
+               '"filter"' not in text and "# filter=" not in text,
+               "%s with %s: refused, nothing of the log on stdout" % (opt, " ".join(output)),
+               "exit %r\n%r\n%s" % (rc, text[:200], err[-800:]))
+    rc, text, err = run(["-lavfi", pair(3) + "fssim=log_path=-", "-f", "yuv4mpegpipe", out])
+    lg, why = parse_json(text)
+    tap.ok(rc == 0 and lg is not None and lg["frame_count"] == 3,
+           "log_path=- with the output in a file: the log on stdout", "%s\n%s" % (why,
+                                                                             err[-800:]))
+
+
+def test_csv_mse_pooled():
+    """The CSV's mse columns are pooled as psnr's psnr_of_mean_mse only: their
+    fields in the pooled rows are empty (doc/outputs.md#csv-log)."""
+    log = path("mse.csv")
+    rc, _, err = run(["-lavfi", pair(3) + "fssim=algo=psnr:log_fmt=csv:log_path=" + log,
+                      "-f", "null", "-"])
+    header, rows, _ = csv_rows(open(log).read())
+    mse = [i for i, c in enumerate(header) if c.startswith("mse.")]
+    pooled = [r for r in rows if not r[0].isdigit()]
+    tap.ok(rc == 0 and len(pooled) == 8 and mse and
+           all(r[i] == "" for r in pooled for i in mse) and
+           all(r[i] != "" for r in pooled for i in range(3, mse[0])),
+           "CSV psnr log: every psnr column pooled, the mse columns empty in the pooled rows",
+           "\n".join(",".join(r) for r in pooled))
+
+
+TESTS = [test_streams, test_kills, test_disk_full, test_two_writers, test_pool_memory,
+         test_ring, test_csv_comments, test_empty_rendition, test_stats_template,
+         test_nothing_scored, test_misaligned, test_hints, test_size_limit_signal,
+         test_stop_signals, test_full_at_close, test_stdout_names, test_rings_of_a_process,
+         test_csv_filter_line, test_not_utf8, test_segment_numbers, test_unconfigured_csv,
+         test_stdout_muxed, test_csv_mse_pooled]
+
+
 def main():
-    test_streams()
-    test_kills()
-    test_disk_full()
-    test_two_writers()
-    test_pool_memory()
-    test_ring()
-    test_csv_comments()
-    test_empty_rendition()
-    test_stats_template()
-    test_nothing_scored()
-    test_misaligned()
-    test_hints()
+    # FSSIM_LOGS_ONLY=test_a,test_b runs only those (to replay one part)
+    only = [t for t in os.environ.get("FSSIM_LOGS_ONLY", "").split(",") if t]
+    for test in TESTS:
+        if not only or test.__name__ in only:
+            test()
     tap.done()
 
 

@@ -260,12 +260,13 @@ def count_out(stderr):
 
 
 def framesync_run(d, main, ref, opts, tag):
-    """fssim and FFmpeg ssim with the same framesync options: frames out,
-    frames scored, fssim's log."""
+    """fssim with pairing=framesync and FFmpeg ssim with the same framesync
+    options: frames out, frames scored, fssim's log."""
     log_path = os.path.join(d, tag + ".json")
     stats = os.path.join(d, tag + ".ssim")
     sep = ":" if opts else ""
-    p = lavfi(main, ref, "[0:v][1:v]fssim=algo=int%s%s:log_path=%s,showinfo" % (sep, opts, log_path))
+    p = lavfi(main, ref, "[0:v][1:v]fssim=algo=int:pairing=framesync%s%s:log_path=%s,showinfo" %
+              (sep, opts, log_path))
     q = lavfi(main, ref, "[0:v][1:v]ssim=stats_file=%s%s%s,showinfo" % (stats, sep, opts))
     with open(stats) as f:
         ssim_scored = len(f.read().splitlines())
@@ -314,6 +315,27 @@ def test_framesync(tap, d, main, ref):
     fo, fs, so, ss, log = framesync_run(d, main, longer, "shortest=1", "fs_longref_shortest")
     tap.ok((fo, fs) == (so, ss) == (N, N), "a longer reference with shortest=1: %d frames" % N,
            "fssim %d/%d ssim %d/%d" % (fo, fs, so, ss))
+
+    # pairing=nearest (the default): nothing is repeated, what lacks a pair
+    # is counted; shortest and eof_action=endall end with the first input
+    for ref_, opts, out, scored, counts, what in (
+            (short, "", N, 3, (3, 0, 2), "a 3-frame reference: the 2 main frames after it go "
+             "out unscored, counted in excess"),
+            (short, "shortest=1", 3, 3, (3, 0, 0), "shortest=1 ends with the 3-frame reference"),
+            (short, "eof_action=endall", 3, 3, (3, 0, 0), "eof_action=endall ends with it too"),
+            (longer, "", N, N, (N, 2, 0), "a reference 2 frames longer: the main frames are "
+             "scored, the 2 reference frames it lacks counted")):
+        log_path = os.path.join(d, "near_%s.json" % (opts.replace("=", "_") or len(ref_.frames)))
+        p = lavfi(main, ref_, "[0:v][1:v]fssim=algo=int%s:log_path=%s,showinfo" % (
+            ":" + opts if opts else "", log_path))
+        log = ft.load_log(log_path)
+        e = log.get("pairing", {}).get("inputs", [{}])[0]
+        tap.ok((count_out(p.stderr), log["frame_count"]) == (out, scored) and
+               (e.get("paired"), e.get("lacks"), e.get("excess")) == counts and
+               ints(log) == ints(full, 0, scored),
+               "pairing=nearest, %s: %s (%d out, %d scored)" % (opts or "no option", what, out,
+                                                                scored),
+               (count_out(p.stderr), log["frame_count"], log.get("pairing")))
 
 
 def test_threads(tap, d):

@@ -3,9 +3,9 @@
 
 With the tool patches, an input of fssim that the graph is not waiting for
 keeps being decoded while it has room: up to as many frames ahead of the
-graph's requests as a frame thread queue holds (2), no more.  FFmpeg's own
-tool (configure --disable-tool-patches) decodes only the input the graph
-waits for.
+graph's requests as a frame thread queue holds (2), no more, or as many as
+-filter_readahead says.  FFmpeg's own tool (configure
+--disable-tool-patches) decodes only the input the graph waits for.
 
 The two inputs are y4m streams that this test writes into named pipes, so
 that the test decides when each frame exists; the evidence is the order of
@@ -13,7 +13,8 @@ events, never their timing.  Once ffmpeg has started its threads ("Press
 [q] to stop"), the reference's 30 frames are written while the main input
 has delivered none, so the graph waits for the main input; -debug_ts logs
 every frame a decoder produces.  The patched tool decodes exactly two
-reference frames meanwhile (the check waits as long as it takes); FFmpeg's
+reference frames meanwhile, five with -filter_readahead 5 (the check waits
+as long as it takes); FFmpeg's
 own decodes none (the check waits a second: it cannot fail on a slow
 machine, and a tool that decoded ahead would show it).  Then the main
 input's frames are written and every frame must be scored, with the scores
@@ -42,8 +43,8 @@ work = ft.workdir("tool-sched")
 class Run:
     """ffmpeg reading two named pipes, its log collected as it comes."""
 
-    def __init__(self, main_pipe, ref_pipe, log_path):
-        args = [ft.FFMPEG, "-hide_banner", "-y", "-debug_ts"]
+    def __init__(self, main_pipe, ref_pipe, log_path, extra=()):
+        args = [ft.FFMPEG, "-hide_banner", "-y", "-debug_ts"] + list(extra)
         for p in (main_pipe, ref_pipe):
             args += ["-nofind_stream_info", "-f", "yuv4mpegpipe", "-i", p]
         args += ["-lavfi", "[0:v][1:v]fssim=log_path=%s:log_fmt=json" % log_path,
@@ -89,7 +90,8 @@ def y4m_parts(clip):
     return header + b"\n", frames
 
 
-def main():
+def main(readahead=None):
+    """One run; readahead: -filter_readahead's value, None: not given."""
     main_clip = ft.natural_clip(W, H, N, FMT, work, name="main", container="y4m",
                                 distort=dict(blur=1.0, noise=3.0))
     ref_clip = ft.natural_clip(W, H, N, FMT, work, name="ref", container="y4m")
@@ -105,7 +107,10 @@ def main():
     main_head, main_frames = y4m_parts(main_clip)
     ref_head, ref_frames = y4m_parts(ref_clip)
 
-    run = Run(main_pipe, ref_pipe, log_path)
+    extra = ["-filter_readahead", str(readahead)] if readahead else []
+    ahead = readahead or READAHEAD
+    what = "-filter_readahead %d" % readahead if readahead else "by default"
+    run = Run(main_pipe, ref_pipe, log_path, extra)
     # ffmpeg opens the inputs one after the other, reading their headers
     with open(main_pipe, "wb", buffering=0) as main_w:
         main_w.write(main_head)
@@ -115,13 +120,13 @@ def main():
             t.ok(started, "ffmpeg starts its threads on two named pipes", run.log()[-3000:])
             ref_w_thread = writer_from(ref_w, ref_frames)
             if PATCHED:
-                got = run.wait_for(lambda s: len(DECODED_REF.findall(s)) >= READAHEAD, 120)
+                got = run.wait_for(lambda s: len(DECODED_REF.findall(s)) >= ahead, 120)
                 time.sleep(1.0)
                 n = run.decoded_ref()
-                t.ok(got and n == READAHEAD,
-                     "patched tool: while the graph waits for the main input, the reference is "
-                     "decoded %d frames ahead, no more (decoded %d of %d)" % (READAHEAD, n, N),
-                     run.log()[-3000:])
+                t.ok(got and n == ahead,
+                     "patched tool, %s: while the graph waits for the main input, the "
+                     "reference is decoded %d frames ahead, no more (decoded %d of %d)"
+                     % (what, ahead, n, N), run.log()[-3000:])
             else:
                 run.wait_for(lambda s: DECODED_REF.search(s) is not None, 1.0)
                 n = run.decoded_ref()
@@ -140,7 +145,7 @@ def main():
     run.reader.join(10)
     got = ft.load_log(log_path) if rc == 0 and os.path.exists(log_path) else None
     t.ok(got is not None and got["frames"] == want["frames"],
-         "every frame of the pipes is scored, as from files (%d frames)" % N,
+         "%s: every frame of the pipes is scored, as from files (%d frames)" % (what, N),
          "exit %s\n%s" % (rc, run.log()[-3000:]))
     for p in (main_pipe, ref_pipe):
         os.unlink(p)
@@ -160,4 +165,6 @@ def writer_from(f, chunks):
 
 
 main()
+if PATCHED:
+    main(readahead=5)
 t.done()

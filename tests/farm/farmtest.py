@@ -90,11 +90,12 @@ def segment_runs(d, tag, filter_name, ref, dists, options, fmt="json", frames=20
     ctx = segments.context_frames(filter_name, options)
     segs = segments.plan(pr, frames, ctx)
     title = segments.input_identity(dists + [ref])
+    starts = [segments.first_frame_time(p, ft.FFPROBE) for p in dists + [ref]]
     paths = []
     for s in segs:
         p = os.path.join(d, "%s_%s" % (tag, s.name(fmt)))
         ft.run(segments.command(ft.FFMPEG, filter_name, ref, dists, options, p, fmt, title, s,
-                                pr, progress=False, **kw))
+                                pr, progress=False, starts=starts, **kw))
         paths.append(p)
     return segs, paths, title
 

@@ -128,8 +128,10 @@ def main():
     pr = segments.probe(ref8, ft.FFPROBE)
     seg = segments.plan(pr, 20)[1]
     short = os.path.join(d, "short.json")
+    starts = [segments.first_frame_time(p, ft.FFPROBE) for p in dists8[:1] + [ref8]]
     cmd = segments.command(ft.FFMPEG, "fssim", ref8, dists8[:1], ALL, short, "json",
-                           json.load(open(a))["options"]["title"], seg, pr, progress=False)
+                           json.load(open(a))["options"]["title"], seg, pr, progress=False,
+                           starts=starts)
     ft.run(cmd[:-3] + ["-frames:v", "5"] + cmd[-3:])
     refused(tap, "a run cut short (-frames:v 5)", [a, short, c], ["not complete", short], out)
     csvs = [p for p in os.listdir(d) if p.startswith("ladder8_csv_seg")]

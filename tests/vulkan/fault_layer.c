@@ -19,13 +19,15 @@
  */
 
 /*
- * A Vulkan layer for fssim's tests that fakes a lost device, so that the
- * GPU error paths of fssim_vulkan run on any Vulkan driver (lavapipe).
+ * A Vulkan layer for fssim's tests that fakes a lost or a hung device, so
+ * that the GPU error paths of fssim_vulkan run on any Vulkan driver
+ * (lavapipe).
  *
  * Loaded by the loader from fault_layer.json next to this library:
  *     VK_ADD_LAYER_PATH=<dir> VK_INSTANCE_LAYERS=VK_LAYER_FSSIM_fault
  * and set up by the environment:
  *     FSSIM_FAULT="device_lost_after=N[,scope=all|dispatch]"
+ *     FSSIM_FAULT="stall_after=N[,stall=dispatch|decode]"
  *
  * A "frame" is a queue submission holding a command buffer that records a
  * compute dispatch (what fssim_vulkan submits once per frame; hwupload's
@@ -37,6 +39,15 @@
  *     such submissions fail; the uploads keep working, so that the error
  *     reaches the filter itself while the run goes on.
  * N = 0: the first frame's submission already fails.
+
+stall_after=N: a hung device.  After N submissions of the kind stalled
+(stall=dispatch, the default: those with a compute dispatch, fssim_vulkan's
+frames; stall=decode: those with a video decode, a Vulkan Video decoder's
+frames), the fences of every later one never signal as far as the
+application can tell: vkGetFenceStatus returns VK_NOT_READY, and
+vkWaitForFences returns VK_TIMEOUT once its timeout has passed, or never
+returns when the timeout is UINT64_MAX, as on a hung device.  The work
+itself runs, so that nothing the application frees is still in use.
  *
  * Work already handed to the driver still runs to its end: before any
  * loss is reported the layer waits for the device to be idle, as a lost
@@ -53,6 +64,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <vulkan/vulkan.h>
 #include <vulkan/vk_layer.h>
@@ -66,6 +79,14 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int64_t lost_after = -1;      /* -1: no fault */
 static int scope_dispatch;
 static int64_t frames;               /* submissions with a dispatch that went through */
+static int64_t stall_after = -1;     /* -1: no stall */
+static int stall_kind = 1;           /* KIND_DISPATCH or KIND_DECODE */
+static int64_t stall_seen;           /* submissions of stall_kind that went through */
+
+/* What a command buffer records (Set flags), and the flags of a fence. */
+#define KIND_DISPATCH 1
+#define KIND_DECODE   2
+#define FENCE_STALLED 4
 
 static void parse_config(void)
 {
@@ -87,12 +108,22 @@ static void parse_config(void)
             scope_dispatch = 1;
         else if (!strcmp(tok, "scope=all"))
             scope_dispatch = 0;
+        else if (!strncmp(tok, "stall_after=", 12))
+            stall_after = strtoll(tok + 12, NULL, 10);
+        else if (!strcmp(tok, "stall=dispatch"))
+            stall_kind = KIND_DISPATCH;
+        else if (!strcmp(tok, "stall=decode"))
+            stall_kind = KIND_DECODE;
         else
             fprintf(stderr, "[fssim fault layer] unknown FSSIM_FAULT item '%s'\n", tok);
     }
     if (lost_after >= 0)
         fprintf(stderr, "[fssim fault layer] the device is lost after %"PRId64" frame "
                 "submissions (%s)\n", lost_after, scope_dispatch ? "dispatch only" : "all");
+    if (stall_after >= 0)
+        fprintf(stderr, "[fssim fault layer] the fences of %s submissions stall after "
+                "%"PRId64" of them\n", stall_kind == KIND_DECODE ? "video decode" : "dispatch",
+                stall_after);
 }
 
 static int is_lost(void)
@@ -100,8 +131,9 @@ static int is_lost(void)
     return lost_after >= 0 && frames >= lost_after;
 }
 
-/* Small sets of handles (command buffers with a dispatch; fences of real
- * submissions, flagged when the submission had a dispatch). */
+/* Small sets of handles (command buffers with a dispatch or a decode, and
+ * which; fences of real submissions, flagged with their submission's kinds
+ * and FENCE_STALLED). */
 typedef struct Set {
     uint64_t key[MAX_OBJS];
     int flag[MAX_OBJS];
@@ -172,6 +204,7 @@ typedef struct DeviceData {
     PFN_vkCmdDispatch CmdDispatch;
     PFN_vkCmdDispatchBase CmdDispatchBase;
     PFN_vkCmdDispatchIndirect CmdDispatchIndirect;
+    PFN_vkCmdDecodeVideoKHR CmdDecodeVideoKHR;
 } DeviceData;
 
 static InstanceData instances[16];
@@ -302,6 +335,7 @@ layer_CreateDevice(VkPhysicalDevice phys, const VkDeviceCreateInfo *info,
         LOAD(CmdDispatch);
         LOAD(CmdDispatchBase);
         LOAD(CmdDispatchIndirect);
+        LOAD(CmdDecodeVideoKHR);
 #undef LOAD
     }
     pthread_mutex_unlock(&lock);
@@ -347,11 +381,25 @@ layer_BeginCommandBuffer(VkCommandBuffer cb, const VkCommandBufferBeginInfo *inf
     return dev_of(cb)->BeginCommandBuffer(cb, info);
 }
 
+static void mark_cb(VkCommandBuffer cb, int kind)
+{
+    int i;
+    pthread_mutex_lock(&lock);
+    i = set_find(&dispatch_cbs, HKEY(cb));
+    set_put(&dispatch_cbs, HKEY(cb), kind | (i >= 0 ? dispatch_cbs.flag[i] : 0));
+    pthread_mutex_unlock(&lock);
+}
+
 static void mark_dispatch(VkCommandBuffer cb)
 {
-    pthread_mutex_lock(&lock);
-    set_put(&dispatch_cbs, HKEY(cb), 1);
-    pthread_mutex_unlock(&lock);
+    mark_cb(cb, KIND_DISPATCH);
+}
+
+static VKAPI_ATTR void VKAPI_CALL
+layer_CmdDecodeVideoKHR(VkCommandBuffer cb, const VkVideoDecodeInfoKHR *info)
+{
+    mark_cb(cb, KIND_DECODE);
+    dev_of(cb)->CmdDecodeVideoKHR(cb, info);
 }
 
 static VKAPI_ATTR void VKAPI_CALL
@@ -391,12 +439,24 @@ static int submit_fails(int has_dispatch)
     return is_lost() && (!scope_dispatch || has_dispatch);
 }
 
-static void submitted(VkFence fence, int has_dispatch)
+/* A submission of these kinds went through: its fence's flags. */
+static void submitted(VkFence fence, int kinds)
 {
+    int flags = kinds;
+
+    if (stall_after >= 0 && (kinds & stall_kind) && stall_seen++ >= stall_after)
+        flags |= FENCE_STALLED;
     if (fence)
-        set_put(&fences, HKEY(fence), has_dispatch);
-    if (has_dispatch)
+        set_put(&fences, HKEY(fence), flags);
+    if (kinds & KIND_DISPATCH)
         frames++;
+}
+
+/* The kinds of the command buffer cb (0: neither dispatch nor decode); lock held. */
+static int cb_kinds(VkCommandBuffer cb)
+{
+    const int i = set_find(&dispatch_cbs, HKEY(cb));
+    return i >= 0 ? dispatch_cbs.flag[i] : 0;
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL
@@ -408,8 +468,8 @@ layer_QueueSubmit(VkQueue q, uint32_t n, const VkSubmitInfo *info, VkFence fence
     pthread_mutex_lock(&lock);
     for (uint32_t i = 0; i < n; i++)
         for (uint32_t j = 0; j < info[i].commandBufferCount; j++)
-            disp |= set_find(&dispatch_cbs, HKEY(info[i].pCommandBuffers[j])) >= 0;
-    if (submit_fails(disp)) {
+            disp |= cb_kinds(info[i].pCommandBuffers[j]);
+    if (submit_fails(disp & KIND_DISPATCH)) {
         pthread_mutex_unlock(&lock);
         return report_lost(dev_of(q));
     }
@@ -433,9 +493,8 @@ static VkResult submit2(VkQueue q, uint32_t n, const VkSubmitInfo2 *info, VkFenc
     pthread_mutex_lock(&lock);
     for (uint32_t i = 0; i < n; i++)
         for (uint32_t j = 0; j < info[i].commandBufferInfoCount; j++)
-            disp |= set_find(&dispatch_cbs,
-                             HKEY(info[i].pCommandBufferInfos[j].commandBuffer)) >= 0;
-    if (submit_fails(disp)) {
+            disp |= cb_kinds(info[i].pCommandBufferInfos[j].commandBuffer);
+    if (submit_fails(disp & KIND_DISPATCH)) {
         pthread_mutex_unlock(&lock);
         return report_lost(d);
     }
@@ -467,32 +526,64 @@ layer_QueueSubmit2KHR(VkQueue q, uint32_t n, const VkSubmitInfo2 *info, VkFence 
 static int fence_lost(VkFence fence)
 {
     const int i = set_find(&fences, HKEY(fence));
-    return is_lost() && (!scope_dispatch || (i >= 0 && fences.flag[i]));
+    return is_lost() && (!scope_dispatch || (i >= 0 && (fences.flag[i] & KIND_DISPATCH)));
+}
+
+/* Whether the application is never told that this fence signalled.  Lock held. */
+static int fence_stalled(VkFence fence)
+{
+    const int i = set_find(&fences, HKEY(fence));
+    return i >= 0 && (fences.flag[i] & FENCE_STALLED);
+}
+
+/* A wait on a stalled fence: its timeout, or for good. */
+static VkResult stall(uint64_t timeout)
+{
+    struct timespec ts;
+
+    if (timeout == UINT64_MAX)
+        for (;;)
+            sleep(60);
+    ts.tv_sec  = timeout / 1000000000u;
+    ts.tv_nsec = timeout % 1000000000u;
+    while (nanosleep(&ts, &ts) < 0)
+        ;
+    return VK_TIMEOUT;
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL
 layer_WaitForFences(VkDevice dev, uint32_t n, const VkFence *f, VkBool32 all, uint64_t timeout)
 {
     DeviceData *d = dev_of(dev);
-    int lost = 0;
+    int lost = 0, stalled = 0;
 
     pthread_mutex_lock(&lock);
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
         lost |= fence_lost(f[i]);
+        stalled += fence_stalled(f[i]);
+    }
     pthread_mutex_unlock(&lock);
-    return lost ? report_lost(d) : d->WaitForFences(dev, n, f, all, timeout);
+    if (lost)
+        return report_lost(d);
+    /* waiting for all of them, or for any while every one is stalled */
+    if (stalled && (all || stalled == n))
+        return stall(timeout);
+    return d->WaitForFences(dev, n, f, all, timeout);
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL
 layer_GetFenceStatus(VkDevice dev, VkFence fence)
 {
     DeviceData *d = dev_of(dev);
-    int lost;
+    int lost, stalled;
 
     pthread_mutex_lock(&lock);
-    lost = fence_lost(fence);
+    lost    = fence_lost(fence);
+    stalled = fence_stalled(fence);
     pthread_mutex_unlock(&lock);
-    return lost ? report_lost(d) : d->GetFenceStatus(dev, fence);
+    if (lost)
+        return report_lost(d);
+    return stalled ? VK_NOT_READY : d->GetFenceStatus(dev, fence);
 }
 
 static VKAPI_ATTR void VKAPI_CALL
@@ -531,6 +622,7 @@ static PFN_vkVoidFunction device_hook(const char *name)
     HOOK(CmdDispatch);
     HOOK(CmdDispatchBase);
     HOOK(CmdDispatchIndirect);
+    HOOK(CmdDecodeVideoKHR);
 #undef HOOK
     if (!strcmp(name, "vkCmdDispatchBaseKHR"))
         return (PFN_vkVoidFunction)layer_CmdDispatchBase;

@@ -512,6 +512,36 @@ def check_determinism():
            "(17 significant digits)")
 
 
+def check_hooks():
+    """The measuring hooks (doc/performance.md#vulkan-video-frames-in-flight)
+    change how frames are in flight, never the scores: a ladder scored with
+    1 and 12 frames in flight and with a command buffer per rendition gives
+    the default run's values, bit for bit."""
+    main, ref = clips("yuv420p", 96, 64, 8)
+    inputs = main + main + ref
+    graph = ("[0:v]hwupload[a];[1:v]noise=alls=8:allf=t,hwupload[b];[2:v]hwupload[r];"
+             "[a][b][r]fssim_vulkan=inputs=3:algo=float+int:log_path=@LOG@")
+    base, p = score(inputs, graph, "hooks_default")
+    if not tap.ok(base is not None, "hooks: the default run", p.stderr[-2000:]):
+        return
+    for hooks, says in (({"FSSIM_VULKAN_FRAMES_IN_FLIGHT": "1"}, r"1 frames in flight"),
+                        ({"FSSIM_VULKAN_FRAMES_IN_FLIGHT": "12"}, r"12 frames in flight"),
+                        ({"FSSIM_VULKAN_JOB_PER_RENDITION": "1"},
+                         r"1 renditions per command buffer \(FSSIM_VULKAN_JOB_PER_RENDITION\)")):
+        name = " ".join("%s=%s" % kv for kv in hooks.items())
+        os.environ.update(hooks)
+        try:
+            got, p = score(inputs, graph, "hooks_" + re.sub(r"\W+", "_", name),
+                           extra=("-v", "verbose"))
+        finally:
+            for k in hooks:
+                os.environ.pop(k, None)
+        tap.ok(got is not None and re.search(says, p.stderr) and
+               got["frames"] == base["frames"],
+               "hooks: %s says so and scores every frame as the default run" % name,
+               p.stderr[-2000:])
+
+
 def check_identical():
     """The same frame on both inputs (split after hwupload: one Vulkan image)."""
     for fmt in ("yuv420p", "p010le", "gray16le"):
@@ -687,6 +717,7 @@ def main():
     check_above_depth()
     check_ladder_frames()
     check_determinism()
+    check_hooks()
     check_identical()
     check_flow()
     check_errors()
