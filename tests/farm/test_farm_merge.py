@@ -179,11 +179,17 @@ def pairing_counts(tap, d, jsons, csvs):
     member = ('  "pairing": {"mode": "nearest", "inputs": [{"pad": "main", "frames": %d, '
               '"paired": %d, "lacks": %d, "excess": 0, "damaged": %d}, {"pad": "reference", '
               '"frames": %d, "damaged": 0}]},\n')
+    import re
     paths = []
     for i, p in enumerate(jsons):
         n = len(json.load(open(p))["frames"])
-        paths.append(edited(p, os.path.join(d, "pairing%d.json" % i), '  "pooled": {',
-                            member % (n, n - i, i, 2 * i, n) + '  "pooled": {'))
+        # the filter's own pairing member, where it writes one, replaced
+        text = re.sub(r'  "pairing": \{.*?\]\},\n', "", open(p).read(), flags=re.S)
+        path = os.path.join(d, "pairing%d.json" % i)
+        with open(path, "w") as f:
+            f.write(text.replace('  "pooled": {', member % (n, n - i, i, 2 * i, n) +
+                                 '  "pooled": {', 1))
+        paths.append(path)
     out = os.path.join(d, "pairing_merged.json")
     p = fm.fssim_farm("merge", *paths, "-o", out)
     want = '  "complete": true,\n' + member % (60, 57, 3, 6, 60) + '  "pooled": {'
@@ -203,11 +209,13 @@ def pairing_counts(tap, d, jsons, csvs):
     line = "# pairing pad=dist%d frames=%d paired=%d lacks=%d excess=%d damaged=%d\n"
     paths = []
     for i, p in enumerate(csvs):
-        text = open(p).read()
+        text = re.sub(r"# pairing [^\n]*\n", "", open(p).read())
         n = int(text.split("# frames=")[1].split("\n")[0])
         lines = "".join(line % (k, n, n - i, i, k, i * k) for k in (1, 2))
-        paths.append(edited(p, os.path.join(d, "pairing%d.csv" % i), "# frames=",
-                            lines + "# frames="))
+        path = os.path.join(d, "pairing%d.csv" % i)
+        with open(path, "w") as f:
+            f.write(text.replace("# frames=", lines + "# frames=", 1))
+        paths.append(path)
     out = os.path.join(d, "pairing_merged.csv")
     p = fm.fssim_farm("merge", *paths, "-o", out)
     want = "\n" + "".join(line % (k, 60, 57, 3, 3 * k, 3 * k) for k in (1, 2)) + \
