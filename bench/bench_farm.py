@@ -24,7 +24,9 @@ GOP, so segments cut at real keyframes).  In one call, for 1, 2 and 4 GPUs
 --variants adds farm runs on the most GPUs with the runner's choices
 changed (`600`: fixed 600-frame segments, the old default; `noprestart`:
 no early start of the next segment; `slotsN`), to measure what each choice
-is worth.  --check-whole also scores the title with one whole run and
+is worth, and `split`: a `dask scheduler` and two `fssim-farm worker`
+processes with half the GPUs each, as two hosts, the farm through
+--scheduler (its merged log compared with the local cluster's).  --check-whole also scores the title with one whole run and
 compares the farm's merged log with it byte for byte (the title's frames
 at one process's rate: minutes for a long title).  --compare-plans runs
 the farm twice with different segment sizes and compares the two merged
@@ -202,6 +204,59 @@ def decode_cmd(args, gpu, inputs):
     return cmd
 
 
+class TwoHosts:
+    """A `dask scheduler` and two `fssim-farm worker` processes here, the
+    GPUs split between them as two hosts would hold them (--variants
+    split): the farm then runs through --scheduler."""
+
+    def __init__(self, args, gpus):
+        self.args, self.gpus, self.procs = args, gpus, []
+
+    def __enter__(self):
+        env = _farm_env()
+        sfile = os.path.join(self.args.out, "scheduler.json")
+        if os.path.exists(sfile):
+            os.unlink(sfile)
+        self.procs.append(subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+             "--port", "0", "--no-dashboard", "--scheduler-file", sfile], env=env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        deadline = time.time() + 60
+        while not os.path.exists(sfile) and time.time() < deadline:
+            time.sleep(0.2)
+        time.sleep(0.5)
+        self.addr = json.load(open(sfile))["address"]
+        half = max(1, self.gpus // 2)
+        for name, ids in (("hostA", range(half)), ("hostB", range(half, self.gpus))):
+            ids = list(ids)
+            if not ids:
+                continue
+            cmd = [sys.executable, "-m", "fssim_farm", "worker", self.addr, "--name", name,
+                   "--quiet"]
+            cmd += ["--gpus", ",".join(map(str, ids))] if self.args.filter != "fssim" else []
+            self.procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
+                                               stderr=subprocess.DEVNULL))
+        from distributed import Client
+        with Client(self.addr, timeout=60) as c:
+            c.wait_for_workers(self.gpus if self.args.filter != "fssim" else 2, timeout=120)
+        return self
+
+    def __exit__(self, *exc):
+        for p in self.procs[::-1]:
+            p.terminate()
+        for p in self.procs[::-1]:
+            try:
+                p.wait(30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def _farm_env():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.join(TOP, "farm") + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
 def farm_run(args, gpus, ref, dists, out_log, extra=()):
     """`fssim-farm score` on GPUs 0..gpus-1 (CPU: gpus workers), the whole
     title: the command's wall time, its summary's phases, the load."""
@@ -209,13 +264,14 @@ def farm_run(args, gpus, ref, dists, out_log, extra=()):
     cmd = [sys.executable, "-m", "fssim_farm", "score", "--reference", ref] + dists + [
         "-o", out_log, "--filter", args.filter, "--options", args.options, "--ffmpeg",
         args.ffmpeg, "--json", "--no-progress"]
-    if args.filter == "fssim":
+    if "--scheduler" in extra:
+        pass
+    elif args.filter == "fssim":
         cmd += ["--workers", str(gpus)]
     else:
         cmd += ["--gpus", ",".join(str(g) for g in range(gpus))]
     cmd += list(extra)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.path.join(TOP, "farm") + os.pathsep + env.get("PYTHONPATH", "")
+    env = _farm_env()
     load = Load(gpus)
     load.start()
     t0 = time.time()
@@ -267,7 +323,8 @@ def main():
     ap.add_argument("--per-gpu", default="1,2,3,4", help="hand layouts: processes per GPU")
     ap.add_argument("--decode", action="store_true", help="also decoding alone (second column)")
     ap.add_argument("--variants", default="", help="more farm runs on the most GPUs: 600 "
-                    "(600-frame segments), noprestart, slotsN, comma-separated")
+                    "(600-frame segments), noprestart, slotsN, split (two worker processes "
+                    "through a scheduler), comma-separated")
     ap.add_argument("--check-whole", action="store_true",
                     help="a whole run of the title, compared with the farm's merged log")
     ap.add_argument("--compare-plans", action="store_true",
@@ -336,17 +393,28 @@ def main():
                   f["sm_util"], f["cpu_cores_busy"],
                   "" if f["status"] == "ok" else "  FAILED " + str(f["error"])), flush=True)
     top = counts[-1]
+    merged = os.path.join(args.out, "farm_%dgpu.json" % top)
     for v in [v for v in args.variants.split(",") if v]:
         extra = {"600": ["--segment-frames", "600"], "noprestart": ["--no-prestart"]}.get(v)
         if extra is None and v.startswith("slots"):
             extra = ["--slots", v[5:]]
-        if extra is None:
+        log = os.path.join(args.out, "farm_%s.json" % v)
+        if v == "split":
+            # two worker processes, half the GPUs each, through --scheduler
+            with TwoHosts(args, top) as hosts:
+                f = farm_run(args, top, ref, dists, log, ["--scheduler", hosts.addr])
+        elif extra is None:
             sys.exit("unknown variant %r" % v)
-        f = farm_run(args, top, ref, dists, os.path.join(args.out, "farm_%s.json" % v), extra)
+        else:
+            f = farm_run(args, top, ref, dists, log, extra)
+        if f["status"] == "ok" and os.path.exists(merged):
+            f["bytes_equal_to_farm"] = same_bytes(_relocated(log, merged), merged)
         res["variants"].append(dict(f, variant=v))
-        print("farm   %d GPU %s: %7.1f frames/s (%s segments, %.1f s)" % (
-            top, v, f["fps"], f["segments"], f["wall_s"]), flush=True)
-    merged = os.path.join(args.out, "farm_%dgpu.json" % top)
+        print("farm   %d GPU %s: %7.1f frames/s (%s segments, %.1f s)%s%s" % (
+            top, v, f["fps"], f["segments"], f["wall_s"],
+            "; merged log equal to the farm's: %s" % f.get("bytes_equal_to_farm")
+            if "bytes_equal_to_farm" in f else "",
+            "" if f["status"] == "ok" else "  FAILED " + str(f["error"])), flush=True)
     if args.compare_plans and os.path.exists(merged):
         other = os.path.join(args.out, "farm_plan2.json")
         n = max(1, args.frames // 5)
