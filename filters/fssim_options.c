@@ -160,14 +160,15 @@ int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o, const FS
 
 int ff_fssim_check_segment(AVFilterContext *ctx, const FSSIMOptions *o, int context)
 {
-    const struct { const char *name; int64_t v; } seg[3] = {
+    const struct { const char *name; int64_t v; } seg[4] = {
         { "seg_base", o->seg_base }, { "seg_start", o->seg_start }, { "seg_end", o->seg_end },
+        { "seg_total", o->seg_total },
     };
 
     /* a larger number was rounded when it was read (or wrapped past
      * INT64_MAX): refused rather than logged as another frame's */
-    for (int i = 0; i < 3; i++) {
-        if (seg[i].v > FSSIM_SEG_MAX || seg[i].v < (i == 2 ? -1 : 0)) {
+    for (int i = 0; i < 4; i++) {
+        if (seg[i].v > FSSIM_SEG_MAX || seg[i].v < (i >= 2 ? -1 : 0)) {
             av_log(ctx, AV_LOG_ERROR, "%s=%"PRId64": title frame numbers go up to %"PRId64
                    " (2^53 - 1), the largest that the option parser and the logs' readers "
                    "hold exactly.\n", seg[i].name, seg[i].v, FSSIM_SEG_MAX);
@@ -184,6 +185,15 @@ int ff_fssim_check_segment(AVFilterContext *ctx, const FSSIMOptions *o, int cont
         av_log(ctx, AV_LOG_ERROR, "seg_end=%"PRId64" is not after seg_start=%"PRId64": a "
                "segment scores title frames seg_start to seg_end - 1 (seg_end=-1: to the "
                "end).\n", o->seg_end, o->seg_start);
+        return AVERROR(EINVAL);
+    }
+    /* a merge checks the title's frame count in every segment's log: a
+     * segment that claims frames past it would hide a missing tail */
+    if (o->seg_total >= 0 && (o->seg_start >= o->seg_total || o->seg_end < 0 ||
+                              o->seg_end > o->seg_total)) {
+        av_log(ctx, AV_LOG_ERROR, "seg_start=%"PRId64" seg_end=%"PRId64" with seg_total=%"PRId64
+               ": a segment of a title of seg_total frames scores frames before seg_total "
+               "and sets seg_end (at most seg_total).\n", o->seg_start, o->seg_end, o->seg_total);
         return AVERROR(EINVAL);
     }
     if (o->seg_base > 0 && o->seg_start - o->seg_base < context) {

@@ -65,6 +65,7 @@ typedef struct FSSIMOptions {
     int64_t seg_base;      /* the title's number of the leading input's first frame */
     int64_t seg_start;     /* the first title frame scored */
     int64_t seg_end;       /* scoring stops there (exclusive); -1: the end */
+    int64_t seg_total;     /* the title's frame count; -1: not a segment */
     char  *title;          /* a label for the logs */
     int    pairing;        /* enum FSSIMPairing */
     char  *seg_starts;     /* a segment's inputs' first-frame times (pairing=nearest) */
@@ -175,6 +176,9 @@ typedef struct FSSIMOptions {
     { "seg_end", "title frame at which scoring stops (exclusive), -1 for none",        \
       offsetof(type, field.seg_end), AV_OPT_TYPE_INT64, { .i64 = -1 }, -1, INT64_MAX,   \
       FSSIM_OPT_FLAGS },                                                                 \
+    { "seg_total", "the title's frame count, written to the log, -1 for none",         \
+      offsetof(type, field.seg_total), AV_OPT_TYPE_INT64, { .i64 = -1 }, -1, INT64_MAX, \
+      FSSIM_OPT_FLAGS },                                                                 \
     { "title", "a label written to the logs", offsetof(type, field.title),             \
       AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, FSSIM_OPT_FLAGS },                     \
     { "names", "labels of the inputs for the logs, in pad order, separated by |",       \
@@ -227,9 +231,10 @@ int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o,
 
 /**
  * The segment options at init (doc/options.md#segments): seg_start not
- * before seg_base, seg_end after seg_start, and after a cut (seg_base > 0)
- * `context` frames decoded before seg_start (fssim3d: depth/2), and no
- * number past FSSIM_SEG_MAX.  Errors name the options.
+ * before seg_base, seg_end after seg_start and not after seg_total, and
+ * after a cut (seg_base > 0) `context` frames decoded before seg_start
+ * (fssim3d: depth/2), and no number past FSSIM_SEG_MAX.  Errors name the
+ * options.
  */
 int ff_fssim_check_segment(AVFilterContext *ctx, const FSSIMOptions *o, int context);
 

@@ -11,3 +11,8 @@ class LogError(FarmError):
 
 class ScoreError(FarmError):
     """A segment or a title that could not be scored."""
+
+
+class Interrupted(FarmError):
+    """The run was interrupted (Ctrl-C); the message says what was kept and
+    how to resume."""

@@ -21,11 +21,12 @@ from .pooling import db
 SCHEMA_VERSIONS = (1,)
 # options that describe where one run writes or which part of the title it
 # scores, not how it scores: they may differ between the segments of a title
-SEGMENT_OPTIONS = ("seg_base", "seg_start", "seg_end", "seg_starts")
+SEGMENT_OPTIONS = ("seg_base", "seg_start", "seg_end", "seg_total", "seg_starts")
 OUTPUT_OPTIONS = ("log_path", "stats_file")
 # a segment option's value in a run that did not set it (the filters leave
 # such an option out of the logs)
-SEGMENT_DEFAULTS = {"seg_base": "0", "seg_start": "0", "seg_end": "-1"}
+SEGMENT_DEFAULTS = {"seg_base": "0", "seg_start": "0", "seg_end": "-1", "seg_total": "-1",
+                    "seg_starts": ""}
 
 
 def fmt_number(v):
@@ -267,10 +268,15 @@ def _pairing_csv(pairing):
     return "".join(out)
 
 
-def write_json(log, pools, counts, f, segments=None):
+def write_json(log, pools, counts, f, segments=None, frame_lines=None, trailer=None):
     """The whole log as the filter writes it.  pools[(k, slot, c)] are the
     pooled values (pooling.Pool.pooled()), counts[k] the frames of
-    rendition k; segments, if given, is added as the last member."""
+    rendition k; segments, if given, is added as the last member.
+    frame_lines: the frames as text (each as the filter wrote it), instead
+    of log.frames; trailer: the members the filter writes between
+    "complete" and "pooled", as text (default: log.pairing's)."""
+    if frame_lines is None:
+        frame_lines = [json_value(fr.payload) for fr in log.frames]
     w = f.write
     w("{\n")
     w('  "filter": %s,\n' % json_string(log.filter))
@@ -296,11 +302,15 @@ def write_json(log, pools, counts, f, segments=None):
             w("%s\n    %s" % ("," if i else "", json_value(r)))
         w("\n  ],\n")
     w('  "frames": [')
-    for i, fr in enumerate(log.frames):
-        w("%s\n    %s" % ("," if i else "", json_value(fr.payload)))
-    w('\n  ],\n  "frame_count": %d,\n' % len(log.frames))
+    if frame_lines:
+        w("\n    ")
+        w(",\n    ".join(frame_lines))
+    w('\n  ],\n  "frame_count": %d,\n' % len(frame_lines))
     w('  "complete": %s,\n' % ("true" if log.complete else "false"))
-    if log.pairing is not None:
+    if trailer:
+        for _, text in trailer:
+            w("  %s,\n" % text)
+    elif log.pairing is not None:
         w(_pairing_json(log.pairing))
     w('  "pooled": {')
     if log.is_ladder:
@@ -496,10 +506,17 @@ def _csv_names(log):
             log.input["name"] = label
 
 
-def write_csv(log, pools, counts, f, segments=None):
+def write_csv(log, pools, counts, f, segments=None, frame_lines=None, trailer=None,
+              nb_frames=None):
     """The whole CSV log as the filter writes it (write_csv_header(),
     log_frame_csv(), write_csv_pooled()); segments, if given, as a last
-    `# segments=a-b,...` line."""
+    `# segments=a-b,...` line.  frame_lines: the frame rows as text
+    instead of log.frames (nb_frames: how many frames they are);
+    trailer: the comment lines after the pooled rows as the filter wrote
+    them (`# frames=` and `# complete=` are rewritten)."""
+    if frame_lines is None:
+        frame_lines = [row for fr in log.frames for row in fr.payload]
+        nb_frames = len(log.frames)
     w = f.write
     w("# filter=%s%s\n" % (csv_comment_text(log.filter),
                            "".join(" %s=%s" % (k, csv_comment_text(v))
@@ -516,9 +533,9 @@ def write_csv(log, pools, counts, f, segments=None):
     for pad, label in log.names:
         w("# name %s %s\n" % (pad, csv_comment_text(label)))
     w(log.csv_columns + "\n")
-    for fr in log.frames:
-        for row in fr.payload:
-            w(row + "\n")
+    if frame_lines:
+        w("\n".join(frame_lines))
+        w("\n")
     nc = len(log.components)
     psnr = "psnr" in log.slots
     # a series without frames has empty fields: no value, not a score
@@ -543,10 +560,16 @@ def write_csv(log, pools, counts, f, segments=None):
                 else:
                     w("," * (1 if has_db else nc + 1))
             w("\n")
-    if log.pairing is not None:
-        w(_pairing_csv(log.pairing))
-    w("# frames=%d\n" % len(log.frames))
-    w("# complete=%d\n" % (1 if log.complete else 0))
+    if not trailer:
+        trailer = ([(None, ln) for ln in _pairing_csv(log.pairing).splitlines()]
+                   if log.pairing is not None else []) + \
+            [(None, "# frames="), (None, "# complete=")]
+    for _, line in trailer:
+        if line.startswith("# frames="):
+            line = "# frames=%d" % nb_frames
+        elif line.startswith("# complete="):
+            line = "# complete=%d" % (1 if log.complete else 0)
+        w(line + "\n")
     if segments is not None:
         w("# segments=%s\n" % ",".join("%d-%d" % (a, b) for a, b in segments))
 

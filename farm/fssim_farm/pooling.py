@@ -10,6 +10,9 @@ The per-frame values are read back from the logs, which print them with
 %.17g: they round-trip to the exact doubles the filter pooled.
 """
 import math
+from functools import reduce
+from itertools import repeat
+from operator import add, truediv
 
 # the percentiles of the logs, by name (pct_rank/pct_name in C)
 PERCENTILES = (("p1", 1.0), ("p5", 5.0), ("p50", 50.0))
@@ -155,6 +158,64 @@ def percentiles(values):
     return {name: s[nearest_rank(p, n) - 1] for name, p in PERCENTILES}
 
 
+def _fast_ok(values):
+    """Whether the C-speed path gives the filter's doubles: no NaN (FFMAX
+    takes the later of two values that compare equal, max() the earlier,
+    and the percentiles order by '<'), and not both signed zeros."""
+    if any(map(math.isnan, values)):
+        return False
+    if 0.0 in values:
+        return not _needs_heaps(values)
+    return True
+
+
+def _sums(values):
+    """(sum, inv_sum) of values in order from 0.0, as the C loop adds them;
+    None where 1.0 + v is 0 (C divides by zero there, Python raises)."""
+    try:
+        inv = reduce(add, map(truediv, repeat(1.0), map(add, repeat(1.0), values)), 0.0)
+    except ZeroDivisionError:
+        return None
+    return reduce(add, values, 0.0), inv
+
+
+def pool_values(values, mse=None, depth=None, presorted=None):
+    """The pooled values of one series (frame order), as Pool.pooled():
+    mean, min, max, harmonic_mean, p1, p5, p50 [, psnr_of_mean_mse].
+    psnr (depth given): values already capped (cap_psnr), mse their MSE.
+    presorted: the values sorted, if the caller has them (a merge sorts
+    each segment's values once; the concatenation of sorted runs sorts in
+    linear time)."""
+    n = len(values)
+    if not n or not _fast_ok(values):
+        p = Pool(depth)
+        p.values = list(values)
+        p.mse = list(mse) if mse is not None else None
+        return p.pooled_slow()
+    sums = _sums(values)
+    if sums is None:
+        p = Pool(depth)
+        p.values = list(values)
+        p.mse = list(mse) if mse is not None else None
+        return p.pooled_slow()
+    s, inv = sums
+    fn = float(n)
+    out = {"mean": s / fn, "min": min(values), "max": max(values),
+           "harmonic_mean": (fn / inv if inv else math.copysign(math.inf, fn)) - 1.0}
+    srt = presorted if presorted is not None else sorted(values)
+    for name, pc in PERCENTILES:
+        out[name] = srt[nearest_rank(pc, n) - 1]
+    if depth is not None:
+        out["psnr_of_mean_mse"] = psnr_from_mse(reduce(add, mse, 0.0) / fn, depth)
+    return out
+
+
+def cap_psnr(values, depth):
+    """Each frame's PSNR capped before pooling: FFMIN(v, 6 * depth + 12)
+    (min(v, cap) is the same expression, NaN included)."""
+    return list(map(min, values, repeat(psnr_cap(depth))))
+
+
 class Pool:
     """One FSSIMPool: the values of one rendition, algorithm and component
     (or All) in frame order, and for psnr the MSE of each frame."""
@@ -174,6 +235,11 @@ class Pool:
     def pooled(self):
         """The pooled values in the order the logs print them (dict: mean,
         min, max, harmonic_mean, p1, p5, p50[, psnr_of_mean_mse])."""
+        return pool_values(self.values, self.mse, self.depth)
+
+    def pooled_slow(self):
+        """pooled(), one value at a time as the C loop goes: for the series
+        the C-speed path cannot take (NaN, both signed zeros, 1 + v = 0)."""
         vals = self.values
         n = len(vals)
         if not n:

@@ -3,7 +3,10 @@
 Each segment's task reads its ffmpeg's `-progress pipe:1` reports and
 publishes the frames it has scored as a Dask worker event (topic
 runner.PROGRESS_TOPIC) at most twice a second; the client subscribes to
-the topic and redraws one line.  No dependency beyond distributed.
+the topic and redraws one line.  A failed segment's frames are not
+counted as scored: the line says how many segments failed, and the last
+line says that the run failed or was interrupted, never that it scored
+frames it did not.  No dependency beyond distributed.
 """
 import sys
 import threading
@@ -19,11 +22,13 @@ class Progress:
         self.frames = {}
         self.size = {}
         self.finished = set()
+        self.failed = set()
         self.t0 = time.time()
         self.last_draw = 0.0
         self.lock = threading.Lock()
         self.rate = 0.0
         self._last = (self.t0, 0)
+        self.closed = False
 
     def add(self, job, frames):
         with self.lock:
@@ -32,14 +37,23 @@ class Progress:
 
     def update(self, job, frames):
         with self.lock:
-            if job not in self.finished:
+            if job not in self.finished and job not in self.failed:
                 self.frames[job] = min(frames, self.size.get(job, frames))
         self.draw()
 
     def done(self, job):
         with self.lock:
             self.finished.add(job)
+            self.failed.discard(job)
             self.frames[job] = self.size.get(job, 0)
+        self.draw()
+
+    def fail(self, job):
+        """A segment that will not be scored (its title failed)."""
+        with self.lock:
+            if job not in self.finished:
+                self.failed.add(job)
+                self.frames[job] = 0
         self.draw()
 
     def event(self, ev):
@@ -67,21 +81,35 @@ class Progress:
             width = 30
             fill = int(width * done / total)
             eta = (self.total - done) / self.rate if self.rate > 0 else None
-            line = "[%s%s] %d/%d frames %6.1f frames/s  %d/%d segments%s" % (
+            line = "[%s%s] %d/%d frames %6.1f frames/s  %d/%d segments%s%s" % (
                 "#" * fill, "." * (width - fill), done, self.total, self.rate,
                 len(self.finished), len(self.size),
-                "  ETA %d:%02d" % divmod(int(eta), 60) if eta is not None else "")
+                "  %d FAILED" % len(self.failed) if self.failed else "",
+                "  ETA %d:%02d" % divmod(int(eta), 60) if eta is not None and
+                not self.failed else "")
         if self.tty:
             self.stream.write("\r" + line + "\033[K")
         else:
             self.stream.write(line + "\n")
         self.stream.flush()
 
-    def close(self):
+    def close(self, interrupted=False):
+        if self.closed:
+            return
+        self.closed = True
         self.draw(force=True)
         elapsed = time.time() - self.t0
         if self.tty:
             self.stream.write("\n")
-        self.stream.write("%d frames in %.1f s: %.1f frames/s\n" % (
-            self.scored(), elapsed, self.scored() / elapsed if elapsed > 0 else 0.0))
+        rate = self.scored() / elapsed if elapsed > 0 else 0.0
+        if interrupted:
+            self.stream.write("interrupted after %.1f s: %d of %d frames scored\n" % (
+                elapsed, self.scored(), self.total))
+        elif self.failed:
+            self.stream.write("failed: %d of %d segments not scored; %d of %d frames scored "
+                              "in %.1f s\n" % (len(self.failed), len(self.size),
+                                                self.scored(), self.total, elapsed))
+        else:
+            self.stream.write("%d frames in %.1f s: %.1f frames/s\n" % (
+                self.scored(), elapsed, rate))
         self.stream.flush()

@@ -8,19 +8,23 @@ the filter needs: `start`, or for fssim3d `start - depth/2`, its temporal
 context) with
 
     ffmpeg -copyts -start_at_zero -ss T-0.5 -i DIST ... -ss T -i REF
-           -lavfi "...fssim=...:seg_base=base:seg_start=start:seg_end=end" -f null -
+           -lavfi "...fssim=...:seg_base=base:seg_start=start:seg_end=end:seg_total=N" \
+           -f null -
 
 where T is halfway between the timestamps of frames base-1 and base: the
 accurate seek keeps frame base of the input that leads framesync (a
 ladder's reference; the main input of a pair and of fssim3d, whose
 frames carry the reference's timestamps) and drops base-1, and -copyts
 -start_at_zero keeps the whole run's timestamps, so the filter logs each
-frame with the title's n and pts and the very values of a whole run.  The
+frame with the title's n and pts and the very values of a whole run
+(seg_total, the title's frame count, goes into the log, so that a merge
+knows when the title's head or tail is missing).  The
 other inputs start half a second earlier (OTHER_LEAD), so that framesync
 finds for the first leading frame the frame a whole run pairs with it,
 even where that frame's timestamp lies a little before (coarser time
 bases) or far before (lower frame rates).
 """
+import bisect
 import hashlib
 import json
 import os
@@ -45,13 +49,16 @@ OTHER_LEAD = Fraction(1, 2)
 
 class Probe:
     """The reference's frames: timestamps (in time_base units, presentation
-    order), which of them are keyframes, and the file's start time."""
+    order), which of them are keyframes, and the file's start time; and
+    the stream's codec, frame rate and size (stream: a dict of ffprobe's
+    fields), for the checks before scoring."""
 
-    def __init__(self, pts, keyframes, time_base, start_time):
+    def __init__(self, pts, keyframes, time_base, start_time, stream=None):
         self.pts = pts
         self.keyframes = keyframes
         self.time_base = time_base
         self.start_time = start_time
+        self.stream = stream or {}
 
     @property
     def nb_frames(self):
@@ -65,24 +72,37 @@ class Probe:
 
     def to_json(self):
         return {"pts": self.pts, "keyframes": self.keyframes,
-                "time_base": str(self.time_base), "start_time": str(self.start_time)}
+                "time_base": str(self.time_base), "start_time": str(self.start_time),
+                "stream": self.stream}
 
     @classmethod
     def from_json(cls, d):
-        return cls(d["pts"], d["keyframes"], Fraction(d["time_base"]), Fraction(d["start_time"]))
+        return cls(d["pts"], d["keyframes"], Fraction(d["time_base"]), Fraction(d["start_time"]),
+                   d.get("stream"))
+
+
+STREAM_FIELDS = "codec_name,width,height,r_frame_rate,avg_frame_rate,time_base"
 
 
 def probe(path, ffprobe="ffprobe"):
-    """Probe the reference's first video stream's packets once."""
+    """Probe the reference's first video stream's packets once (a title of
+    two hours: 172,800 packets, read by the demuxer alone)."""
     cmd = [ffprobe, "-v", "error", "-select_streams", "v:0", "-show_entries",
-           "stream=time_base:format=start_time:packet=pts,flags", "-of", "json", path]
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if p.returncode != 0:
-        raise ScoreError("%s: ffprobe failed: %s" % (path, p.stderr.strip()[-500:]))
-    d = json.loads(p.stdout)
+           "stream=%s:format=start_time:packet=pts,flags" % STREAM_FIELDS, "-of", "json", path]
     try:
-        tb = Fraction(d["streams"][0]["time_base"])
-    except (KeyError, IndexError):
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    except OSError as e:
+        raise ScoreError("cannot run %s: %s" % (ffprobe, e.strerror or e))
+    if p.returncode != 0:
+        raise ScoreError("%s: ffprobe cannot read it: %s" % (path, p.stderr.strip()[-500:]))
+    try:
+        d = json.loads(p.stdout)
+    except ValueError:
+        raise ScoreError("%s: ffprobe's output is not JSON" % path)
+    try:
+        st = d["streams"][0]
+        tb = Fraction(st["time_base"])
+    except (KeyError, IndexError, ValueError, ZeroDivisionError):
         raise ScoreError("%s: no video stream" % path)
     start = d.get("format", {}).get("start_time")
     start = Fraction(start) if start not in (None, "N/A") else Fraction(0)
@@ -92,14 +112,16 @@ def probe(path, ffprobe="ffprobe"):
     if any(pk.get("pts") in (None, "N/A") for pk in pkts):
         raise ScoreError("%s: packets without timestamps (a raw elementary stream?): remux "
                          "it into Matroska or MP4 so that segments can seek" % path)
-    order = sorted(range(len(pkts)), key=lambda i: int(pkts[i]["pts"]))
-    pts = [int(pkts[i]["pts"]) for i in order]
+    raw = [int(pk["pts"]) for pk in pkts]
+    order = sorted(range(len(raw)), key=raw.__getitem__)
+    pts = [raw[i] for i in order]
     if len(set(pts)) != len(pts):
         raise ScoreError("%s: two frames share a timestamp" % path)
     keys = [j for j, i in enumerate(order) if "K" in pkts[i].get("flags", "")]
     if not keys or keys[0] != 0:
         keys = [0] + keys
-    return Probe(pts, keys, tb, start)
+    stream = {k: st[k] for k in STREAM_FIELDS.split(",") if k in st}
+    return Probe(pts, keys, tb, start, stream)
 
 
 def first_frame_time(path, ffprobe="ffprobe"):
@@ -134,10 +156,13 @@ def first_frame_time(path, ffprobe="ffprobe"):
 
 
 class Segment:
-    """Title frames [start, end) of one title, decoded from frame base."""
+    """Title frames [start, end) of a title of `total` frames, decoded from
+    frame base; seek: the time its run seeks to (Fraction of seconds from
+    the file's start; None: from the start)."""
 
-    def __init__(self, index, start, end, base):
+    def __init__(self, index, start, end, base, total=None, seek=None):
         self.index, self.start, self.end, self.base = index, start, end, base
+        self.total, self.seek = total, seek
 
     def __repr__(self):
         return "Segment(%d: %d-%d from %d)" % (self.index, self.start, self.end, self.base)
@@ -148,6 +173,15 @@ class Segment:
 
     def name(self, ext):
         return "seg_%08d_%08d.%s" % (self.start, self.end, ext)
+
+    def to_json(self):
+        return {"index": self.index, "start": self.start, "end": self.end, "base": self.base,
+                "total": self.total, "seek": None if self.seek is None else str(self.seek)}
+
+    @classmethod
+    def from_json(cls, d):
+        return cls(d["index"], d["start"], d["end"], d["base"], d.get("total"),
+                   None if d.get("seek") is None else Fraction(d["seek"]))
 
 
 def context_frames(filter_name, options):
@@ -162,35 +196,52 @@ def context_frames(filter_name, options):
     return depth // 2
 
 
-def plan(probe_, segment_frames, context=0):
-    """Segments of about segment_frames frames: each cut at the reference
-    keyframe nearest to segment_frames after the previous cut (never an
-    empty segment).  Each is decoded from the last keyframe at or before
-    start - context."""
-    import bisect
+def _nearest_key(keys, target, after):
+    """The keyframe nearest to target that lies after `after` (the lower
+    one on a tie), or None."""
+    i = bisect.bisect_right(keys, target)
+    below = keys[i - 1] if i and keys[i - 1] > after else None
+    above = keys[i] if i < len(keys) else None
+    if below is None:
+        return above
+    if above is None or target - below <= above - target:
+        return below
+    return above
+
+
+def plan(probe_, segment_frames=None, context=0, count=None):
+    """Segments cut at reference keyframes: about segment_frames frames
+    each, or `count` segments of equal shares.  The i-th cut is the
+    keyframe nearest to i times the segment size from the title's start
+    (not from the previous cut, so that keyframes every K frames do not
+    round every segment down: 150-frame segments of a title with a
+    keyframe every 60 frames average 150 frames).  Never an empty
+    segment.  Each is decoded from the last keyframe at or before start -
+    context, and knows the title's frame count and its seek time."""
     n = probe_.nb_frames
     keys = probe_.keyframes
+    if count is not None:
+        size = n / max(1, count)
+    else:
+        size = segment_frames if segment_frames and segment_frames > 0 else n
     cuts = [0]
-    while segment_frames > 0:
-        target = cuts[-1] + segment_frames
+    i = 1
+    while True:
+        target = round(i * size)
         if target >= n:
             break
-        i = bisect.bisect_right(keys, target)
-        below = keys[i - 1] if i and keys[i - 1] > cuts[-1] else None
-        above = keys[i] if i < len(keys) else None
-        if below is None and above is None:
+        cut = _nearest_key(keys, target, cuts[-1])
+        if cut is None or cut >= n:
             break
-        if below is None or (above is not None and above - target < target - below):
-            cut = above
-        else:
-            cut = below
-        cuts.append(cut)
+        if cut > cuts[-1]:
+            cuts.append(cut)
+        i += 1
     segs = []
     for i, a in enumerate(cuts):
         b = cuts[i + 1] if i + 1 < len(cuts) else n
         first = max(0, a - context)
         base = keys[bisect.bisect_right(keys, first) - 1]
-        segs.append(Segment(i, a, b, base))
+        segs.append(Segment(i, a, b, base, n, probe_.seek_time(base) if base > 0 else None))
     return segs
 
 
@@ -270,6 +321,8 @@ def filter_graph(filter_name, nb_dist, options, log_path, log_fmt, title, seg=No
         opts.append("names=" + escape_value(names))
     if seg is not None:
         opts.append("seg_base=%d:seg_start=%d:seg_end=%d" % (seg.base, seg.start, seg.end))
+        if seg.total is not None:
+            opts.append("seg_total=%d" % seg.total)
         # a cut run does not see the title's first frames, from which
         # pairing=nearest counts times
         if seg.base > 0 and starts:
@@ -287,7 +340,7 @@ def command(ffmpeg, filter_name, reference, dists, options, log_path, log_fmt="j
             title=None, seg=None, probe_=None, hwaccel=None, gpu=None, progress=True,
             vulkan_from_cuda=False, upload=None, starts=None):
     """The argument list of one run: a whole run with seg None, else the
-    run of segment seg (probe_ gives its seek time, starts every input's
+    run of segment seg (its seek time, or probe_'s; starts every input's
     first_frame_time(), renditions first).  upload: decode in software and
     upload in this pixel format (filter_graph)."""
     hwaccel = hwaccel or HWACCEL[filter_name]
@@ -299,7 +352,7 @@ def command(ffmpeg, filter_name, reference, dists, options, log_path, log_fmt="j
     cmd += dev
     seek_lead = seek_other = []
     if seg is not None and seg.base > 0:
-        t = probe_.seek_time(seg.base)
+        t = seg.seek if seg.seek is not None else probe_.seek_time(seg.base)
         cmd += ["-copyts", "-start_at_zero"]
         seek_lead = ["-ss", _decimal(t)]
         if t > OTHER_LEAD:

@@ -11,8 +11,6 @@ import os
 import re
 import subprocess
 import sys
-import threading
-import time
 
 import fssimtest as ft
 
@@ -179,18 +177,3 @@ def _first_line_diff(a, b):
         if x != y:
             return "line %d:\n  merged %r\n  whole  %r" % (i + 1, x[:300], y[:300])
     return "lengths differ: %d vs %d lines" % (len(la), len(lb))
-
-
-# Tasks that count how many of them run at once (in-process workers: a
-# task defined in a test script would be pickled by value, with its lock).
-RUNNING = {"now": 0, "peak": 0}
-_RUNNING_LOCK = threading.Lock()
-
-
-def busy(seconds=0.3):
-    with _RUNNING_LOCK:
-        RUNNING["now"] += 1
-        RUNNING["peak"] = max(RUNNING["peak"], RUNNING["now"])
-    time.sleep(seconds)
-    with _RUNNING_LOCK:
-        RUNNING["now"] -= 1

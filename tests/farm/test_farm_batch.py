@@ -37,8 +37,12 @@ def runs_of(path):
         return []
     out = []
     for line in open(path).read().splitlines():
+        if "-lavfi" not in line:
+            continue            # the checks' -h filter=..., -decoders
         i = line.find("seg_start=")
         name = line[line.find("log_path=") + 9:].split(":")[0].split("\\")[0]
+        if os.path.basename(name).startswith("check."):
+            continue            # a title's one-frame check, not a segment
         out.append((os.path.basename(os.path.dirname(name)), line[i:].split(":")[0]))
     return out
 

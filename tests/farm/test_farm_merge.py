@@ -7,12 +7,14 @@ reference's keyframes; each segment is scored by its own ffmpeg run with
 the segment options (segments.command, as the farm's workers run it), the
 logs are merged by `fssim-farm merge`, and the merged log must be the
 whole run's: the same JSON and the same bytes (the segments field aside),
-for pairs (a resampled main input too), ladders, every algorithm, CSV logs
-and fssim3d.
+for pairs (a resampled main input too), ladders, every algorithm, CSV logs,
+fssim3d, and a ladder in MP4, Matroska and MPEG-TS at once.
 
-Then the refusals, each naming the segment: a gap, an overlap, other
-options, another title (inputs), another filter version, an unknown schema
-version, a log that is not complete.
+Then the refusals, each naming the segment: a gap, a missing head or tail
+(the segments carry the title's frame count, seg_total), a duplicated or
+out-of-order timestamp, an overlap, other options, another title (inputs
+or length), another filter version, an unknown schema version, a log that
+is not complete.
 """
 import json
 import os
@@ -64,10 +66,42 @@ def main():
     fm.check_title(tap, d, "fssim3d_valid10", "fssim3d", ref10, dists10[:1],
                 "depth=7:tpadding=valid", frames=16)
 
+    containers(tap, d)
+
     # refusals, on the pair's three segments
     out = os.path.join(d, "refused.json")
+    if os.path.exists(out):        # a failed check of an earlier run
+        os.unlink(out)
     a, b, c = pair
     refused(tap, "a gap (middle segment missing)", [a, c], ["gap", a, c], out)
+    refused(tap, "a missing tail (the last segment missing): the segments carry the title's "
+            "frame count", [a, b], ["missing tail", "frames 36-59", b], out)
+    refused(tap, "a missing head (the first segment missing)", [b, c],
+            ["missing head", "frames 0-23", b], out)
+    pts = json.load(open(b))["frames"][0]["pts"]
+    prev = json.load(open(a))["frames"][-1]["pts"]
+    dup = edited(b, os.path.join(d, "dup.json"), '{"n": 24, "pts": %d,' % pts,
+                 '{"n": 24, "pts": %d,' % prev)
+    refused(tap, "a duplicated timestamp across segments, named", [a, dup, c],
+            ["duplicated or out-of-order timestamps", "pts %d" % prev, dup, "n=24"], out)
+    n25 = json.load(open(b))["frames"][1]["pts"]
+    swap = edited(b, os.path.join(d, "swap.json"), '{"n": 25, "pts": %d,' % n25,
+                  '{"n": 25, "pts": %d,' % (pts - 1))
+    refused(tap, "an out-of-order timestamp inside a segment, named", [a, swap, c],
+            ["duplicated or out-of-order timestamps", "n=25", swap], out)
+    other_total = edited(c, os.path.join(d, "total.json"), '"seg_total": "60"',
+                         '"seg_total": "72"')
+    refused(tap, "segments of titles of other lengths (seg_total)", [a, b, other_total],
+            ["different titles", "72"], out)
+    # logs without seg_total (an older build's): the tail is unknown
+    old = [edited(p, os.path.join(d, "old%d.json" % i), ',\n    "seg_total": "60"', "")
+           for i, p in enumerate((a, b))]
+    refused(tap, "segments that do not carry the title's frame count, last one missing",
+            old, ["do not say how many frames", "--frames"], out)
+    given = os.path.join(d, "frames_given.json")
+    p = fm.fssim_farm("merge", *old, "-o", given, "--frames", "36")
+    tap.ok(p.returncode == 0 and os.path.exists(given),
+           "... merged once --frames gives the title's frame count", p.stderr)
     _, over, _ = fm.segment_runs(d, "over", "fssim", ref8, dists8[:1], ALL, frames=36)
     refused(tap, "an overlap", [a, b, c, over[1]], ["overlap"], out)
     segs2, other, _ = fm.segment_runs(d, "other", "fssim", ref8, dists8[:1],
@@ -103,9 +137,96 @@ def main():
     csvs = [p for p in os.listdir(d) if p.startswith("ladder8_csv_seg")]
     refused(tap, "JSON and CSV segments together",
             [a, os.path.join(d, sorted(csvs)[1]), c], ["CSV"], out)
+    pairing_counts(tap, d, pair, sorted(os.path.join(d, p) for p in csvs))
     option_errors(tap, d, ref8, dists8)
     pooling_edges(tap)
     tap.done()
+
+
+def containers(tap, d):
+    """A ladder whose reference and renditions are in MP4, Matroska and
+    MPEG-TS (1/12800, 1 ms and 90 kHz timestamps; MPEG-TS starting at
+    1.4 s): in segments, the whole run's log.  At 25 frames/s every
+    container holds the frame times exactly; at 30000/1001 Matroska
+    rounds them to the millisecond, which only the filters' pairing by
+    nearest timestamp (the pairing option) pairs as a whole run does."""
+    for rate, tag in (("25", "mixed25"), ("30000/1001", "mixed2997")):
+        if rate != "25" and not has_pairing():
+            tap.skip("%s: MP4, Matroska and MPEG-TS in one ladder" % tag,
+                     "the filters pair by framesync alone (no pairing option)")
+            continue
+        clip = ft.natural_clip(160, 96, 48, "yuv420p", d, "src_" + tag, container="y4m",
+                               image="chelsea", noise=0.8, zoom=0.03, pan=(3.0, 1.5))
+        src = ["-r", rate, "-i", clip.path]
+        ref = fm.encode(os.path.join(d, "%s_ref.mp4" % tag), src, "libx264", "yuv420p", 12,
+                        crf=8)
+        dists = [fm.encode(os.path.join(d, "%s_d1.mkv" % tag), ["-i", ref], "libx264",
+                           "yuv420p", 10, crf=34),
+                 fm.encode(os.path.join(d, "%s_d2.ts" % tag), ["-i", ref], "libx264",
+                           "yuv420p", 7, extra=["-vf", "scale=80:48"], crf=28)]
+        fm.check_title(tap, d, tag, "fssim", ref, dists, "algo=float+psnr", frames=16)
+
+
+def has_pairing():
+    p = ft.run([ft.FFMPEG, "-hide_banner", "-h", "filter=fssim"], check=False)
+    return "\n   pairing " in p.stdout
+
+
+def pairing_counts(tap, d, jsons, csvs):
+    """The counts the filters write after the frames (pairing: frames each
+    input had, paired, lacking, in excess, damaged) add up over the
+    segments, in the member's or line's own place and shape."""
+    member = ('  "pairing": {"mode": "nearest", "inputs": [{"pad": "main", "frames": %d, '
+              '"paired": %d, "lacks": %d, "excess": 0, "damaged": %d}, {"pad": "reference", '
+              '"frames": %d, "damaged": 0}]},\n')
+    import re
+    paths = []
+    for i, p in enumerate(jsons):
+        n = len(json.load(open(p))["frames"])
+        # the filter's own pairing member, where it writes one, replaced
+        text = re.sub(r'  "pairing": \{.*?\]\},\n', "", open(p).read(), flags=re.S)
+        path = os.path.join(d, "pairing%d.json" % i)
+        with open(path, "w") as f:
+            f.write(text.replace('  "pooled": {', member % (n, n - i, i, 2 * i, n) +
+                                 '  "pooled": {', 1))
+        paths.append(path)
+    out = os.path.join(d, "pairing_merged.json")
+    p = fm.fssim_farm("merge", *paths, "-o", out)
+    want = '  "complete": true,\n' + member % (60, 57, 3, 6, 60) + '  "pooled": {'
+    tap.ok(p.returncode == 0 and want in open(out).read(),
+           "JSON: the pairing counts of the segments added up, the member in its place",
+           p.stderr or open(out).read()[-3000:])
+    from fssim_farm import columns, title
+    counts = title.pairing_counts(columns.read(out, values=False).trailer)
+    t = title.Title(jsons[0], [jsons[0]], out)
+    err = title._partial(t, counts)
+    tap.ok(counts.get("main") == {"frames": 60, "paired": 57, "lacks": 3, "excess": 0,
+                                  "damaged": 6} and err and "main lacks 3" in err and
+           "--unequal-lengths" in err and title._partial(
+               title.Title(jsons[0], [jsons[0]], out, unequal_lengths=True), counts) is None,
+           "the title's summary takes the counts up: 3 frames lacking fail it, unless "
+           "--unequal-lengths", (counts, err))
+    line = "# pairing pad=dist%d frames=%d paired=%d lacks=%d excess=%d damaged=%d\n"
+    paths = []
+    for i, p in enumerate(csvs):
+        text = re.sub(r"# pairing [^\n]*\n", "", open(p).read())
+        n = int(text.split("# frames=")[1].split("\n")[0])
+        lines = "".join(line % (k, n, n - i, i, k, i * k) for k in (1, 2))
+        path = os.path.join(d, "pairing%d.csv" % i)
+        with open(path, "w") as f:
+            f.write(text.replace("# frames=", lines + "# frames=", 1))
+        paths.append(path)
+    out = os.path.join(d, "pairing_merged.csv")
+    p = fm.fssim_farm("merge", *paths, "-o", out)
+    want = "\n" + "".join(line % (k, 60, 57, 3, 3 * k, 3 * k) for k in (1, 2)) + \
+        "# frames=60\n# complete=1\n# segments="
+    tap.ok(p.returncode == 0 and want in open(out).read(),
+           "CSV: the # pairing lines of the segments added up, in their place",
+           p.stderr or open(out).read()[-1500:])
+    bad = edited(paths[1], os.path.join(d, "pairing_bad.csv"), "pad=dist2", "pad=dist9")
+    p = fm.fssim_farm("merge", paths[0], bad, paths[2], "-o", out + ".bad.csv")
+    tap.ok(p.returncode == 1 and "pairing" in p.stderr,
+           "refused: segments whose pairing lines differ in more than their counts", p.stderr)
 
 
 def option_errors(tap, d, ref, dists):
@@ -116,7 +237,9 @@ def option_errors(tap, d, ref, dists):
             ("fssim", "seg_base=10:seg_start=5", "seg_start=5 lies before seg_base=10"),
             ("fssim", "seg_start=12:seg_end=12", "seg_end=12 is not after seg_start=12"),
             ("fssim3d", "depth=5:seg_base=8:seg_start=9:seg_end=20",
-             "the temporal window needs 2 frames")):
+             "the temporal window needs 2 frames"),
+            ("fssim", "seg_start=12:seg_end=24:seg_total=20", "seg_total=20"),
+            ("fssim", "seg_start=12:seg_total=60", "sets seg_end")):
         p = ft.ffmpeg(*base, "[0:v][1:v]%s=%s" % (filt, opts), "-f", "null", "-", check=False)
         tap.ok(p.returncode != 0 and expect in p.stderr,
                "%s=%s fails at init: %s" % (filt, opts, expect), p.stderr[-600:])

@@ -3,9 +3,14 @@
 filter on the CPU): the merged log equals a whole run's, also when a
 worker process is killed mid-run (Dask reschedules its segments; the nanny
 starts a new worker); a failing segment is retried and then reported with
-its frames; the progress bar reports frames per second; a GPU worker runs
-as many segments at once as decode its stream budget (three ladders of 7
-inputs, ten pairs), --slots N exactly N.
+its frames; the progress bar reports frames per second; the segments are
+spread evenly over the GPU workers (equal frames on each); the next
+segment starts on a worker whose segment is about to end; two worker
+processes on a `dask scheduler`, as two hosts would run them (one
+`fssim-farm worker`, one plain `dask worker` given fssim's resources),
+each with its own GPU indices, score a title through --scheduler; a
+cluster whose workers lack fssim's resources is refused within seconds;
+the Python API runs on a Client it is given.
 """
 import os
 import shutil
@@ -125,78 +130,198 @@ def main():
            "without retries the failed segment is reported with its frames, no log written",
            p.stderr[-2000:])
 
-    # 4. several hosts' set-up, on this one: `dask scheduler` and
-    # `fssim-farm worker` (one worker per GPU index), the client by --scheduler
+    # 4. several hosts' set-up, on this one: `dask scheduler` and two
+    # worker processes with their own GPU indices, the client by --scheduler
     multi_host(tap, d, ref, dists, whole)
 
-    # 5. segments at once per GPU worker, as Dask schedules them
-    capacity(tap)
+    # 5. placement: segments spread evenly over the GPU workers; the next
+    # segment placed where one is about to end; the API on a given Client
+    placement(tap, d, ref, dists, whole)
+    prestart(tap)
 
     # 6. the progress bar's arithmetic
     bar = Progress(stream=open(os.devnull, "w"))
     bar.add("a", 100)
     bar.add("b", 50)
+    bar.add("c", 30)
     bar.event((0, {"job": "a", "frames": 40}))
     bar.done("b")
-    tap.ok(bar.scored() == 90, "progress: frames of running and finished segments add up")
+    bar.fail("c")
+    tap.ok(bar.scored() == 90 and bar.failed == {"c"},
+           "progress: frames of running and finished segments add up, a failed one's not")
     tap.done()
 
 
-def capacity(tap):
-    """The most segments running at once on one GPU worker (threads in this
-    process, so that the tasks can count each other)."""
+def placement(tap, d, ref, dists, whole):
+    """Four GPU workers (in this process) of 3 slots: 4 segments go one to
+    each (Dask's resources would let one worker take three), the log is
+    the whole run's; fssim_farm.score runs on the Client it is given and
+    leaves it open."""
+    import json
     from distributed import Client
-    from fssim_farm.runner import local_cluster, segment_resources
-    for inputs, slots, want in ((7, None, 3), (2, None, 10), (17, None, 1), (2, 4, 4)):
-        fm.RUNNING.update(now=0, peak=0)
-        with local_cluster(gpus=[0], slots=slots, processes=False) as cluster, \
-                Client(cluster) as c:
-            futs = [c.submit(fm.busy, pure=False, resources=segment_resources(inputs))
-                    for _ in range(want * 2 + 1)]
-            c.gather(futs)
-        tap.ok(fm.RUNNING["peak"] == want, "one GPU worker%s runs %d segments of %d inputs at "
-               "once" % (" with --slots %d" % slots if slots else "", want, inputs),
-               dict(fm.RUNNING))
+    import fssim_farm
+    from fssim_farm.runner import local_cluster
+    from fssim_farm.title import Title, run_titles
+    out = os.path.join(d, "placed.json")
+    with local_cluster(gpus=[0, 1, 2, 3], slots=3, processes=False) as cluster, \
+            Client(cluster) as client:
+        t = Title(ref, dists, out, "fssim", OPTS, 24, ffmpeg=ft.FFMPEG, ffprobe=ft.FFPROBE)
+        s = run_titles([t], client)[0]
+        per = s.get("frames_per_worker", {})
+        tap.ok(s["status"] == "ok" and sorted(per.values()) == [24, 24, 24, 24] and
+               sorted(per) == ["gpu0", "gpu1", "gpu2", "gpu3"],
+               "4 segments on 4 GPU workers of 3 slots: one each", s)
+        if s["status"] == "ok":
+            fm.same_log(tap, "placed", out, whole, relocate=True)
+        out2 = os.path.join(d, "api_client.json")
+        try:
+            s2 = fssim_farm.score(ref, dists, out2, options=OPTS, client=client,
+                                  ffmpeg=ft.FFMPEG, segment_frames=32, progress=False)
+            ok = s2["status"] == "ok" and client.status == "running"
+        except fssim_farm.FarmError as e:
+            ok, s2 = False, str(e)
+        tap.ok(ok, "fssim_farm.score(client=...): scored on the given Client, left open", s2)
+        if ok:
+            fm.same_log(tap, "API on a given Client", out2, whole, relocate=True)
+            tap.ok("whole_run_command" in s2 and json.dumps(out2)[1:-1] in
+                   s2["whole_run_command"],
+                   "the summary says the whole run whose log the merged log equals",
+                   s2.get("whole_run_command"))
 
 
-def multi_host(tap, d, ref, dists, whole):
+def prestart(tap):
+    """A lane full with a segment that will end within its start-up time
+    takes the next segment (its ffmpeg starts while the last one ends);
+    with --no-prestart it does not."""
+    from fssim_farm import schedule
+    for on in (True, False):
+        sched = schedule.Scheduler(None, prestart=on)
+        lane = schedule.Lane("w1", "gpu0", {"fssim_slot": 2, "fssim_streams": 17})
+        sched.lanes = {"w1": lane}
+        job = {"id": "t#0", "title_index": 0, "frames": 1000, "nb_inputs": 7, "streams": 7}
+        r = schedule._Run(job, "w1", None)
+        sched.runs["t#0"] = r
+        lane.running.add("t#0")
+        nxt = {"id": "t#1", "title_index": 0, "frames": 1000, "nb_inputs": 7, "streams": 7}
+        before = sched._pick(nxt)
+        t0 = time.time()
+        sched.events.extend([(t0, {"job": "t#0", "start": True})])
+        sched._take_events()
+        r.t_start = t0 - 3.0
+        sched.events.append((t0, {"job": "t#0", "frames": 100}))
+        sched._take_events()
+        r.t_first -= 8.0            # 100 frames/s from here
+        sched.events.append((t0, {"job": "t#0", "frames": 900}))
+        sched._take_events()
+        after = sched._pick(nxt)
+        want = lane if on else None
+        tap.ok(before is None and after is want,
+               "a segment 1 s from its end (start-up 3 s): the next one %s" % (
+                   "starts on its lane" if on else "waits (--no-prestart)"),
+               (before, after, r.rate, r.ending))
+        sched.close()
+
+
+def _scheduler(d, name, env):
     import json
     import subprocess
     import sys
-    sfile = os.path.join(d, "scheduler.json")
+    sfile = os.path.join(d, name + ".json")
     if os.path.exists(sfile):
         os.unlink(sfile)
-    env = fm.farm_env()
-    env["DASK_LOGGING__DISTRIBUTED"] = "error"
     sched = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler",
                               "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                               "--scheduler-file", sfile], env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    worker = None
-    try:
-        deadline = time.time() + 60
-        while not os.path.exists(sfile) and time.time() < deadline:
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        try:
+            return sched, json.load(open(sfile))["address"]
+        except (OSError, ValueError, KeyError):
             time.sleep(0.2)
-        addr = json.load(open(sfile))["address"]
-        worker = subprocess.Popen([sys.executable, "-m", "fssim_farm", "worker", addr,
-                                   "--gpus", "0,1", "--slots", "1", "--name", "hostA"],
-                                  env=env, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL)
+    return sched, None
+
+
+def _stop(procs):
+    import subprocess
+    for proc in procs:
+        if proc:
+            proc.terminate()
+    for proc in procs:
+        if proc:
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def multi_host(tap, d, ref, dists, whole):
+    """doc/farm.md's several hosts, on this one: a `dask scheduler`, and two
+    worker processes as two hosts would start them, each with its own GPU
+    indices (fake: the CPU filter scores): `fssim-farm worker ADDR --gpus
+    0,1` and a plain `dask worker` given fssim's resources and
+    FSSIM_FARM_GPU=2.  Then a cluster with a plain `dask worker` alone."""
+    import json
+    import subprocess
+    import sys
+    env = fm.farm_env()
+    env["DASK_LOGGING__DISTRIBUTED"] = "error"
+    sched, addr = _scheduler(d, "scheduler", env)
+    procs = [sched]
+    try:
+        procs.append(subprocess.Popen(
+            [sys.executable, "-m", "fssim_farm", "worker", addr, "--gpus", "0,1", "--slots", "1",
+             "--name", "hostA"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        env_b = dict(env, FSSIM_FARM_GPU="2")
+        procs.append(subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_worker", addr, "--nthreads", "2",
+             "--nworkers", "1", "--resources", "fssim_slot=2,fssim_streams=17",
+             "--name", "hostB-gpu2", "--no-dashboard"], env=env_b,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        _wait_workers(addr, 3)
         out = os.path.join(d, "multi.json")
         p = fm.fssim_farm("score", "--scheduler", addr, "--reference", ref, *dists, "-o", out,
                           "--options", OPTS, "--segment-frames", "16", "--ffmpeg", ft.FFMPEG,
-                          "--ffprobe", ft.FFPROBE, "--no-progress", timeout=300)
-        if tap.ok(p.returncode == 0, "dask scheduler + fssim-farm worker --gpus 0,1, the "
-                  "client by --scheduler: exit 0", p.stderr[-2000:]):
+                          "--ffprobe", ft.FFPROBE, "--no-progress", "--json", timeout=300)
+        try:
+            s = json.loads(p.stdout)
+        except ValueError:
+            s = {}
+        per = s.get("frames_per_worker", {})
+        if tap.ok(p.returncode == 0, "dask scheduler + `fssim-farm worker --gpus 0,1` + `dask "
+                  "worker --resources` (FSSIM_FARM_GPU=2), the client by --scheduler: exit 0",
+                  p.stderr[-2000:]):
             fm.same_log(tap, "several hosts' set-up", out, whole, relocate=True)
+        tap.ok(set(per) == {"hostA-gpu0", "hostA-gpu1", "hostB-gpu2"} and
+               sum(per.values()) == 96,
+               "the segments ran on both worker processes, each of their GPUs", per)
     finally:
-        for proc in (worker, sched):
-            if proc:
-                proc.terminate()
-                try:
-                    proc.wait(30)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+        _stop(procs[::-1])
+
+    sched, addr = _scheduler(d, "scheduler_plain", env)
+    procs = [sched]
+    try:
+        procs.append(subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_worker", addr, "--nthreads", "1",
+             "--no-dashboard"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        _wait_workers(addr, 1)
+        t0 = time.time()
+        p = fm.fssim_farm("score", "--scheduler", addr, "--reference", ref, *dists, "-o",
+                          os.path.join(d, "plain.json"), "--options", OPTS, "--ffmpeg",
+                          ft.FFMPEG, "--no-progress", timeout=120)
+        took = time.time() - t0
+        tap.ok(p.returncode == 1 and "none started for fssim-farm" in p.stderr and
+               "fssim-farm worker" in p.stderr and took < 60 and "Traceback" not in p.stderr,
+               "a plain `dask worker` without fssim's resources: refused in %.1f s, the fix "
+               "named" % took, p.stderr[-1500:])
+    finally:
+        _stop(procs[::-1])
+
+
+def _wait_workers(addr, n, timeout=120):
+    from distributed import Client
+    with Client(addr, timeout=60) as c:
+        c.wait_for_workers(n, timeout=timeout)
 
 
 if __name__ == "__main__":
