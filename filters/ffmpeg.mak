@@ -3,11 +3,12 @@
 
 FSSIM_REF    = fssim/ref_plane.o fssim/ref_int.o fssim/ref_float.o \
                fssim/ref_block.o fssim/ref_3d.o \
-               fssim/ref_psnr.o fssim/ref_msssim.o fssim/ref_resample.o
-FSSIM_COMMON = fssim/fssim_filter.o fssim/fssim_options.o fssim/fssim_format.o fssim/fssim_pair.o \
+               fssim/ref_psnr.o fssim/ref_msssim.o fssim/ref_vmaf.o fssim/ref_resample.o
+FSSIM_COMMON = fssim/fssim_filter.o fssim/fssim_algos.o fssim/fssim_options.o \
+               fssim/fssim_format.o fssim/fssim_pair.o \
                fssim/fssim_links.o fssim/fssim_output.o fssim/fssim_log.o \
                fssim/fssim_file.o fssim/fssim_pool.o fssim/fssim_engine.o \
-               fssim/fssim_be_cpu.o framesync.o $(FSSIM_REF)
+               fssim/fssim_be_cpu.o fssim/fssim_cpu_vmaf.o framesync.o $(FSSIM_REF)
 # The CUDA modules, each embedded as PTX (FFmpeg's rules) and as machine
 # code, SASS (below); the backend loads the one it needs.  fssim_cuda's:
 # one for each sample class (8 bits, 9 to 12, 13 to 16), window (the

@@ -439,10 +439,10 @@ static int launch_msssim(FSSIMEngine *e, CUDABackend *b, int k, const AVFrame *r
                                                         1, 0, c->stream, args, NULL));
 }
 
-/* Whether fssim_plane runs: an algorithm other than msssim is asked for. */
+/* The algorithms fssim_plane computes; it runs where one is asked for. */
 static int fused_algos(const FSSIMEngine *e)
 {
-    return e->opts->algos & ~FSSIM_BIT(FSSIM_ALGO_MSSSIM);
+    return e->opts->algos & FSSIM_FUSED_ALGOS;
 }
 
 /* The side streams of the components after the first, and their events.
@@ -514,7 +514,7 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
     const int kind = fssim_cuda_kind(ff_fssim_stored_bits(&e->fmt));
     const int any = e->opts->window != FSSIM_DEFAULT_WINDOW;
     const int ladder = e->nb_dist > 1;
-    const FSSIMSmemLayout l = fssim_smem_layout(e->opts->window / 2, e->opts->algos, kind,
+    const FSSIMSmemLayout l = fssim_smem_layout(e->opts->window / 2, fused_algos(e), kind,
                                                 ladder);
     const size_t part_bytes = FSSIM_NB_FUSED_PARTS * sizeof(double);
     int count[4], ret;
@@ -528,7 +528,7 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
         const FSSIMPlane *p = &e->fmt.comp[i];
         FSSIMCudaParams *kp = &b->params[i];
         ff_fssim_cuda_fill_params(kp, e->fmt.depth, p->width, p->height, p->bytes, p->step,
-                                  p->shift, e->opts->algos, e->opts->window, e->opts->sigma,
+                                  p->shift, fused_algos(e), e->opts->window, e->opts->sigma,
                                   e->opts->padding == FSSIM_REF_PAD_SAME);
         kp->part_offset = b->nb_tiles;
         count[i] = fssim_cuda_nb_blocks(p->width, p->height, &b->grid[i][0], &b->grid[i][1]);

@@ -240,10 +240,10 @@ static void setup_planes(FSSIMEngine *e)
                                        (msssim(e) ? ff_fssim_vk_msssim_words(e) : 0)));
 }
 
-/* Whether the fused shaders run: an algorithm other than msssim is asked for. */
+/* The algorithms the fused shaders compute; they run where one is asked for. */
 static int fused_algos(const FSSIMEngine *e)
 {
-    return e->opts->algos & ~FSSIM_BIT(FSSIM_ALGO_MSSSIM);
+    return e->opts->algos & FSSIM_FUSED_ALGOS;
 }
 
 /* Shared memory of a tile workgroup, as fssim_core.glsl sizes it: the
@@ -360,7 +360,7 @@ static int init_shader(FSSIMEngine *e, FFVulkanShader *shd, int mode, int main_b
     SPEC_LIST_CREATE(sl, SPEC_MAIN_BUF + 1, (SPEC_MAIN_BUF + 1) * sizeof(uint64_t))
 
     SPEC_LIST_ADD(sl, SPEC_MODE,  32, mode);
-    SPEC_LIST_ADD(sl, SPEC_ALGOS, 32, e->opts->algos);
+    SPEC_LIST_ADD(sl, SPEC_ALGOS, 32, fused_algos(e));
     SPEC_LIST_ADD(sl, SPEC_RF,    32, e->opts->window / 2);
     SPEC_LIST_ADD(sl, SPEC_HALO,  32, tile_halo(e));
     /* the sums' widths: samples at the bottom of 16-bit words are read as

@@ -36,7 +36,8 @@ def pool_frames(log):
         counts[k] = 0
         for slot in log.slots:
             for c in range(comps):
-                pools[(k, slot, c)] = Pool(log.depth if slot == "psnr" else None)
+                pools[(k, slot, c)] = Pool(log.depth if logs.pooled_as_psnr(log, slot)
+                                           else None)
     for fr in log.frames:
         for e in fr.entries:
             if e.k not in counts:
@@ -45,14 +46,15 @@ def pool_frames(log):
             counts[e.k] += 1
             for slot in log.slots:
                 vals = e.scores[slot]
+                psnr = logs.pooled_as_psnr(log, slot)
                 for c in range(comps):
                     v = vals[c]
-                    mse = e.mse[c] if slot == "psnr" else None
+                    mse = e.mse[c] if psnr else None
                     if v is None:
                         # JSON writes a non-finite value as null: a PSNR of
                         # identical planes (MSE 0) is +inf; nothing else is
                         # pooled from a null
-                        if slot == "psnr" and mse == 0.0:
+                        if psnr and mse == 0.0:
                             v = float("inf")
                         else:
                             raise LogError(
@@ -148,7 +150,8 @@ def check_segments(segs):
             raise LogError("%s and %s were scored with different options (%s)" % (
                 s.describe(), first.describe(),
                 ", ".join("%s=%r vs %r" % (k, a.get(k), b.get(k)) for k in diff) or "order"))
-        if s.slots != first.slots or s.csv_columns != first.csv_columns:
+        if s.slots != first.slots or s.csv_columns != first.csv_columns or \
+                s.algorithms != first.algorithms:
             raise LogError("%s and %s log different algorithms" % (
                 s.describe(), first.describe()))
     order = sorted(segs, key=lambda s: s.seg_range()[0])
@@ -214,7 +217,8 @@ def merge_logs(segs, log_path=None, verify=True):
     first = order[0]
     merged = logs.Log(log_path or first.path, first.fmt)
     for attr in ("filter", "schema_version", "version", "input", "components",
-                 "renditions", "main", "slots", "csv_columns", "names"):
+                 "renditions", "main", "slots", "algorithms", "db_slots", "csv_columns",
+                 "names"):
         setattr(merged, attr, getattr(first, attr))
     merged.options = {k: v for k, v in first.options.items() if k not in logs.SEGMENT_OPTIONS}
     if log_path is not None and "log_path" in merged.options:
