@@ -32,8 +32,9 @@ OBJS-$(CONFIG_FSSIM3D_FILTER)      += fssim/vf_fssim3d.o $(FSSIM_COMMON)
 OBJS-$(CONFIG_FSSIM_CUDA_FILTER)   += fssim/vf_fssim_cuda.o $(FSSIM_CUDA) $(FSSIM_COMMON)
 # The Vulkan backend serves fssim_vulkan and fssim3d: both sets of shaders.
 FSSIM_VULKAN = fssim/fssim_be_vulkan.o fssim/fssim_be_vulkan3d.o fssim/fssim_vulkan_common.o \
-               fssim/fssim_vulkan_resample.o fssim/fssim_vulkan_msssim.o \
+               fssim/fssim_vulkan_resample.o fssim/fssim_vulkan_msssim.o fssim/fssim_vulkan_vmaf.o \
                fssim/fssim.comp.spv.o fssim/fssim_f32.comp.spv.o fssim/fssim_msssim.comp.spv.o \
+               fssim/fssim_vmaf.comp.spv.o \
                fssim/fssim_resample.comp.spv.o fssim/fssim3d_moments.comp.spv.o \
                fssim/fssim3d_score.comp.spv.o vulkan.o vulkan_filter.o
 
