@@ -20,7 +20,7 @@
 
 /*
  * fssim: algo=vmaf_ssim and vmaf_msssim on CUDA frames
- * (doc/algorithms.md#vmaf_ssim-in-the-filters), the host side of
+ * (doc/algorithms.md#vmaf_ssim-and-vmaf_msssim-in-the-filters), the host side of
  * kernels/fssim_vmaf.cuh.  Per job, on the filter's stream: the
  * reference's float planes (vmaf_ssim's decimated plane and vmaf_msssim's
  * five scales of every component), then per rendition its planes, the

@@ -20,7 +20,7 @@
 
 /*
  * fssim: algo=vmaf_ssim and vmaf_msssim on Vulkan frames
- * (doc/algorithms.md#vmaf_ssim-in-the-filters), the host side of
+ * (doc/algorithms.md#vmaf_ssim-and-vmaf_msssim-in-the-filters), the host side of
  * fssim_vmaf.comp.glsl.  Per job, in phases with a barrier between them:
  * the float planes of the reference (once per command buffer) and of each
  * rendition (its lane's), each further scale of vmaf_msssim, the scoring of

@@ -30,7 +30,7 @@
  * floats and each position's l, c and s are therefore libvmaf's to the
  * bit, on every GPU; only the order in which the positions' values are
  * added differs (tiles, then blocks), which moves a plane's mean by about
- * 1e-16 (doc/algorithms.md#vmaf_ssim-in-the-filters).
+ * 1e-16 (doc/algorithms.md#vmaf_ssim-and-vmaf_msssim-in-the-filters).
  *
  *   fssim_vmaf_load_<8|16>  samples to floats (value / 2^(depth - 8)),
  *                           vmaf_ssim's box decimation, vmaf_msssim's scale 0
