@@ -350,8 +350,8 @@ static double weighted_all(const FSSIMFormat *f, const double *v)
 
 /* A score in dB (psnr): each plane's MSE beside it, and All the PSNR of
  * FFmpeg psnr's weighting of the planes' MSE. */
-static void score_db(const FSSIMEngine *e, const FSSIMAlgo *al, const FSSIMSum (*v)[FSSIM_NB_PARTS],
-                     double *score, double *mse)
+static void score_db(const FSSIMEngine *e, const FSSIMAlgo *al,
+                     const FSSIMSum (*v)[FSSIM_NB_PARTS], double *score, double *mse)
 {
     const FSSIMFormat *f = &e->fmt;
     const int n = f->nb_comps;
