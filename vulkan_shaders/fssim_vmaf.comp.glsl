@@ -158,10 +158,10 @@ float next_up(float x)
     return uintBitsToFloat(floatBitsToUint(x) + 1u);
 }
 
-/* a / b rounded to the nearest float, b > 0: the double quotient, moved to
- * the neighbour on the quotient's side of a midpoint.  m b and a compare
- * exactly in double (m: 25 significant bits, b: 24). */
-float div_rn(float a, float b)
+/* a / b rounded to the nearest float, a >= 0, b > 0: the double quotient,
+ * moved to the neighbour on the quotient's side of a midpoint.  m b and a
+ * compare exactly in double (m: 25 significant bits, b: 24). */
+float div_rn_pos(float a, float b)
 {
     precise double qd = double(a) / double(b);
     float q = float(qd);
@@ -175,6 +175,12 @@ float div_rn(float a, float b)
             q = qdn;
     }
     return q;
+}
+
+/* a / b, b > 0: rounding to nearest is symmetric about 0 */
+float div_rn(float a, float b)
+{
+    return a < 0.0 ? -div_rn_pos(-a, b) : div_rn_pos(a, b);
 }
 
 /* sqrt(x) rounded to the nearest float, x >= 0, likewise (m m: 50 bits). */

@@ -10,7 +10,8 @@ the shader repeats the reference's float arithmetic, so 0 is what it gives
 on lavapipe): alone and with the fused algorithms (the fp64 shader in the
 same command buffer) and msssim, 8 to 16 bits, 4:2:0 with the luma
 decimated by 2, 4:4:4, semi-planar (one multi-plane image), gray, the
-smallest five-scale plane (176), flat frames.  Also: two runs are bitwise
+smallest five-scale plane (176), flat frames, a negative of the reference
+(negative structure terms).  Also: two runs are bitwise
 identical, ladders (renditions of the reference's size, and of other sizes
 resampled on the device, whose planes the shader reads from the resampled
 buffer) equal fssim's, the too-small plane error.  Where the Khronos
@@ -49,6 +50,11 @@ def clips(fmt, w, h, n=2, kind="natural"):
         return (ft.natural_clip(w, h, 0, f, WORK, tag + "_m", frames=a),
                 ft.natural_clip(w, h, 0, f, WORK, tag + "_r", frames=b))
     ref = ft.natural_clip(w, h, n, fmt, WORK, tag + "_r", image="coffee", seed=5)
+    if kind == "inverted":
+        # the reference's negative: negative covariances, negative s
+        top = ref.fmt.maxval
+        neg = [[(top - p.astype("int64")).astype(p.dtype) for p in fr] for fr in ref.frames]
+        return ft.natural_clip(w, h, 0, ref.fmt, WORK, tag + "_m", frames=neg), ref
     main = ft.natural_clip(w, h, n, fmt, WORK, tag + "_m", image="coffee", seed=5,
                            distort=dict(blur=1.0, noise=3.0, block=8))
     return main, ref
@@ -111,6 +117,8 @@ def check_accuracy():
     compare("gray16-177x190", "gray16le", 177, 190, V)
     compare("yuv444p12-200x180-float", "yuv444p12le", 200, 180, V + "+float")
     compare("flat-yuv444p", "yuv444p", 176, 176, V, kind="flat")
+    # negative structure terms (the float division's sign)
+    compare("inverted-yuv420p", "yuv420p", 130, 98, "algo=vmaf_ssim", kind="inverted")
 
 
 def check_determinism():
