@@ -52,7 +52,8 @@ vulkan3d) tests="vulkan/test_vulkan3d.py"; decode=0 ;;
 cuda)     tests="cuda/test_cuda.py cuda/test_cuda3d.py"; decode=0 ;;
 cutshort) tests="e2e/test_cutshort.py"; decode=1 ;;
 all)      tests="vulkan/test_vulkan.py vulkan/test_vulkan_faults.py vulkan/test_vulkan_msssim.py
-                 vulkan/test_vulkan_vmaf.py vulkan/test_vulkan3d.py cuda/test_cuda.py cuda/test_cuda3d.py e2e/test_cutshort.py"
+                 vulkan/test_vulkan_vmaf.py vulkan/test_vulkan3d.py cuda/test_cuda.py
+                 cuda/test_cuda3d.py e2e/test_cutshort.py"
           decode=1 ;;
 *) echo "gpu_tests: unknown group $group (vulkan, vulkan3d, cuda, cutshort, all)" >&2; exit 2 ;;
 esac

@@ -251,9 +251,10 @@ t.ok(head and head[0].startswith("n,pts,pts_time,psnr.Y,") and
      head[0].endswith(",mse.All,vmaf_ssim.Y,vmaf_ssim.U,vmaf_ssim.V,vmaf_ssim.All,"
                       "vmaf_ssim.dB"),
      "CSV: the algorithms' columns in the table's order, vmaf_ssim's with a dB column", head)
-t.ok("# algorithm vmaf_ssim db=1 pooling=mean description=libvmaf float_ssim\n" in text and
-     "# algorithm psnr db=0 pooling=psnr description=PSNR (FFmpeg psnr filter)\n" in text,
-     "CSV: the header's algorithm lines", text[:600])
+# spaces escaped as in every comment line of the CSV log (\x20)
+t.ok("# algorithm vmaf_ssim db=1 pooling=mean description=libvmaf\\x20float_ssim\n" in text and
+     "# algorithm psnr db=0 pooling=psnr description=PSNR\\x20(FFmpeg\\x20psnr\\x20filter)\n"
+     in text, "CSV: the header's algorithm lines", text[:600])
 
 # ---- 5. errors ------------------------------------------------------------------
 
