@@ -3,26 +3,28 @@
 
 FSSIM_REF    = fssim/ref_plane.o fssim/ref_int.o fssim/ref_float.o \
                fssim/ref_block.o fssim/ref_3d.o \
-               fssim/ref_psnr.o fssim/ref_msssim.o fssim/ref_resample.o
-FSSIM_COMMON = fssim/fssim_filter.o fssim/fssim_options.o fssim/fssim_format.o fssim/fssim_pair.o \
+               fssim/ref_psnr.o fssim/ref_msssim.o fssim/ref_vmaf.o fssim/ref_resample.o
+FSSIM_COMMON = fssim/fssim_filter.o fssim/fssim_algos.o fssim/fssim_options.o \
+               fssim/fssim_format.o fssim/fssim_pair.o \
                fssim/fssim_links.o fssim/fssim_output.o fssim/fssim_log.o \
                fssim/fssim_file.o fssim/fssim_pool.o fssim/fssim_engine.o \
-               fssim/fssim_be_cpu.o framesync.o $(FSSIM_REF)
+               fssim/fssim_be_cpu.o fssim/fssim_cpu_vmaf.o framesync.o $(FSSIM_REF)
 # The CUDA modules, each embedded as PTX (FFmpeg's rules) and as machine
 # code, SASS (below); the backend loads the one it needs.  fssim_cuda's:
 # one for each sample class (8 bits, 9 to 12, 13 to 16), window (the
 # default 11, or any: _any) and use (a lone pair, or a ladder: _ladder);
 # fssim3d's: one for the default window, one for any; fssim_resample serves
-# both filters, loaded only where an input is resampled.  Their .cu files
-# are written from these lists (below).
+# both filters, loaded only where an input is resampled; fssim_vmaf holds
+# vmaf_ssim's and vmaf_msssim's kernels, loaded only where they are asked
+# for.  Their .cu files are written from these lists (below).
 FSSIM_CLASSES = 8 12 16
 FSSIM_PTX     = $(foreach c,$(FSSIM_CLASSES),fssim_$(c) fssim_$(c)_any)
 FSSIM_PTX2D   = $(FSSIM_PTX) $(FSSIM_PTX:%=%_ladder)
 FSSIM_PTX3D   = fssim3d fssim3d_any
-FSSIM_MODULES = $(FSSIM_PTX2D) $(FSSIM_PTX3D) fssim_resample
+FSSIM_MODULES = $(FSSIM_PTX2D) $(FSSIM_PTX3D) fssim_resample fssim_vmaf
 # The CUDA backend serves fssim_cuda and fssim3d: both sets of kernels.
 FSSIM_CUDA   = fssim/fssim_be_cuda.o fssim/fssim_cuda_common.o fssim/fssim_cuda_params.o \
-               fssim/fssim3d_cuda_params.o cuda/load_helper.o \
+               fssim/fssim3d_cuda_params.o fssim/fssim_cuda_vmaf.o cuda/load_helper.o \
                $(FSSIM_MODULES:%=fssim/%.ptx.o) $(FSSIM_MODULES:%=fssim/%.sass.o)
 
 OBJS-$(CONFIG_FSSIM_FILTER)        += fssim/vf_fssim.o $(FSSIM_COMMON)
@@ -30,8 +32,9 @@ OBJS-$(CONFIG_FSSIM3D_FILTER)      += fssim/vf_fssim3d.o $(FSSIM_COMMON)
 OBJS-$(CONFIG_FSSIM_CUDA_FILTER)   += fssim/vf_fssim_cuda.o $(FSSIM_CUDA) $(FSSIM_COMMON)
 # The Vulkan backend serves fssim_vulkan and fssim3d: both sets of shaders.
 FSSIM_VULKAN = fssim/fssim_be_vulkan.o fssim/fssim_be_vulkan3d.o fssim/fssim_vulkan_common.o \
-               fssim/fssim_vulkan_resample.o fssim/fssim_vulkan_msssim.o \
+               fssim/fssim_vulkan_resample.o fssim/fssim_vulkan_msssim.o fssim/fssim_vulkan_vmaf.o \
                fssim/fssim.comp.spv.o fssim/fssim_f32.comp.spv.o fssim/fssim_msssim.comp.spv.o \
+               fssim/fssim_vmaf.comp.spv.o \
                fssim/fssim_resample.comp.spv.o fssim/fssim3d_moments.comp.spv.o \
                fssim/fssim3d_score.comp.spv.o vulkan.o vulkan_filter.o
 
@@ -99,6 +102,14 @@ $(SUBDIR)fssim/fssim_resample.cu: $(SRC_PATH)/$(SUBDIR)fssim/Makefile
 	  '#include "fssim_resample.cuh"' \
 	  'FSSIM_RESAMPLE_MODULE()' > $@
 
+$(SUBDIR)fssim/fssim_vmaf.cu: TAG = GEN
+$(SUBDIR)fssim/fssim_vmaf.cu: $(SRC_PATH)/$(SUBDIR)fssim/Makefile
+	$(M)printf '%s\n' \
+	  '/* fssim CUDA kernels of vmaf_ssim and vmaf_msssim (libvmaf'"'"'s float_ssim and float_ms_ssim) */' \
+	  '/* written by libavfilter/fssim/Makefile */' \
+	  '#include "fssim_vmaf.cuh"' \
+	  'FSSIM_VMAF_MODULE()' > $@
+
 # The .cu files include their headers from the sources (an FFmpeg build
 # outside its source tree writes them in the build tree), and FFmpeg's %.ptx
 # rule knows only the .cu file: the modules are rebuilt when a kernel header
@@ -109,6 +120,9 @@ FSSIM_PTX_HEADERS = fssim_plane.cuh fssim_msssim.cuh fssim_cuda.h \
 $(FSSIM_PTX2D:%=$(SUBDIR)fssim/%.ptx): $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,$(FSSIM_PTX_HEADERS))
 $(SUBDIR)fssim/fssim_resample.ptx: \
   $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,fssim_resample.cuh fssim_cuda.h \
+                                          fssim_cuda_device.cuh fssim_consts.h)
+$(SUBDIR)fssim/fssim_vmaf.ptx: \
+  $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,fssim_vmaf.cuh fssim_vmaf_cuda.h fssim_cuda.h \
                                           fssim_cuda_device.cuh fssim_consts.h)
 # FFmpeg's clang flags (sm_30) make clang emit PTX ISA 3.2, which has no
 # shfl.sync (kernels/fssim_cuda_device.cuh, warp_xor); ISA 6.0 has, and
@@ -174,7 +188,8 @@ $(sort $(FSSIM_OBJS_ALL:%=$(SUBDIR)%) $(FSSIM_TOOL_OBJS:./%=%)): \
 $(SUBDIR)fssim/ref_%.o: CFLAGS += -ffp-contract=off
 
 SKIPHEADERS += fssim/fssim_cuda_common.h fssim/fssim_vulkan_common.h \
-               fssim/fssim_vulkan_resample.h fssim/fssim_vulkan_msssim.h
+               fssim/fssim_vulkan_resample.h fssim/fssim_vulkan_msssim.h \
+               fssim/fssim_cuda_vmaf.h fssim/fssim_vulkan_vmaf.h
 
 clean::
 	$(RM) $(CLEANSUFFIXES:%=libavfilter/fssim/%) libavfilter/fssim/*.fatbin \

@@ -30,11 +30,13 @@
  * size and depth (the CPU reference favours clarity over fusing the two).  MS-SSIM first builds each plane's five scales as
  * doubles (the pyramid lists, one run per scale, bands of rows in
  * parallel), then scores every scale in bands like the other algorithms.
+ * vmaf_ssim and vmaf_msssim have a module of their own (fssim_cpu_vmaf.c).
  * Synchronous: a job's sums are there when submit returns.
  */
 #include "libavutil/mem.h"
 #include "libavfilter/filters.h"
 
+#include "fssim_cpu_vmaf.h"
 #include "fssim_engine.h"
 
 /* Rows per unit.  Fixed, not derived from the thread count (see above). */
@@ -75,6 +77,7 @@ typedef struct CPUBackend {
     double  *ms[FSSIM_MAX_DIST + 1][4][FSSIM_MS_SCALES];
     double  *ms_buf;
     double   ms_g[FSSIM_MAX_WINDOW];
+    FSSIMCpuVmaf *vmaf;         /* vmaf_ssim, vmaf_msssim */
 } CPUBackend;
 
 /* What one run of the units reads. */
@@ -292,6 +295,9 @@ static int cpu_init(FSSIMEngine *e, size_t *ring_bytes)
         return ret;
 
     b->nb_threads = FFMAX(1, ff_filter_get_nb_threads(e->ctx));
+    if (!e->opts->depth && ff_fssim_cpu_vmaf_wanted(e) &&
+        (ret = ff_fssim_cpu_vmaf_init(e, b->nb_threads, &b->vmaf)) < 0)
+        return ret;
     b->scratch = av_malloc(FFMAX(b->scratch_size, 1) * b->nb_threads);
     b->results = av_calloc(e->nb_slots, sizeof(*b->results));
     if (!b->scratch || !b->results)
@@ -467,6 +473,33 @@ static void gather(const CPUList *l, AVFrame *const *dist, FSSIMSums *s)
     }
 }
 
+/* vmaf_ssim, vmaf_msssim (fssim_cpu_vmaf.c): every image's planes as the
+ * other algorithms read them, a resampled rendition's at the reference's
+ * size. */
+static void score_vmaf(FSSIMEngine *e, const AVFrame *ref, AVFrame *const *dist, FSSIMSums *s)
+{
+    CPUBackend *b = e->priv;
+    FSSIMRefPlane planes[FSSIM_MAX_DIST + 1][4];
+    unsigned present = 0;
+
+    for (int k = 0; k <= e->nb_dist; k++) {
+        const AVFrame *f = k < e->nb_dist ? dist[k] : ref;
+        if (!f)
+            continue;
+        present |= k < e->nb_dist ? 1u << k : 0;
+        for (int c = 0; c < e->fmt.nb_comps; c++) {
+            const FSSIMPlane *rp = &e->fmt.comp[c];
+            const uint16_t *rs = k < e->nb_dist ? b->rs[k][c] : NULL;
+            planes[k][c] = rs ? (FSSIMRefPlane) {
+                .data = (const uint8_t *)rs, .linesize = 2 * rp->width, .width = rp->width,
+                .height = rp->height, .bytes = 2, .step = 1, .shift = 0 } :
+                ff_fssim_ref_plane(k < e->nb_dist ? &e->dist[k] : &e->fmt, c, f->data,
+                                   f->linesize);
+        }
+    }
+    ff_fssim_cpu_vmaf_score(e, b->vmaf, (const FSSIMRefPlane (*)[4])planes, present, s);
+}
+
 static int cpu_submit(FSSIMEngine *e, int slot, const AVFrame *ref, AVFrame *const *dist)
 {
     CPUBackend *b = e->priv;
@@ -481,6 +514,8 @@ static int cpu_submit(FSSIMEngine *e, int slot, const AVFrame *ref, AVFrame *con
     }
     run(e, &t);
     gather(&b->score, dist, &b->results[slot]);
+    if (b->vmaf)
+        score_vmaf(e, ref, dist, &b->results[slot]);
     return 0;
 }
 
@@ -532,6 +567,7 @@ static void cpu_uninit(FSSIMEngine *e)
     for (int j = 0; j < FSSIM_MS_SCALES; j++)
         av_freep(&b->pyramid[j].units);
     av_freep(&b->ms_buf);
+    ff_fssim_cpu_vmaf_uninit(&b->vmaf);
     av_freep(&b->scratch);
     av_freep(&b->results);
 }

@@ -37,7 +37,8 @@
  * launch per scale over every plane, each pooling the next scale into
  * float planes allocated once (the stream orders the renditions, so one set
  * serves them all), then fssim_ms_reduce into the slot, after the fused
- * kernels' sums.
+ * kernels' sums.  vmaf_ssim and vmaf_msssim: fssim_cuda_vmaf.c, their sums
+ * after msssim's.
  *
  * 3-D (fssim3d): per frame pair, fssim3d_moments computes the spatial
  * moments (of the main input's resampled planes where it is resampled,
@@ -63,6 +64,7 @@
 #include "fssim_cuda.h"
 #include "fssim3d_cuda.h"
 #include "fssim_cuda_common.h"
+#include "fssim_cuda_vmaf.h"
 #include "fssim_engine.h"
 
 #define OFFSET_ALIGN 256
@@ -115,6 +117,9 @@ typedef struct CUDABackend {
     int ms_first[FSSIM_MS_SCALES];      /* their first record in a rendition's partials */
     int ms_records;                     /* a rendition's partial records */
     int ms_smem;
+    size_t ms_bytes;                    /* a slot's msssim sums; vmaf's follow */
+
+    FSSIMCudaVmaf *vmaf;                /* vmaf_ssim, vmaf_msssim (fssim_cuda_vmaf.c) */
 
     /* 3-D */
     CUfunction moments_func, score_func, sum_func;
@@ -439,10 +444,10 @@ static int launch_msssim(FSSIMEngine *e, CUDABackend *b, int k, const AVFrame *r
                                                         1, 0, c->stream, args, NULL));
 }
 
-/* Whether fssim_plane runs: an algorithm other than msssim is asked for. */
+/* The algorithms fssim_plane computes; it runs where one is asked for. */
 static int fused_algos(const FSSIMEngine *e)
 {
-    return e->opts->algos & ~FSSIM_BIT(FSSIM_ALGO_MSSSIM);
+    return e->opts->algos & FSSIM_FUSED_ALGOS;
 }
 
 /* The side streams of the components after the first, and their events.
@@ -514,7 +519,7 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
     const int kind = fssim_cuda_kind(ff_fssim_stored_bits(&e->fmt));
     const int any = e->opts->window != FSSIM_DEFAULT_WINDOW;
     const int ladder = e->nb_dist > 1;
-    const FSSIMSmemLayout l = fssim_smem_layout(e->opts->window / 2, e->opts->algos, kind,
+    const FSSIMSmemLayout l = fssim_smem_layout(e->opts->window / 2, fused_algos(e), kind,
                                                 ladder);
     const size_t part_bytes = FSSIM_NB_FUSED_PARTS * sizeof(double);
     int count[4], ret;
@@ -528,7 +533,7 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
         const FSSIMPlane *p = &e->fmt.comp[i];
         FSSIMCudaParams *kp = &b->params[i];
         ff_fssim_cuda_fill_params(kp, e->fmt.depth, p->width, p->height, p->bytes, p->step,
-                                  p->shift, e->opts->algos, e->opts->window, e->opts->sigma,
+                                  p->shift, fused_algos(e), e->opts->window, e->opts->sigma,
                                   e->opts->padding == FSSIM_REF_PAD_SAME);
         kp->part_offset = b->nb_tiles;
         count[i] = fssim_cuda_nb_blocks(p->width, p->height, &b->grid[i][0], &b->grid[i][1]);
@@ -558,6 +563,8 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
         ret = init_resampling(e, b);
     if (ret >= 0 && (e->opts->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)))
         ret = init_msssim(e, b);
+    if (ret >= 0 && ff_fssim_cuda_vmaf_wanted(e))
+        ret = ff_fssim_cuda_vmaf_init(e, c, &b->vmaf);
     pop(e, c);
     if (ret < 0)
         return ret;
@@ -570,10 +577,35 @@ static int init_2d(FSSIMEngine *e, CUDABackend *b)
            (size_t)e->nb_dist * b->nb_tiles * part_bytes);
     /* a slot holds only what the reductions write */
     b->fused_bytes = fused_algos(e) ? (size_t)e->nb_dist * b->reduce.chunk[4] * part_bytes : 0;
+    b->ms_bytes = e->opts->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM) ?
+                  (size_t)e->nb_dist * e->fmt.nb_comps * 2 * FSSIM_MS_SCALES * sizeof(double) : 0;
     return ff_fssim_cuda_slots_init(ctx, c, &b->slots, e->nb_slots, b->fused_bytes +
-                                    (e->opts->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM) ?
-                                     (size_t)e->nb_dist * e->fmt.nb_comps * 2 *
-                                     FSSIM_MS_SCALES * sizeof(double) : 0));
+                                    b->ms_bytes +
+                                    (b->vmaf ? ff_fssim_cuda_vmaf_slot_bytes(e, b->vmaf) : 0));
+}
+
+/* vmaf_ssim, vmaf_msssim (fssim_cuda_vmaf.c): every image's components as
+ * the other kernels read them, a resampled rendition's from its frame at
+ * the reference's size; their sums after msssim's in the slot. */
+static int launch_vmaf(FSSIMEngine *e, CUDABackend *b, const AVFrame *ref, AVFrame *const *dist,
+                       const int *ks, int n, CUdeviceptr results)
+{
+    FSSIMCudaVmafImage im[FSSIM_MAX_DIST], rim;
+
+    for (int c = 0; c < e->fmt.nb_comps; c++) {
+        const FSSIMPlane *p = &e->fmt.comp[c];
+        rim.ptr[c]   = (CUdeviceptr)ref->data[p->plane] + p->offset;
+        rim.pitch[c] = ref->linesize[p->plane];
+        for (int i = 0; i < n; i++) {
+            const int k = ks[i];
+            const CUDAResampled *rs = e->resample[k] ? &b->rs[k] : NULL;
+            im[k].ptr[c]   = (rs ? rs->data[p->plane] : (CUdeviceptr)dist[k]->data[p->plane]) +
+                             p->offset;
+            im[k].pitch[c] = rs ? rs->pitch[p->plane] : dist[k]->linesize[p->plane];
+        }
+    }
+    return ff_fssim_cuda_vmaf_launch(e, &b->cuda, b->vmaf, &rim, im, ks, n,
+                                     results + b->fused_bytes + b->ms_bytes);
 }
 
 /* The kernels of the renditions present (their indices in ks[]) into
@@ -592,6 +624,8 @@ static int launch_2d(FSSIMEngine *e, CUDABackend *b, const AVFrame *ref, AVFrame
             ret = launch_resample(e, b, ks[i], dist[ks[i]]);
     for (int i = 0; i < n && ret >= 0 && msssim; i++)
         ret = launch_msssim(e, b, ks[i], ref, dist[ks[i]], results);
+    if (ret >= 0 && b->vmaf)
+        ret = launch_vmaf(e, b, ref, dist, ks, n, results);
     if (ret < 0 || !fused_algos(e))
         return ret;
     if (e->fmt.nb_comps > 1)
@@ -695,6 +729,9 @@ static int cuda_collect(FSSIMEngine *e, int slot, int wait, FSSIMSums *sums)
             if (e->opts->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM))
                 read_msssim(e, b, r, k, c, v);
         }
+        if (b->vmaf)
+            ff_fssim_cuda_vmaf_read(e, b->vmaf, r + (b->fused_bytes + b->ms_bytes) / sizeof(double),
+                                    k, sums->v[k]);
     }
     return 1;
 }
@@ -992,6 +1029,7 @@ static void cuda_uninit(FSSIMEngine *e)
     /* waits for the stream: nothing reads the frames or writes the buffers
      * after this */
     ff_fssim_cuda_slots_uninit(ctx, c, &b->slots);
+    ff_fssim_cuda_vmaf_uninit(ctx, c, &b->vmaf);
     if (c->cu) {
         CudaFunctions *cu = c->cu;
         FSSIM_FREE_CU(c, ctx, cu->cuCtxPushCurrent(c->cu_ctx));

@@ -28,8 +28,9 @@
  * partials in a fixed order; only the per-plane sums come back to the host,
  * a few frames later, so the pipeline never waits on the GPU.  Renditions
  * of another size are resampled first (fssim_vulkan_resample.c), MS-SSIM
- * has shaders of its own (fssim_vulkan_msssim.c), and fssim3d's frames go
- * to fssim_be_vulkan3d.c.
+ * has shaders of its own (fssim_vulkan_msssim.c), so have vmaf_ssim and
+ * vmaf_msssim (fssim_vulkan_vmaf.c), and fssim3d's frames go to
+ * fssim_be_vulkan3d.c.
  *
  * The renditions' dispatches of one phase (resampling, tiles, reduction)
  * run side by side, each with its own region of the buffers (a lane) and
@@ -50,6 +51,7 @@
 #include "fssim_vulkan_common.h"
 #include "fssim_vulkan_msssim.h"
 #include "fssim_vulkan_resample.h"
+#include "fssim_vulkan_vmaf.h"
 
 extern const unsigned char ff_fssim_comp_spv_data[];
 extern const unsigned int  ff_fssim_comp_spv_len;
@@ -129,6 +131,7 @@ typedef struct VKBackend {
     FSSIMVkResampler *rs;
     FFVulkanShader shd_tile_rs;
     FSSIMVkMsssim *ms;            /* algo=msssim */
+    FSSIMVkVmaf *vmaf;            /* algo=vmaf_ssim, vmaf_msssim */
 
     /* Per execution context: partial sums of the workgroups, and the
      * block window values of deep frames; results in host memory. */
@@ -185,6 +188,12 @@ static int msssim(const FSSIMEngine *e)
     return e->opts->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM);
 }
 
+/* The first result word of vmaf_ssim's and vmaf_msssim's sums. */
+static uint32_t vmaf_res_word(const FSSIMEngine *e)
+{
+    return RES_WORDS * e->fmt.nb_comps + (msssim(e) ? ff_fssim_vk_msssim_words(e) : 0);
+}
+
 static void setup_planes(FSSIMEngine *e)
 {
     VKBackend *s = e->priv;
@@ -238,15 +247,16 @@ static void setup_planes(FSSIMEngine *e)
     s->part_d_off  = s->part_f_size;
     s->win_off     = s->part_d_off + s->part_d_size;
     s->scratch_stride = s->win_off + s->win_size;
-    /* msssim's result words follow those of the fused shaders */
-    s->res_stride  = ff_fssim_vk_align(sizeof(uint32_t) * (RES_WORDS * e->fmt.nb_comps +
-                                       (msssim(e) ? ff_fssim_vk_msssim_words(e) : 0)));
+    /* msssim's result words follow those of the fused shaders, vmaf's them */
+    s->res_stride  = ff_fssim_vk_align(sizeof(uint32_t) * (vmaf_res_word(e) +
+                                       (ff_fssim_vk_vmaf_wanted(e) ?
+                                        ff_fssim_vk_vmaf_words(e) : 0)));
 }
 
-/* Whether the fused shaders run: an algorithm other than msssim is asked for. */
+/* The algorithms the fused shaders compute; they run where one is asked for. */
 static int fused_algos(const FSSIMEngine *e)
 {
-    return e->opts->algos & ~FSSIM_BIT(FSSIM_ALGO_MSSSIM);
+    return e->opts->algos & FSSIM_FUSED_ALGOS;
 }
 
 /* Shared memory of a tile workgroup, as fssim_core.glsl sizes it: the
@@ -337,6 +347,8 @@ static int check_device(FSSIMEngine *e)
                                            ff_fssim_vk_msssim_shared_bytes(e, s->subgroup_size),
                                            "algo=msssim", "with these options.")) < 0)
         return err;
+    if (ff_fssim_vk_vmaf_wanted(e) && (err = ff_fssim_vk_vmaf_check(e, &s->vk)) < 0)
+        return err;
     err = ff_fssim_vk_check_workgroup(ctx, &s->vk, shared_bytes(e, tile_halo(e)),
                                       "fssim_vulkan", "with these options.");
     if (err < 0)
@@ -363,7 +375,7 @@ static int init_shader(FSSIMEngine *e, FFVulkanShader *shd, int mode, int main_b
     SPEC_LIST_CREATE(sl, SPEC_MAIN_BUF + 1, (SPEC_MAIN_BUF + 1) * sizeof(uint64_t))
 
     SPEC_LIST_ADD(sl, SPEC_MODE,  32, mode);
-    SPEC_LIST_ADD(sl, SPEC_ALGOS, 32, e->opts->algos);
+    SPEC_LIST_ADD(sl, SPEC_ALGOS, 32, fused_algos(e));
     SPEC_LIST_ADD(sl, SPEC_RF,    32, e->opts->window / 2);
     SPEC_LIST_ADD(sl, SPEC_HALO,  32, tile_halo(e));
     /* the sums' widths: samples at the bottom of 16-bit words are read as
@@ -448,6 +460,9 @@ static int vk_init(FSSIMEngine *e, size_t *ring_bytes)
     if (msssim(e))
         RET(ff_fssim_vk_msssim_init(e, &s->vk, s->subgroup_size, RES_WORDS * e->fmt.nb_comps,
                                     nb_regions(s), &s->ms));
+    if (ff_fssim_vk_vmaf_wanted(e))
+        RET(ff_fssim_vk_vmaf_init(e, &s->vk, vmaf_res_word(e), nb_regions(s), s->lanes,
+                                  &s->vmaf));
     if (s->resampling) {
         RET(ff_fssim_vk_resample_init(e, &s->vk, nb_regions(s), &s->rs));
         if (fused_algos(e))
@@ -648,6 +663,8 @@ static int submit_job(FSSIMEngine *e, const AVFrame *ref, AVFrame *const *dist, 
         ff_fssim_vk_timer_write(&s->vk, exec, 1, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
     if (s->ms)
         ff_fssim_vk_msssim_record(e, &s->vk, s->ms, exec, lane, set);
+    if (s->vmaf)
+        ff_fssim_vk_vmaf_record(e, &s->vk, s->vmaf, exec, lane, set);
     ff_fssim_vk_barrier(&vkctx->vkfn, exec, VK_PIPELINE_STAGE_2_HOST_BIT,
                         VK_ACCESS_2_HOST_READ_BIT, NULL, 0);
     ff_fssim_vk_timer_write(&s->vk, exec, 2, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
@@ -722,6 +739,8 @@ static int read_sums(FSSIMEngine *e, FFVkExecContext *exec, int k,
     }
     if (s->ms)
         ff_fssim_vk_msssim_read(e, s->ms, r, v);
+    if (s->vmaf)
+        ff_fssim_vk_vmaf_read(e, s->vmaf, r, v);
     return 0;
 }
 
@@ -839,6 +858,7 @@ static void vk_uninit(FSSIMEngine *e)
         goto close;
     ff_fssim_vk_resample_uninit(&s->vk, &s->rs);
     ff_fssim_vk_msssim_uninit(&s->vk, &s->ms);
+    ff_fssim_vk_vmaf_uninit(&s->vk, &s->vmaf);
     if (s->vk.initialized) {
         ff_vk_shader_free(vkctx, &s->shd_tile);
         ff_vk_shader_free(vkctx, &s->shd_reduce);

@@ -145,10 +145,8 @@ static int load_extra(AVFilterContext *ctx, FSSIMCudaExtra *e)
  * from a toolkit newer than the driver), the PTX, which the driver compiles
  * (and caches, unless CUDA_CACHE_DISABLE is set).  Called with the context
  * pushed. */
-/* Load img into *m, its machine code where it has the GPU's; what names
- * the kernels in the verbose log. */
-static int load_module(AVFilterContext *ctx, FSSIMCuda *c, const FSSIMCudaImage *img,
-                       CUmodule *m, const char *what)
+int ff_fssim_cuda_load_module(AVFilterContext *ctx, FSSIMCuda *c, const FSSIMCudaImage *img,
+                              CUmodule *m, const char *what)
 {
     CudaFunctions *cu = c->cu;
     int major = 0, minor = 0;
@@ -182,7 +180,7 @@ int ff_fssim_cuda_load_resampler(AVFilterContext *ctx, FSSIMCuda *c)
     FSSIM_CUDA_IMAGE_EXTERN(fssim_resample);
     const FSSIMCudaImage img = FSSIM_CUDA_IMAGE(fssim_resample);
 
-    return load_module(ctx, c, &img, &c->resampler, "CUDA resampler");
+    return ff_fssim_cuda_load_module(ctx, c, &img, &c->resampler, "CUDA resampler");
 }
 
 int ff_fssim_cuda_init(AVFilterContext *ctx, FSSIMCuda *c, const FSSIMCudaImage *img)
@@ -206,7 +204,7 @@ int ff_fssim_cuda_init(AVFilterContext *ctx, FSSIMCuda *c, const FSSIMCudaImage 
     ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPushCurrent(c->cu_ctx));
     if (ret < 0)
         return ret;
-    ret = load_module(ctx, c, img, &c->module, "CUDA kernels");
+    ret = ff_fssim_cuda_load_module(ctx, c, img, &c->module, "CUDA kernels");
     if (ret >= 0)
         ret = FSSIM_CHECK_CU(c, ctx, c->cu->cuStreamCreate(&c->stream, CU_STREAM_NON_BLOCKING));
     FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPopCurrent(&dummy));

@@ -121,6 +121,12 @@ typedef struct FSSIMCudaImage {
  *  points and create the filter's stream. */
 int ff_fssim_cuda_init(AVFilterContext *ctx, FSSIMCuda *c, const FSSIMCudaImage *img);
 
+/** Load img into *m, its machine code where it has the GPU's architecture,
+ *  else its PTX; what names the kernels in the verbose log.  Call with the
+ *  context pushed. */
+int ff_fssim_cuda_load_module(AVFilterContext *ctx, FSSIMCuda *c, const FSSIMCudaImage *img,
+                              CUmodule *m, const char *what);
+
 /** Load the resampler's module (kernels/fssim_resample.cu) into
  *  c->resampler, as ff_fssim_cuda_init() loads the filter's.  Call with the
  *  context pushed. */

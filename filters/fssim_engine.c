@@ -39,69 +39,17 @@
 
 #include "fssim_engine.h"
 
-/* Sum over the positions of a line of n of the int taps inside it: the
- * int weights are separable, w(x, y) = wx(x) * wy(y). */
-static uint64_t int_line_weight(int n)
-{
-    uint64_t sum = 0;
-    for (int x = 0; x < n; x++)
-        for (int j = -FSSIM_INT_RADIUS; j <= FSSIM_INT_RADIUS; j++)
-            if (x + j >= 0 && x + j < n)
-                sum += ff_fssim_ref_int_taps[j + FSSIM_INT_RADIUS];
-    return sum;
-}
-
-/* the engine's parts and the reference's combination count the same scales */
-_Static_assert(FSSIM_MS_SCALES == FSSIM_REF_MSSSIM_SCALES, "one number of MS-SSIM scales");
-
-/* msssim: the valid positions of each scale (doc/algorithms.md#msssim),
- * as the reference counts them, so that S_j and CS_j are its means. */
-static void setup_msssim_divisors(const FSSIMEngine *e, const FSSIMPlane *p, double *den)
-{
-    const int w = e->opts->window;
-
-    for (int j = 0; j < FSSIM_MS_SCALES; j++) {
-        int sw, sh;
-        ff_fssim_ref_msssim_scale_size(p->width, p->height, j, &sw, &sh);
-        if (sw < w || sh < w)
-            continue;
-        den[FSSIM_PART_MS_S(j)]  = (double)(sw - w + 1) * (sh - w + 1);
-        den[FSSIM_PART_MS_CS(j)] = den[FSSIM_PART_MS_S(j)];
-    }
-}
-
-/* The MS-SSIM of one plane from its per-scale sums. */
-static double msssim_score(const FSSIMSum *v, const double *den)
-{
-    double s[FSSIM_MS_SCALES], cs[FSSIM_MS_SCALES];
-
-    for (int j = 0; j < FSSIM_MS_SCALES; j++) {
-        s[j]  = v[FSSIM_PART_MS_S(j)].d  / den[FSSIM_PART_MS_S(j)];
-        cs[j] = v[FSSIM_PART_MS_CS(j)].d / den[FSSIM_PART_MS_CS(j)];
-    }
-    return ff_fssim_ref_msssim_combine(s, cs);
-}
-
-/* What each part of each component is divided by: the number of scored
- * positions (float, block), the sum of the weights (int). */
+/* What each part of each component is divided by, from each algorithm's
+ * row (fssim_algos.h). */
 static void setup_divisors(FSSIMEngine *e)
 {
-    const FSSIMRefFloatParams fp = { e->opts->window, e->opts->sigma, e->opts->padding };
-
     for (int c = 0; c < e->fmt.nb_comps; c++) {
-        const FSSIMPlane *p = &e->fmt.comp[c];
         double *den = e->den[c];
-        int w, h;
 
         for (int i = 0; i < FSSIM_NB_PARTS; i++)
             den[i] = NAN;
-        if (ff_fssim_ref_float_out_size(p->width, p->height, &fp, &w, &h) == 0)
-            den[FSSIM_PART_FLOAT] = (double)w * h;
-        den[FSSIM_PART_INT] = (double)(int_line_weight(p->width) * int_line_weight(p->height));
-        if (ff_fssim_ref_block_windows(p->width, p->height, &w, &h) == 0)
-            den[FSSIM_PART_BLOCK] = (double)w * h;
-        den[FSSIM_PART_SSE] = (double)p->width * p->height;
-        setup_msssim_divisors(e, p, den);
+        for (int a = 0; a < FSSIM_NB_ALGOS; a++)
+            ff_fssim_algo(a)->divisors(e->opts, &e->fmt.comp[c], den);
     }
 }
 
@@ -400,6 +348,24 @@ static double weighted_all(const FSSIMFormat *f, const double *v)
     return all / total;
 }
 
+/* A score in dB (psnr): each plane's MSE beside it, and All the PSNR of
+ * FFmpeg psnr's weighting of the planes' MSE. */
+static void score_db(const FSSIMEngine *e, const FSSIMAlgo *al,
+                     const FSSIMSum (*v)[FSSIM_NB_PARTS], double *score, double *mse)
+{
+    const FSSIMFormat *f = &e->fmt;
+    const int n = f->nb_comps;
+    int w[4], h[4];
+
+    for (int c = 0; c < n; c++) {
+        w[c] = f->comp[c].width;
+        h[c] = f->comp[c].height;
+        mse[c] = ff_fssim_ref_mse(v[c][al->first_part].u, w[c], h[c]);
+    }
+    mse[n]   = ff_fssim_ref_mse_all(mse, w, h, n);
+    score[n] = ff_fssim_ref_psnr_from_mse(mse[n], f->depth);
+}
+
 void ff_fssim_scores(const FSSIMEngine *e, const FSSIMSums *sums, unsigned present,
                      FSSIMScores *sc)
 {
@@ -411,32 +377,16 @@ void ff_fssim_scores(const FSSIMEngine *e, const FSSIMSums *sums, unsigned prese
         if (!(present & (1u << k)))
             continue;
         sc->scored[k] = 1;
-        for (int a = FSSIM_ALGO_FLOAT; a <= FSSIM_ALGO_BLOCK; a++) {
+        for (int a = 0; a < FSSIM_NB_ALGOS; a++) {
+            const FSSIMAlgo *al = ff_fssim_algo(a);
             if (!(e->opts->algos & FSSIM_BIT(a)))
                 continue;
             for (int c = 0; c < n; c++)
-                sc->score[k][a][c] = sums->v[k][c][a].d / e->den[c][a];
-            sc->score[k][a][n] = weighted_all(f, sc->score[k][a]);
-        }
-        if (e->opts->algos & FSSIM_BIT(FSSIM_ALGO_PSNR)) {
-            int w[4], h[4];
-            for (int c = 0; c < n; c++) {
-                w[c] = f->comp[c].width;
-                h[c] = f->comp[c].height;
-                sc->mse[k][c] = ff_fssim_ref_mse(sums->v[k][c][FSSIM_PART_SSE].u, w[c],
-                                                 h[c]);
-                sc->score[k][FSSIM_ALGO_PSNR][c] = ff_fssim_ref_psnr_from_mse(sc->mse[k][c],
-                                                                              f->depth);
-            }
-            /* FFmpeg psnr's weighting of the planes' MSE */
-            sc->mse[k][n] = ff_fssim_ref_mse_all(sc->mse[k], w, h, n);
-            sc->score[k][FSSIM_ALGO_PSNR][n] = ff_fssim_ref_psnr_from_mse(sc->mse[k][n],
-                                                                          f->depth);
-        }
-        if (e->opts->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)) {
-            for (int c = 0; c < n; c++)
-                sc->score[k][FSSIM_ALGO_MSSSIM][c] = msssim_score(sums->v[k][c], e->den[c]);
-            sc->score[k][FSSIM_ALGO_MSSSIM][n] = weighted_all(f, sc->score[k][FSSIM_ALGO_MSSSIM]);
+                sc->score[k][a][c] = al->score(al, sums->v[k][c], e->den[c], f->depth);
+            if (al->db)
+                sc->score[k][a][n] = weighted_all(f, sc->score[k][a]);
+            else
+                score_db(e, al, sums->v[k], sc->score[k][a], sc->mse[k]);
         }
     }
 }

@@ -296,6 +296,44 @@ static void write_input_json(AVFilterContext *ctx, const FSSIMOutput *out, char 
                d->depth, resampled(out, k) ? "true" : "false");
 }
 
+/* What the log says of each algorithm it holds (the table's facts), for
+ * tools that read it: its description, whether a dB value is derived from
+ * it, its pooling.  fssim3d's one score is float's kind. */
+static const char *algo_description(const FSSIMOutput *out, int a)
+{
+    return out->single_score ? "spatio-temporal Gaussian SSIM" : ff_fssim_algo(a)->description;
+}
+
+static void write_algorithms_json(const FSSIMOutput *out, AVBPrint *bp)
+{
+    av_bprintf(bp, "  \"algorithms\": {");
+    for (int a = 0, first = 1; a < FSSIM_NB_ALGOS; a++) {
+        const FSSIMAlgo *al = ff_fssim_algo(a);
+        if (!(out->algos & FSSIM_BIT(a)))
+            continue;
+        av_bprintf(bp, "%s\n    \"%s\": {\"description\": ", first ? "" : ",",
+                   score_name(out, a));
+        json_string(bp, algo_description(out, a));
+        av_bprintf(bp, ", \"db\": %s, \"pooling\": \"%s\"}", al->db ? "true" : "false",
+                   ff_fssim_pooling_name(al->pooling));
+        first = 0;
+    }
+    av_bprintf(bp, "\n  },\n");
+}
+
+static void write_algorithms_csv(const FSSIMOutput *out, AVBPrint *bp)
+{
+    for (int a = 0; a < FSSIM_NB_ALGOS; a++) {
+        const FSSIMAlgo *al = ff_fssim_algo(a);
+        if (!(out->algos & FSSIM_BIT(a)))
+            continue;
+        av_bprintf(bp, "# algorithm %s db=%d pooling=%s description=", score_name(out, a),
+                   al->db, ff_fssim_pooling_name(al->pooling));
+        csv_comment_text(bp, algo_description(out, a));
+        av_bprint_chars(bp, '\n', 1);
+    }
+}
+
 static void write_json_header(AVFilterContext *ctx, FSSIMOutput *out, char *const *names,
                               AVBPrint *bp)
 {
@@ -329,6 +367,7 @@ static void write_json_header(AVFilterContext *ctx, FSSIMOutput *out, char *cons
         }
         av_bprintf(bp, "\n  ],\n");
     }
+    write_algorithms_json(out, bp);
     av_bprintf(bp, "  \"frames\": [");
 }
 
@@ -362,6 +401,7 @@ static void write_csv_header(AVFilterContext *ctx, FSSIMOutput *out, char *const
         csv_comment_text(bp, names[k]);
         av_bprint_chars(bp, '\n', 1);
     }
+    write_algorithms_csv(out, bp);
     av_bprintf(bp, ff_fssim_is_ladder(out) ? "n,pts,pts_time,rendition" : "n,pts,pts_time");
     for (int a = 0; a < FSSIM_NB_ALGOS; a++) {
         const char *name = score_name(out, a);
@@ -397,7 +437,8 @@ static void write_json_pooled(FSSIMOutput *out, int k, const char *indent, AVBPr
                        c < out->fmt.nb_comps ? comp : "All");
             for (int i = 0; i < FSSIM_NB_POOLED; i++) {
                 /* psnr_of_mean_mse is psnr's alone */
-                if (i == FSSIM_POOLED_PSNR_OF_MEAN_MSE && ff_fssim_has_db(a))
+                if (i == FSSIM_POOLED_PSNR_OF_MEAN_MSE &&
+                    ff_fssim_algo(a)->pooling != FSSIM_POOLING_PSNR)
                     continue;
                 av_bprintf(bp, "%s\"%s\": ", i ? ", " : "", ff_fssim_pooled_name(i));
                 json_number(bp, ff_fssim_pooled(p, n, i, out->fmt.depth));
@@ -587,7 +628,10 @@ static void write_csv_tail(const FSSIMOutput *out, AVBPrint *bp)
 static void write_csv_pooled(AVFilterContext *ctx, FSSIMOutput *out, AVBPrint *bp)
 {
     const int last = FSSIM_POOLED_PSNR_OF_MEAN_MSE;
-    const int psnr = out->algos & FSSIM_BIT(FSSIM_ALGO_PSNR);
+    int psnr = 0;
+
+    for (int a = 0; a < FSSIM_NB_ALGOS; a++)
+        psnr |= (out->algos & FSSIM_BIT(a)) && ff_fssim_algo(a)->pooling == FSSIM_POOLING_PSNR;
 
     for (int k = 0; k < out->nb_dist; k++) {
         const uint64_t n = out->nb_scored[k];

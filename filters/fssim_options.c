@@ -27,23 +27,16 @@
 #include <string.h>
 
 #include "libavutil/avstring.h"
+#include "libavutil/bprint.h"
 #include "libavutil/common.h"
 #include "libavutil/mem.h"
 
 #include "fssim_format.h"
 #include "fssim_options.h"
 
-static const char *const algo_names[FSSIM_NB_ALGOS] = {
-    [FSSIM_ALGO_FLOAT]  = "float",
-    [FSSIM_ALGO_INT]    = "int",
-    [FSSIM_ALGO_BLOCK]  = "block",
-    [FSSIM_ALGO_PSNR]   = "psnr",
-    [FSSIM_ALGO_MSSSIM] = "msssim",
-};
-
 const char *ff_fssim_algo_name(int algo)
 {
-    return algo_names[algo];
+    return ff_fssim_algo(algo)->name;
 }
 
 void ff_fssim_free_names(char *names[FSSIM_MAX_INPUTS])
@@ -87,28 +80,6 @@ int ff_fssim_parse_names(AVFilterContext *ctx, const FSSIMOptions *o,
     return 0;
 }
 
-/* doc/algorithms.md#msssim: the fifth scale must hold one whole window. */
-static int check_msssim_plane(AVFilterContext *ctx, const FSSIMOptions *o, const FSSIMFormat *f,
-                              const FSSIMPlane *p)
-{
-    const int min = ff_fssim_ref_msssim_min_side(o->window);
-    /* a 4:4:4 format helps only a chroma plane smaller than the luma */
-    const int subsampled = p->width < f->width || p->height < f->height;
-    char smaller[64] = "";
-
-    if (FFMIN(p->width, p->height) >= min)
-        return 0;
-    if (o->window > FSSIM_MIN_WINDOW)
-        snprintf(smaller, sizeof(smaller), "a smaller window (window=%d needs %d)%s",
-                 FSSIM_MIN_WINDOW, ff_fssim_ref_msssim_min_side(FSSIM_MIN_WINDOW),
-                 subsampled ? ", " : " or ");
-    av_log(ctx, AV_LOG_ERROR, "Plane %c is %dx%d: algo=msssim needs planes whose smaller side "
-           "is at least %d samples with window=%d (five scales, the last one window wide). "
-           "Use %s%slarger frames.\n", p->name, p->width, p->height, min, o->window, smaller,
-           subsampled ? "a 4:4:4 format for the subsampled chroma planes, or " : "");
-    return AVERROR(EINVAL);
-}
-
 int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o, const FSSIMFormat *f)
 {
     char *names[FSSIM_MAX_INPUTS];
@@ -116,8 +87,14 @@ int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o, const FS
 
     /* the flags parser takes algo=none / algo=0 whatever the option's minimum */
     if (!(o->algos & FSSIM_ALGOS_MASK)) {
-        av_log(ctx, AV_LOG_ERROR, "algo selects no algorithm: choose one or more of float, "
-               "int, block, psnr and msssim, e.g. algo=float+int.\n");
+        AVBPrint list;
+        av_bprint_init(&list, 0, AV_BPRINT_SIZE_AUTOMATIC);
+        for (int a = 0; a < FSSIM_NB_ALGOS; a++)
+            av_bprintf(&list, "%s%s", a ? a + 1 < FSSIM_NB_ALGOS ? ", " : " and " : "",
+                       ff_fssim_algo_name(a));
+        av_log(ctx, AV_LOG_ERROR, "algo selects no algorithm: choose one or more of %s, "
+               "e.g. algo=float+int.\n", list.str);
+        av_bprint_finalize(&list, NULL);
         return AVERROR(EINVAL);
     }
     if (!(o->window & 1)) {
@@ -127,33 +104,19 @@ int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o, const FS
     }
     if (o->stats_file_str && o->stats_algo >= 0 && !(o->algos & FSSIM_BIT(o->stats_algo))) {
         av_log(ctx, AV_LOG_ERROR, "stats_algo=%s is not among the computed algorithms; "
-               "add it to algo.\n", algo_names[o->stats_algo]);
+               "add it to algo.\n", ff_fssim_algo_name(o->stats_algo));
         return AVERROR(EINVAL);
     }
     if ((ret = ff_fssim_parse_names(ctx, o, names)) < 0)
         return ret;
     ff_fssim_free_names(names);
     for (int i = 0; f && i < f->nb_comps; i++) {
-        const FSSIMPlane *p = &f->comp[i];
-        const FSSIMRefFloatParams fp = { o->window, o->sigma, o->padding };
-        int ow, oh, nx, ny;
-
-        if ((o->algos & FSSIM_BIT(FSSIM_ALGO_FLOAT)) &&
-            ff_fssim_ref_float_out_size(p->width, p->height, &fp, &ow, &oh) < 0) {
-            av_log(ctx, AV_LOG_ERROR, "Plane %c is %dx%d, smaller than the %dx%d window: "
-                   "padding=valid scores nothing. Use padding=same or a smaller window.\n",
-                   p->name, p->width, p->height, o->window, o->window);
-            return AVERROR(EINVAL);
+        for (int a = 0; a < FSSIM_NB_ALGOS; a++) {
+            const FSSIMAlgo *al = ff_fssim_algo(a);
+            if ((o->algos & FSSIM_BIT(a)) && al->check &&
+                (ret = al->check(ctx, o, f, &f->comp[i])) < 0)
+                return ret;
         }
-        if ((o->algos & FSSIM_BIT(FSSIM_ALGO_BLOCK)) &&
-            ff_fssim_ref_block_windows(p->width, p->height, &nx, &ny) < 0) {
-            av_log(ctx, AV_LOG_ERROR, "Plane %c is %dx%d: algo=block needs planes of at "
-                   "least 8x8 samples. Use algo=int or algo=float for frames this small.\n",
-                   p->name, p->width, p->height);
-            return AVERROR(EINVAL);
-        }
-        if ((o->algos & FSSIM_BIT(FSSIM_ALGO_MSSSIM)) && (ret = check_msssim_plane(ctx, o, f, p)) < 0)
-            return ret;
     }
     return 0;
 }

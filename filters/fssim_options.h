@@ -32,6 +32,7 @@
 #include "libavutil/opt.h"
 #include "libavfilter/avfilter.h"
 
+#include "fssim_algos.h"
 #include "fssim_consts.h"
 #include "fssim_pair.h"
 #include "fssim_ref.h"
@@ -90,41 +91,29 @@ typedef struct FSSIMOptions {
       AV_OPT_TYPE_CONST, { .i64 = FSSIM_REF_PAD_SAME }, 0, 0, FSSIM_OPT_FLAGS,          \
       .unit = "padding" }
 
+/* An algorithm's constant in the `algo` and in the `stats_algo` option. */
+#define FSSIM_ALGO_CONST_(index, name, description, ...)                                \
+    { name, description, 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_BIT(index) }, 0, 0,      \
+      FSSIM_OPT_FLAGS, .unit = "algo" },
+#define FSSIM_STATS_ALGO_CONST_(index, name, description, ...)                          \
+    { name, description, 0, AV_OPT_TYPE_CONST, { .i64 = index }, 0, 0, FSSIM_OPT_FLAGS, \
+      .unit = "stats_algo" },
+
+/* The algorithms and their window; the values are the rows of the table of
+ * algorithms (fssim_algos.h), both options' constants listed after `algo`
+ * (a constant belongs to its unit wherever it lies). */
 #define FSSIM_ALGO_OPTIONS(type, field)                                                 \
     { "algo", "algorithms to compute", offsetof(type, field.algos), AV_OPT_TYPE_FLAGS,  \
       { .i64 = FSSIM_BIT(FSSIM_ALGO_FLOAT) | FSSIM_BIT(FSSIM_ALGO_INT) }, 1,            \
       FSSIM_ALGOS_MASK, FSSIM_OPT_FLAGS, .unit = "algo" },                               \
-    { "float", "Gaussian SSIM (Wang et al.)", 0, AV_OPT_TYPE_CONST,                     \
-      { .i64 = FSSIM_BIT(FSSIM_ALGO_FLOAT) }, 0, 0, FSSIM_OPT_FLAGS, .unit = "algo" },  \
-    { "int",   "integer SSIM (libvmaf integer_ssim)", 0, AV_OPT_TYPE_CONST,             \
-      { .i64 = FSSIM_BIT(FSSIM_ALGO_INT) }, 0, 0, FSSIM_OPT_FLAGS, .unit = "algo" },    \
-    { "block", "FFmpeg ssim filter algorithm", 0, AV_OPT_TYPE_CONST,                    \
-      { .i64 = FSSIM_BIT(FSSIM_ALGO_BLOCK) }, 0, 0, FSSIM_OPT_FLAGS, .unit = "algo" },  \
-    { "psnr",  "PSNR (FFmpeg psnr filter)", 0, AV_OPT_TYPE_CONST,                       \
-      { .i64 = FSSIM_BIT(FSSIM_ALGO_PSNR) }, 0, 0, FSSIM_OPT_FLAGS, .unit = "algo" },   \
-    { "msssim", "multi-scale SSIM (pytorch-msssim)", 0, AV_OPT_TYPE_CONST,             \
-      { .i64 = FSSIM_BIT(FSSIM_ALGO_MSSSIM) }, 0, 0, FSSIM_OPT_FLAGS, .unit = "algo" }, \
+    FSSIM_ALGO_TABLE(FSSIM_ALGO_CONST_)                                                  \
+    FSSIM_ALGO_TABLE(FSSIM_STATS_ALGO_CONST_)                                            \
     FSSIM_WINDOW_OPTIONS(type, field),                                                   \
     { "stats_algo", "algorithm written to stats_file", offsetof(type, field.stats_algo),\
       AV_OPT_TYPE_INT, { .i64 = -1 }, -1, FSSIM_NB_ALGOS - 1, FSSIM_OPT_FLAGS,          \
       .unit = "stats_algo" },                                                            \
     { "auto",  "the first computed", 0, AV_OPT_TYPE_CONST, { .i64 = -1 }, 0, 0,         \
-      FSSIM_OPT_FLAGS, .unit = "stats_algo" },                                           \
-    { "float", "Gaussian SSIM", 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_ALGO_FLOAT }, 0, 0,\
-      FSSIM_OPT_FLAGS, .unit = "stats_algo" },                                           \
-    { "int",   "integer SSIM", 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_ALGO_INT }, 0, 0,   \
-      FSSIM_OPT_FLAGS, .unit = "stats_algo" },                                           \
-    { "block", "FFmpeg ssim", 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_ALGO_BLOCK }, 0, 0,  \
-      FSSIM_OPT_FLAGS, .unit = "stats_algo" },                                           \
-    { "psnr",  "PSNR, in FFmpeg psnr's line format", 0, AV_OPT_TYPE_CONST,             \
-      { .i64 = FSSIM_ALGO_PSNR }, 0, 0, FSSIM_OPT_FLAGS, .unit = "stats_algo" },         \
-    { "msssim", "multi-scale SSIM", 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_ALGO_MSSSIM },  \
-      0, 0, FSSIM_OPT_FLAGS, .unit = "stats_algo" }
-
-/* The algorithms the filters compute (the option's range). */
-#define FSSIM_ALGOS_MASK (FSSIM_BIT(FSSIM_ALGO_FLOAT) | FSSIM_BIT(FSSIM_ALGO_INT) | \
-                          FSSIM_BIT(FSSIM_ALGO_BLOCK) | FSSIM_BIT(FSSIM_ALGO_PSNR) | \
-                          FSSIM_BIT(FSSIM_ALGO_MSSSIM))
+      FSSIM_OPT_FLAGS, .unit = "stats_algo" }
 
 /* How inputs of other plane sizes than the reference (a frame size, a
  * chroma subsampling) are brought to its planes; every filter. */

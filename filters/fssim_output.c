@@ -486,7 +486,7 @@ static int write_stats_line(FSSIMOutput *out, int k, const FSSIMScores *s)
 
     av_bprint_init(&bp, 0, AV_BPRINT_SIZE_AUTOMATIC);
     av_bprintf(&bp, "n:%"PRIu64" ", out->first_n + out->nb_scored[k] + 1);
-    if (out->stats_algo == FSSIM_ALGO_PSNR) {
+    if (!ff_fssim_has_db(out->stats_algo)) {
         av_bprintf(&bp, "mse_avg:%0.2f ", s->mse[k][n]);
         for (int c = 0; c < n; c++)
             av_bprintf(&bp, "mse_%c:%0.2f ", av_tolower(out->fmt.comp[c].name), s->mse[k][c]);
@@ -544,13 +544,13 @@ int ff_fssim_output_frame(AVFilterContext *ctx, FSSIMOutput *out, AVFrame *frame
                 const char *cn = c < f->nb_comps ? comp : "All";
                 FSSIMPool *p = &out->pool[k][a][c];
                 set_meta(&frame->metadata, out->key_prefix, rend, name, cn, v[c]);
-                if (!ff_fssim_has_db(a)) {
+                if (!ff_fssim_has_db(a))
                     set_meta(&frame->metadata, out->key_prefix, rend, "mse", cn, s->mse[k][c]);
+                if (ff_fssim_algo(a)->pooling == FSSIM_POOLING_PSNR)
                     ret = ff_fssim_pool_add_psnr(p, out->nb_scored[k], v[c], s->mse[k][c],
                                                  f->depth, has_log(out));
-                } else {
+                else
                     ret = ff_fssim_pool_add(p, out->nb_scored[k], v[c], has_log(out));
-                }
                 if (ret < 0)
                     return ret;
             }
@@ -571,17 +571,18 @@ void ff_fssim_output_unscored(FSSIMOutput *out, enum FSSIMUnscored why)
 
 /* FFmpeg psnr's summary: the per-frame PSNR pooled (capped), the PSNR of
  * the mean MSE (average), and of the largest and smallest mean MSE. */
-static void log_psnr_summary(AVFilterContext *ctx, FSSIMOutput *out, int k, const char *rend)
+static void log_psnr_summary(AVFilterContext *ctx, FSSIMOutput *out, int k, int a,
+                             const char *rend)
 {
     const FSSIMFormat *f = &out->fmt;
-    const FSSIMPool *all = &out->pool[k][FSSIM_ALGO_PSNR][f->nb_comps];
+    const FSSIMPool *all = &out->pool[k][a][f->nb_comps];
     const uint64_t n = out->nb_scored[k];
     AVBPrint bp;
 
     av_bprint_init(&bp, 0, AV_BPRINT_SIZE_AUTOMATIC);
     for (int c = 0; c < f->nb_comps; c++)
         av_bprintf(&bp, " %c:%f", f->comp[c].name,
-                   ff_fssim_pooled(&out->pool[k][FSSIM_ALGO_PSNR][c], n, FSSIM_POOLED_MEAN,
+                   ff_fssim_pooled(&out->pool[k][a][c], n, FSSIM_POOLED_MEAN,
                                    f->depth));
     av_log(ctx, AV_LOG_INFO, "PSNR%s%s All:%f average:%f min:%f max:%f frames:%"PRIu64"\n",
            rend, bp.str, ff_fssim_pooled(all, n, FSSIM_POOLED_MEAN, f->depth),
@@ -616,7 +617,7 @@ static void log_summary(AVFilterContext *ctx, FSSIMOutput *out)
                 continue;
             }
             if (!ff_fssim_has_db(a)) {
-                log_psnr_summary(ctx, out, k, rend);
+                log_psnr_summary(ctx, out, k, a, rend);
                 continue;
             }
             av_bprint_init(&bp, 0, AV_BPRINT_SIZE_AUTOMATIC);

@@ -102,10 +102,11 @@ static inline int ff_fssim_is_ladder(const FSSIMOutput *out)
     return out->nb_dist > 1;
 }
 
-/** psnr is dB already: it has no dB key or column, and its MSE beside. */
+/** Whether a dB value is derived from algorithm algo's score (its row in
+ *  fssim_algos.h): not for psnr, which is dB already and has its MSE beside. */
 static inline int ff_fssim_has_db(int algo)
 {
-    return algo != FSSIM_ALGO_PSNR;
+    return ff_fssim_algo(algo)->db;
 }
 
 /**

@@ -29,15 +29,21 @@
 #define FSSIM_CONSTS_H
 
 /* ---- algorithms --------------------------------------------------------
- * The index of an algorithm is its bit in the `algo` option (1 << index),
- * in the kernels' and shaders' algorithm masks, and its first sum part. */
+ * The index of an algorithm is its bit in the `algo` option (1 << index)
+ * and in the kernels' and shaders' algorithm masks; its row in the table of
+ * algorithms (filters/fssim_algos.h) gives its sum parts. */
 #define FSSIM_ALGO_FLOAT   0
 #define FSSIM_ALGO_INT     1
 #define FSSIM_ALGO_BLOCK   2
 #define FSSIM_ALGO_PSNR    3
 #define FSSIM_ALGO_MSSSIM  4
-#define FSSIM_NB_ALGOS     5
+#define FSSIM_ALGO_VMAF_SSIM   5
+#define FSSIM_ALGO_VMAF_MSSSIM 6
+#define FSSIM_NB_ALGOS     7
 #define FSSIM_BIT(algo)    (1 << (algo))
+/* the algorithms of the GPU backends' fused single-scale pass: float, int,
+ * block and psnr, the indices below msssim's */
+#define FSSIM_FUSED_ALGOS  (FSSIM_BIT(FSSIM_ALGO_MSSSIM) - 1)
 
 /* ---- ladders: one reference and up to FSSIM_MAX_DIST renditions --------- */
 #define FSSIM_MAX_DIST     16
@@ -53,7 +59,11 @@
 #define FSSIM_MS_SCALES    5
 #define FSSIM_PART_MS_S(j)  (4 + 2 * (j))     /* SSIM map sum at scale j */
 #define FSSIM_PART_MS_CS(j) (5 + 2 * (j))     /* contrast-structure map sum */
-#define FSSIM_NB_PARTS     (4 + 2 * FSSIM_MS_SCALES)
+/* vmaf_ssim: the sum of l c s over the scored positions; vmaf_msssim: the
+ * sums of l, c and s (t = 0, 1, 2) at each scale j */
+#define FSSIM_PART_VMAF_SSIM     (4 + 2 * FSSIM_MS_SCALES)
+#define FSSIM_PART_VMAF_MS(j, t) (FSSIM_PART_VMAF_SSIM + 1 + 3 * (j) + (t))
+#define FSSIM_NB_PARTS     (FSSIM_PART_VMAF_SSIM + 1 + 3 * FSSIM_VMAF_SCALES)
 /* the parts of the fused single-scale pass: float, int, block, sse */
 #define FSSIM_NB_FUSED_PARTS 4
 
@@ -87,6 +97,16 @@
 #define FSSIM_FLOAT_C2(L)     ((FSSIM_K2 * (L)) * (FSSIM_K2 * (L)))
 #define FSSIM_BLOCK_C1(max)   (.01 * .01 * (max) * (max) * 64 + .5)
 #define FSSIM_BLOCK_C2(max)   (.03 * .03 * (max) * (max) * 64 * 63 + .5)
+
+/* ---- vmaf_ssim, vmaf_msssim: libvmaf's float_ssim and float_ms_ssim ------
+ * (doc/algorithms.md#vmaf_ssim): an 11-tap Gaussian window; five scales
+ * built by a 9x9 low-pass filter at every second sample; planes of
+ * float_ms_ssim at least 11 << 4 samples a side. */
+#define FSSIM_VMAF_WINDOW    11
+#define FSSIM_VMAF_RADIUS    5
+#define FSSIM_VMAF_SCALES    5
+#define FSSIM_VMAF_LPF_TAPS  9
+#define FSSIM_VMAF_MS_MIN_SIDE (FSSIM_VMAF_WINDOW << (FSSIM_VMAF_SCALES - 1))
 
 /* ---- block: FFmpeg's ssim filter -------------------------------------- */
 #define FSSIM_BLOCK_MIN_SIZE 8       /* one 8x8 window */

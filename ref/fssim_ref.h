@@ -281,6 +281,90 @@ int ff_fssim_ref_msssim_scales(const FSSIMRefPlane *a, const FSSIMRefPlane *b, i
 double ff_fssim_ref_msssim_combine(const double s[FSSIM_REF_MSSSIM_SCALES],
                                    const double cs[FSSIM_REF_MSSSIM_SCALES]);
 
+/* ---- vmaf_ssim, vmaf_msssim: libvmaf's float_ssim and float_ms_ssim ----- */
+/* (doc/algorithms.md#vmaf_ssim).  libvmaf's arithmetic, operation for
+ * operation: float planes, double sums rounded to float.  The row-band
+ * functions add to the caller's sums position by position, rows in order,
+ * so that one band over a whole plane adds exactly as libvmaf does. */
+
+/* What ff_fssim_ref_vmaf_ssim_rows adds up per scored position. */
+enum { FSSIM_REF_VMAF_LCS, FSSIM_REF_VMAF_L, FSSIM_REF_VMAF_C, FSSIM_REF_VMAF_S,
+       FSSIM_REF_VMAF_NB_SUMS };
+
+/* The 11-tap Gaussian window, as floats. */
+extern const float ff_fssim_ref_vmaf_gauss[FSSIM_VMAF_WINDOW];
+
+/** Tap (v, u) of the 9x9 low-pass filter of float_ms_ssim's scales. */
+float ff_fssim_ref_vmaf_lpf(int v, int u);
+
+/** C1, C2 and C3 = C2 / 2, as floats. */
+void ff_fssim_ref_vmaf_constants(float c[3]);
+
+/** float_ssim's decimation factor of a width x height plane:
+ *  max(1, round(min(width, height) / 256)), halves rounded up. */
+int ff_fssim_ref_vmaf_scale(int width, int height);
+
+/** Size of a width x height plane decimated by f (f = 1: itself):
+ *  width / f + (width & 1), and the same for height. */
+void ff_fssim_ref_vmaf_decimated_size(int width, int height, int f, int *dw, int *dh);
+
+/** Size of scale j (0 = the plane itself) of float_ms_ssim: each scale is
+ *  the previous one halved, rounding up. */
+void ff_fssim_ref_vmaf_scale_size(int width, int height, int j, int *sw, int *sh);
+
+/**
+ * Rows [y0, y1) of plane p as libvmaf's floats (a sample divided by
+ * 2^(depth - 8)), decimated by f: each output sample is the box average of
+ * the f x f samples around (x f, y f), mirrored at the borders.  dst holds
+ * the rows of the decimated plane, row-major.
+ */
+void ff_fssim_ref_vmaf_load_rows(const FSSIMRefPlane *p, int depth, int f, int y0, int y1,
+                                 float *dst);
+
+/** Rows [y0, y1) of the next float_ms_ssim scale of a width x height float
+ *  plane (the 9x9 low-pass filter at every second sample), into dst,
+ *  ceil(width / 2) wide. */
+void ff_fssim_ref_vmaf_lpf_rows(const float *src, int width, int height, int y0, int y1,
+                                float *dst);
+
+/** Floats of scratch ff_fssim_ref_vmaf_ssim_rows() needs for bands of up to
+ *  rows scored rows of a plane width samples wide. */
+size_t ff_fssim_ref_vmaf_ssim_scratch_size(int width, int rows);
+
+/**
+ * Add l c s, l, c and s (FSSIM_REF_VMAF_*) of the scored positions of rows
+ * [oy0, oy1) to sums: the (width - 10) x (height - 10) positions whose
+ * 11x11 window lies inside the width x height float planes a and b.
+ */
+void ff_fssim_ref_vmaf_ssim_rows(const float *a, const float *b, int width, int height,
+                                 int oy0, int oy1, float *scratch,
+                                 double sums[FSSIM_REF_VMAF_NB_SUMS]);
+
+/** A plane's mean as libvmaf reports it: (float)(sum / n). */
+float ff_fssim_ref_vmaf_mean(double sum, double n);
+
+/** float_ms_ssim from the means of l, c, s at each scale, finest first:
+ *  the product of l^alpha_j c^beta_j s^gamma_j in double. */
+double ff_fssim_ref_vmaf_msssim_combine(const float l[FSSIM_VMAF_SCALES],
+                                        const float c[FSSIM_VMAF_SCALES],
+                                        const float s[FSSIM_VMAF_SCALES]);
+
+/** Whole-plane float_ssim; NaN when the decimated plane is smaller than
+ *  the window, or out of memory. */
+double ff_fssim_ref_vmaf_ssim(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth);
+
+/**
+ * The means of l, c and s at each scale of float_ms_ssim.  Returns 0,
+ * -EINVAL where a side is under FSSIM_VMAF_MS_MIN_SIDE or the planes
+ * differ in size, -ENOMEM.
+ */
+int ff_fssim_ref_vmaf_msssim_scales(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth,
+                                    float l[FSSIM_VMAF_SCALES], float c[FSSIM_VMAF_SCALES],
+                                    float s[FSSIM_VMAF_SCALES]);
+
+/** Whole-plane float_ms_ssim; NaN where ff_fssim_ref_vmaf_msssim_scales fails. */
+double ff_fssim_ref_vmaf_msssim(const FSSIMRefPlane *a, const FSSIMRefPlane *b, int depth);
+
 /* ---- resample: renditions to the reference's size and depth ------------ */
 /* (doc/algorithms.md#resampling) */
 

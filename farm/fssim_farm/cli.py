@@ -367,7 +367,8 @@ def _run_compare(a):
     lines = ["BD of %s against %s (%s), the plane All:" % (s["b"]["label"], s["a"]["label"],
                                                           s["interpolation"])]
     for r in s["bd"]:
-        if r["plane"] != "All" or (r["scale"] == "value" and r["algo"] != "psnr"):
+        # the rows in dB: a similarity's dB, a score in dB as is
+        if r["plane"] != "All" or r["quality_unit"] != "dB":
             continue
         lines.append("  %-8s %-12s BD-rate %9s  BD-quality %9s%s" % (
             r["algo"], r["scope"],

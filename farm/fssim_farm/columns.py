@@ -43,6 +43,8 @@ class Columns:
         self.options, self.input, self.components = {}, {}, []
         self.renditions = self.main = self.pooled = self.complete = None
         self.slots, self.csv_columns = [], None
+        self.algorithms = None              # the header's facts (logs.algorithm_facts)
+        self.db_slots = set()               # without them: the slots with a dB value
         self.names = []                     # CSV: the # name lines, (pad, label)
         self.frame_text, self.n, self.pts = [], [], []
         self.values, self.mse, self.counts = {}, {}, {}
@@ -148,6 +150,7 @@ def _read_json(path, text, values=True):
     c.complete = d.get("complete")
     c.pooled = d.get("pooled")
     c.segments = d.get("segments")
+    c.algorithms = d.get("algorithms")
     # what the filter writes between "complete" and "pooled" (pairing)
     k0 = text.find('\n  "complete": ', j)
     k1 = text.find('\n  "pooled": ', k0)
@@ -172,6 +175,7 @@ def _read_json(path, text, values=True):
             break
     c.slots = [key for key, v in first.items() if isinstance(v, dict) and key != "mse"] \
         if first else _slots_from_pooled(c)
+    c.db_slots = {key for key in c.slots if first and "dB" in first[key]}
     heads = re.findall(r'^    \{"n": (-?\d+), "pts": (-?\d+|null)', block, re.M)
     if len(heads) != len(c.frame_text):
         raise LogError("%s: %d frames, but %d frame numbers" % (path, len(c.frame_text),
@@ -183,12 +187,17 @@ def _read_json(path, text, values=True):
         ks = list(map(int, re.findall(r'\{"k": (\d+)', block)))
     else:
         ks = None
-    for slot in c.slots + (["mse"] if "psnr" in c.slots else []):
+    for slot in c.slots + (["mse"] if _has_mse(c) else []):
         rx = '"%s": \\{%s' % (re.escape(slot), ", ".join(
             '"%s": %s' % (re.escape(comp), _NUM) for comp in comps))
         rows = re.findall(rx, block)
         _columns(c, slot, rows, ks, len(comps))
     return c
+
+
+def _has_mse(c):
+    """A score in dB (psnr's kind) has its MSE beside it."""
+    return any(not logs.has_db(c, slot) for slot in c.slots)
 
 
 def _slots_from_pooled(c):
@@ -241,7 +250,8 @@ def _read_csv(path, text, values=True):
     # the header through the full reader, on the header lines alone
     head = logs.read_csv(path, "\n".join(lines[:i + 1]) + "\n")
     for attr in ("filter", "schema_version", "version", "options", "input", "components",
-                 "renditions", "main", "slots", "csv_columns", "names"):
+                 "renditions", "main", "slots", "csv_columns", "names", "algorithms",
+                 "db_slots"):
         setattr(c, attr, getattr(head, attr))
     ncols = len(c.csv_columns.split(","))
     j = end = i + 1
@@ -292,7 +302,7 @@ def _read_csv(path, text, values=True):
             raise LogError("%s: a frame has rendition %s, which the header lacks"
                            % (path, sorted(bad)[0]))
     for slot in c.slots:
-        width = 2 * nc if slot == "psnr" else nc + 1
+        width = nc + 1 if logs.has_db(c, slot) else 2 * nc
         for k in keys:
             rowsel = sel[k]
             vals = []
@@ -301,7 +311,7 @@ def _read_csv(path, text, values=True):
                 vals.append(_floats(src if rowsel is None else [src[r] for r in rowsel],
                                     path, "column " + c.csv_columns.split(",")[at + x]))
             c.values[(k, slot)] = vals
-            if slot == "psnr":
+            if not logs.has_db(c, slot):
                 mse = []
                 for x in range(nc):
                     src = col[at + nc + x]
@@ -328,14 +338,14 @@ def _from_log(log):
     c = Columns(log.path, log.fmt)
     for attr in ("filter", "schema_version", "version", "options", "input", "components",
                  "renditions", "main", "slots", "csv_columns", "complete", "pooled",
-                 "frame_count", "segments", "names"):
+                 "frame_count", "segments", "names", "algorithms", "db_slots"):
         setattr(c, attr, getattr(log, attr))
     nc = len(c.components) + 1
     for k in c.keys():
         c.counts[k] = 0
         for slot in c.slots:
             c.values[(k, slot)] = [[] for _ in range(nc)]
-        if "psnr" in c.slots:
+        if _has_mse(c):
             c.mse[k] = [[] for _ in range(nc)]
     for fr in log.frames:
         c.n.append(fr.n)

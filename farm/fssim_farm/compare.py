@@ -24,7 +24,7 @@ from . import plots
 from . import report as report_mod
 from . import rungs as rungs_mod
 from .errors import FarmError
-from .rungs import DB_MAX, LABELS, SSIM_LIKE
+from .rungs import DB_MAX
 
 
 class Side:
@@ -50,12 +50,12 @@ def _load_side(path, label, names, bitrates, renditions, ffmpeg, ffprobe, flag):
     return Side(label or os.path.splitext(os.path.basename(path))[0], t)
 
 
-def _points(rs, algo, plane, scale):
+def _points(title, rs, algo, plane, scale):
     out = []
     for r in rs:
         p = r.pooled.get((algo, plane))
         if p is not None:
-            out.append((r.kbps, float(report_mod.scaled(p["mean"], algo, scale))))
+            out.append((r.kbps, float(report_mod.scaled(title, p["mean"], algo, scale))))
     return out
 
 
@@ -72,7 +72,7 @@ def bd_rows(a, b, method):
                    key=lambda s: -s[0] * s[1])
     for algo in algos:
         for plane in a.title.planes:
-            for scale in report_mod.scales(algo):
+            for scale in report_mod.scales(a.title, algo):
                 key = "%s|%s|%s" % (algo, plane, scale)
                 scopes = [("convex hull", [a.title.rungs[i] for i in a.hull[key]],
                            [b.title.rungs[i] for i in b.hull[key]])]
@@ -81,10 +81,10 @@ def bd_rows(a, b, method):
                                    [r for r in a.title.rungs if r.size == (w, h)],
                                    [r for r in b.title.rungs if r.size == (w, h)]))
                 for scope, ra, rb in scopes:
-                    d = hull_mod.bd(_points(ra, algo, plane, scale),
-                                    _points(rb, algo, plane, scale), method)
+                    d = hull_mod.bd(_points(a.title, ra, algo, plane, scale),
+                                    _points(b.title, rb, algo, plane, scale), method)
                     d.update(algo=algo, plane=plane, scale=scale, scope=scope,
-                             quality_unit="dB" if scale == "dB" or algo == "psnr" else "")
+                             quality_unit="dB" if scale == "dB" or algo in a.title.in_db else "")
                     rows.append(d)
     return rows
 
@@ -112,7 +112,7 @@ def _compare(a_path, b_path, html_path=None, a_label=None, b_label=None, a_names
     if a.label == b.label:
         a.label, b.label = a.label + " (A)", b.label + " (B)"
     for s in (a, b):
-        s.hull = report_mod.hulls(s.title.rungs, s.title.algos, s.title.planes)
+        s.hull = report_mod.hulls(s.title)
     rows = bd_rows(a, b, interpolation)
     algo, plane = report_mod.choose_metric(a.title, metric, plane)
     out = {"a": _side_json(a, a_path), "b": _side_json(b, b_path),
@@ -129,7 +129,7 @@ def _compare(a_path, b_path, html_path=None, a_label=None, b_label=None, a_names
         plots.plot_rate_quality(
             [(" [%s]" % a.label, a.title.rungs, a.hull["%s|%s|value" % (algo, plane)], "o", "-"),
              (" [%s]" % b.label, b.title.rungs, b.hull["%s|%s|value" % (algo, plane)], "s",
-              "--")], algo, plane, png, "%s against %s" % (b.label, a.label))
+              "--")], algo, a.title.labels[algo], plane, png, "%s against %s" % (b.label, a.label))
         _page(a, b, rows, interpolation, algo, plane, html_path, png)
         out["html"] = html_path
         out["files"] = {"png": [png]}
@@ -166,7 +166,7 @@ def _page(a, b, rows, method, algo, plane, html_path, png):
     notes = a.title.notes + b.title.notes
     if notes:
         body.append("<ul class=notes>%s</ul>" % "".join("<li>%s</li>" % e(n) for n in notes))
-    body.append(page.controls(algos, a.title.planes, algo, plane, "value", LABELS))
+    body.append(page.controls(algos, a.title.planes, algo, plane, "value", a.title.labels))
     body.append("<h2>Bjøntegaard deltas of B against A</h2><div id=bd></div>"
                 "<p class=note>BD-rate: how many more bits B needs than A for the same quality "
                 "(negative: B saves), averaged over the qualities both curves reach; "
@@ -180,8 +180,9 @@ def _page(a, b, rows, method, algo, plane, html_path, png):
                 "<div id=hull-b></div>" % (e(a.label), e(b.label)))
     body.append("<h2>Files</h2><p class=files><a href='%s'>%s</a></p>" % (
         e(os.path.basename(png)), e(os.path.basename(png))))
-    data = {"kind": "compare", "algos": algos, "planes": a.title.planes, "labels": LABELS,
-            "ssim_like": list(SSIM_LIKE), "db_max": DB_MAX,
+    data = {"kind": "compare", "algos": algos, "planes": a.title.planes,
+            "labels": a.title.labels, "ssim_like": a.title.ssim_like,
+            "in_db": a.title.in_db, "db_max": DB_MAX,
             "sel": {"algo": algo, "plane": plane, "scale": "value"},
             "sides": [_page_side(a), _page_side(b)], "interpolation": method,
             "bd": [{k: r[k] for k in ("algo", "plane", "scale", "scope", "bd_rate",

@@ -74,6 +74,62 @@ def json_value(v):
     return fmt_number(v)
 
 
+# ---------------------------------------------------------------------------
+# What the log says of its algorithms
+# ---------------------------------------------------------------------------
+
+def algorithm_facts(log, slot):
+    """The facts of one algorithm of a log: {"description", "db", "pooling"}.
+
+    A log's header carries them (the filters' table of algorithms); a log
+    written before it did says as much by its layout: a similarity has a
+    dB value beside it and is pooled by its values, a score in dB (psnr)
+    has its MSE beside it and is pooled as PSNR."""
+    facts = (log.algorithms or {}).get(slot)
+    if facts is not None:
+        return facts
+    db = slot in log.db_slots
+    return {"description": slot, "db": db, "pooling": "mean" if db else "psnr"}
+
+
+def has_db(log, slot):
+    """A dB value is derived from the algorithm's score (not psnr's kind)."""
+    return bool(algorithm_facts(log, slot)["db"])
+
+
+def pooled_as_psnr(log, slot):
+    """The algorithm's values are pooled as PSNR (capped, with the PSNR of
+    the mean MSE)."""
+    return algorithm_facts(log, slot)["pooling"] == "psnr"
+
+
+def _algorithms_json(algorithms):
+    """write_algorithms_json() of the C writer."""
+    out = ['  "algorithms": {']
+    for i, (name, f) in enumerate(algorithms.items()):
+        out.append('%s\n    %s: {"description": %s, "db": %s, "pooling": %s}' % (
+            "," if i else "", json_string(name), json_string(f["description"]),
+            "true" if f["db"] else "false", json_string(f["pooling"])))
+    out.append("\n  },\n")
+    return "".join(out)
+
+
+def _algorithms_csv(algorithms):
+    """write_algorithms_csv() of the C writer."""
+    return "".join("# algorithm %s db=%d pooling=%s description=%s\n" % (
+        name, 1 if f["db"] else 0, f["pooling"], csv_comment_text(f["description"]))
+        for name, f in algorithms.items())
+
+
+def _csv_algorithm(line):
+    """A `# algorithm NAME db=D pooling=P description=TEXT` line."""
+    name, rest = line[len("# algorithm "):].split(" ", 1)
+    head, desc = rest.split(" description=", 1)
+    kv = dict(p.split("=", 1) for p in head.split())
+    return name, {"description": _csv_unescape(desc), "db": kv["db"] == "1",
+                  "pooling": kv["pooling"]}
+
+
 class Entry:
     """The values of one rendition in one frame: per algorithm (or
     "fssim3d") the components and All in the log's order, and for psnr the
@@ -101,6 +157,8 @@ class Log:
     main         two inputs: the main input's description where it is
                  resampled (pad, pix_fmt, size, depth), else None
     slots        the algorithms in the log's order ("fssim3d" for fssim3d)
+    algorithms   {slot: facts} from the header (algorithm_facts()), or None
+                 for a log written before the header carried them
     frames       [Frame]
     complete     True once the filter saw the end of its input (or seg_end)
     extra        the CSV's header lines as written (JSON: unused)
@@ -117,6 +175,8 @@ class Log:
         self.renditions = None
         self.main = None           # a pair's main input where it is resampled
         self.slots = []
+        self.algorithms = None
+        self.db_slots = set()      # a log without algorithms: slots with a dB value
         self.frames = []
         self.frame_count = None
         self.complete = None
@@ -169,6 +229,8 @@ def _json_entry(log, obj, k, n):
         vals = obj.get(slot)
         if vals is None:
             raise LogError("%s: frame %d lacks %s" % (log.path, n, slot))
+        if "dB" in vals:
+            log.db_slots.add(slot)
         scores[slot] = [_num(vals.get(c), slot + "." + c, log, n)
                         for c in log.components + ["All"]]
     if "mse" in obj:
@@ -207,7 +269,7 @@ def read_json(path, text=None):
     log.pooled = d.get("pooled")
     log.pairing = d.get("pairing")
     log.segments = d.get("segments")
-    log.pairing = d.get("pairing")
+    log.algorithms = d.get("algorithms")
     pooled = log.pooled or {}
     first = (pooled.get("renditions") or [{}])[0] if log.is_ladder else pooled
     log.slots = [key for key, v in first.items() if isinstance(v, dict)]
@@ -301,6 +363,8 @@ def write_json(log, pools, counts, f, segments=None, frame_lines=None, trailer=N
         for i, r in enumerate(log.renditions):
             w("%s\n    %s" % ("," if i else "", json_value(r)))
         w("\n  ],\n")
+    if log.algorithms is not None:
+        w(_algorithms_json(log.algorithms))
     w('  "frames": [')
     if frame_lines:
         w("\n    ")
@@ -428,6 +492,11 @@ def read_csv(path, text=None):
         elif line.startswith("# name "):
             pad, _, label = line[len("# name "):].partition(" ")
             log.names.append((pad, _csv_unescape(label)))
+        elif line.startswith("# algorithm "):
+            name, facts = _csv_algorithm(line)
+            if log.algorithms is None:
+                log.algorithms = {}
+            log.algorithms[name] = facts
         i += 1
     _csv_names(log)
     if i >= len(lines) or not lines[i].startswith("n,pts,pts_time"):
@@ -439,14 +508,16 @@ def read_csv(path, text=None):
         slot, comp = c.rsplit(".", 1)
         if slot not in log.slots and slot != "mse":
             log.slots.append(slot)
+        if comp == "dB":
+            log.db_slots.add(slot)
         if comp not in ("All", "dB") and comp not in log.components:
             log.components.append(comp)
     log.input["components"] = list(log.components)
     nc = len(log.components) + 1
-    # per slot: the column of its first component, and of its MSE (psnr)
+    # per slot: the column of its first component, and of its MSE (psnr's kind)
     layout, at = [], first
     for slot in log.slots:
-        if slot == "psnr":
+        if not has_db(log, slot):
             layout.append((slot, at, at + nc))
             at += 2 * nc
         else:
@@ -532,12 +603,14 @@ def write_csv(log, pools, counts, f, segments=None, frame_lines=None, trailer=No
         w("# rendition %d %s" % (r["k"], _csv_input_line(r)))
     for pad, label in log.names:
         w("# name %s %s\n" % (pad, csv_comment_text(label)))
+    if log.algorithms is not None:
+        w(_algorithms_csv(log.algorithms))
     w(log.csv_columns + "\n")
     if frame_lines:
         w("\n".join(frame_lines))
         w("\n")
     nc = len(log.components)
-    psnr = "psnr" in log.slots
+    psnr = any(pooled_as_psnr(log, slot) for slot in log.slots)
     # a series without frames has empty fields: no value, not a score
     keys = [r["k"] for r in log.renditions] if log.is_ladder else [None]
     for k in keys:
@@ -547,18 +620,18 @@ def write_csv(log, pools, counts, f, segments=None, frame_lines=None, trailer=No
             if log.is_ladder:
                 w(",%d" % k)
             for slot in log.slots:
-                has_db = slot != "psnr"
+                db_col = has_db(log, slot)
                 v = 0.0
                 for c in range(nc + 1):
-                    v = pools[(k, slot, c)][row] if (r < 7 or not has_db) else math.nan
-                    if has_frames and (r < 7 or not has_db):
+                    v = pools[(k, slot, c)][row] if (r < 7 or not db_col) else math.nan
+                    if has_frames and (r < 7 or not db_col):
                         w("," + fmt_csv_number(v))
                     else:
                         w(",")
-                if has_db and r < 7 and has_frames:
+                if db_col and r < 7 and has_frames:
                     w("," + fmt_csv_number(db(v)))
                 else:
-                    w("," * (1 if has_db else nc + 1))
+                    w("," * (1 if db_col else nc + 1))
             w("\n")
     if not trailer:
         trailer = ([(None, ln) for ln in _pairing_csv(log.pairing).splitlines()]

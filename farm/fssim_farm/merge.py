@@ -39,7 +39,8 @@ def _series(c, k, slot, x):
     is +inf where its MSE is 0: identical planes), anything else null is
     refused.  Returns (values, mse or None)."""
     vals = c.values[(k, slot)][x]
-    mse = c.mse[k][x] if slot == "psnr" else None
+    psnr = logs.pooled_as_psnr(c, slot)
+    mse = c.mse[k][x] if psnr else None
     if None in vals:
         fixed = []
         for i, v in enumerate(vals):
@@ -47,7 +48,7 @@ def _series(c, k, slot, x):
                 # JSON writes a non-finite value as null: a PSNR of
                 # identical planes (MSE 0) is +inf; nothing else is pooled
                 # from a null
-                if slot == "psnr" and mse[i] == 0.0:
+                if psnr and mse[i] == 0.0:
                     v = float("inf")
                 else:
                     raise LogError(
@@ -56,7 +57,7 @@ def _series(c, k, slot, x):
                             c.path, _frame_of(c, k, i), slot))
             fixed.append(v)
         vals = fixed
-    if slot == "psnr":
+    if psnr:
         if None in mse:
             raise LogError("%s: a psnr frame without its MSE (null)" % c.path)
         vals = cap_psnr(vals, c.depth)
@@ -88,7 +89,7 @@ def pool_columns(c, presorted=None, keep_sorted=False):
                 srt = presorted.get((k, slot, x)) if presorted else None
                 if srt is None and keep_sorted:
                     srt = c.sorted[(k, slot, x)] = sorted(vals)
-                pools[(k, slot, x)] = pool_values(vals, mse, c.depth if slot == "psnr" else None,
+                pools[(k, slot, x)] = pool_values(vals, mse, c.depth if logs.pooled_as_psnr(c, slot) else None,
                                                   presorted=srt)
     return pools, dict(c.counts)
 
@@ -252,7 +253,8 @@ def check_segments(segs, frames=None):
             raise LogError("%s and %s were scored with different options (%s)" % (
                 s.describe(), first.describe(),
                 ", ".join("%s=%r vs %r" % (k, a.get(k), b.get(k)) for k in diff) or "order"))
-        if s.slots != first.slots or s.csv_columns != first.csv_columns:
+        if s.slots != first.slots or s.csv_columns != first.csv_columns or \
+                s.algorithms != first.algorithms:
             raise LogError("%s and %s log different algorithms" % (
                 s.describe(), first.describe()))
         if [n for n, _ in s.trailer if n] != [n for n, _ in first.trailer if n]:
@@ -364,7 +366,8 @@ def merge_logs(segs, log_path=None, verify=True, frames=None, timings=None):
     first = order[0]
     merged = logs.Log(log_path or first.path, first.fmt)
     for attr in ("filter", "schema_version", "version", "input", "components",
-                 "renditions", "main", "slots", "csv_columns", "names"):
+                 "renditions", "main", "slots", "algorithms", "db_slots", "csv_columns",
+                 "names"):
         setattr(merged, attr, getattr(first, attr))
     merged.options = {k: v for k, v in first.options.items() if k not in logs.SEGMENT_OPTIONS}
     if log_path is not None and "log_path" in merged.options:
@@ -383,9 +386,9 @@ def merge_logs(segs, log_path=None, verify=True, frames=None, timings=None):
                 key = (k, slot, x)
                 vals = list(chain.from_iterable(s.series[key][0] for s in order))
                 mse = list(chain.from_iterable(s.series[key][1] for s in order)) \
-                    if slot == "psnr" else None
+                    if logs.pooled_as_psnr(first, slot) else None
                 srt = sorted(chain.from_iterable(s.sorted[key] for s in order))
-                pools[key] = pool_values(vals, mse, first.depth if slot == "psnr" else None,
+                pools[key] = pool_values(vals, mse, first.depth if logs.pooled_as_psnr(first, slot) else None,
                                          presorted=srt)
     t = _lap(timings, "pool_title", t)
     frame_lines = list(chain.from_iterable(s.frame_text for s in order))

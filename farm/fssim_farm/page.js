@@ -33,6 +33,8 @@
   if (D.scenes) { D.scenes.xd = D.scenes.x.map(ms2d); D.scenes.end = ms2d(D.scenes.end_ms); }
 
   function ssimLike(a) { return D.ssim_like.indexOf(a) >= 0; }
+  // scores in dB already (psnr): the logs' table of algorithms says which
+  function dbScore(a) { return (D.in_db || []).indexOf(a) >= 0; }
   function inDb() { return sel.scale === "dB" && ssimLike(sel.algo); }
   function toDb(v) {
     if (v === null || v === undefined) return null;
@@ -45,16 +47,16 @@
   function scaleKey() { return key() + "|" + (inDb() ? "dB" : "value"); }
   function metricName() {
     var n = (D.labels[sel.algo] || sel.algo) + " " + sel.plane;
-    if (sel.algo === "psnr") return n + " (dB)";
+    if (dbScore(sel.algo)) return n + " (dB)";
     return inDb() ? n + " (dB)" : n;
   }
   function fmt(v) {
     if (v === null || v === undefined || !isFinite(v)) return "\u2013";
-    return (inDb() || sel.algo === "psnr") ? v.toFixed(2) : v.toFixed(5);
+    return (inDb() || dbScore(sel.algo)) ? v.toFixed(2) : v.toFixed(5);
   }
   function fmtDelta(v) {
     if (v === null || v === undefined || !isFinite(v)) return "\u2013";
-    return (v > 0 ? "+" : "") + ((inDb() || sel.algo === "psnr") ? v.toFixed(2) : v.toFixed(5));
+    return (v > 0 ? "+" : "") + ((inDb() || dbScore(sel.algo)) ? v.toFixed(2) : v.toFixed(5));
   }
   function esc(s) {
     return String(s).replace(/[&<>"']/g, function (c) {
@@ -317,14 +319,14 @@
     var h = "<table><tr><th class=l>metric</th><th class=l>curves</th><th>points A / B</th>" +
       "<th>BD-rate of B</th><th>BD-quality of B</th><th class=l>note</th></tr>";
     rows.forEach(function (b) {
-      var unit = b.algo === "psnr" || b.scale === "dB" ? " dB" : "";
+      var unit = dbScore(b.algo) || b.scale === "dB" ? " dB" : "";
       var cls = b.bd_rate === null ? "" : (b.bd_rate < 0 ? " class=neg" : " class=pos");
       h += "<tr" + (b.algo === sel.algo ? " class=hull" : "") + "><td class=l>" +
-        esc((D.labels[b.algo] || b.algo) + " " + b.plane + (b.scale === "dB" && b.algo !== "psnr" ? " (dB)" : "")) +
+        esc((D.labels[b.algo] || b.algo) + " " + b.plane + (b.scale === "dB" && !dbScore(b.algo) ? " (dB)" : "")) +
         "</td><td class=l>" + esc(b.scope) + "</td><td>" + b.a_points.length + " / " + b.b_points.length +
         "</td><td" + cls + ">" + (b.bd_rate === null ? "\u2013" : (b.bd_rate > 0 ? "+" : "") + b.bd_rate.toFixed(2) + " %") +
         "</td><td>" + (b.bd_quality === null ? "\u2013" : (b.bd_quality > 0 ? "+" : "") +
-          b.bd_quality.toFixed(b.scale === "value" && b.algo !== "psnr" ? 5 : 3) + unit) +
+          b.bd_quality.toFixed(b.scale === "value" && !dbScore(b.algo) ? 5 : 3) + unit) +
         "</td><td class='l w'>" + esc(b.note || "") + "</td></tr>";
     });
     el.innerHTML = h + "</table>";

@@ -5,7 +5,6 @@ page, and as the page's still plot until plotly.js draws.
 """
 from . import page
 from .errors import FarmError
-from .rungs import LABELS
 
 PLOT_WIDTH_IN = 12.4       # 1240 px at 100 dpi: the page is 1280 px wide
 DPI = 100
@@ -31,7 +30,7 @@ def plot_timeline(title, algo, plane, evs, path):
     rows = len(rs) + 1
     fig = plt.figure(figsize=(PLOT_WIDTH_IN, 2.9 + 1.4 * len(rs)), dpi=DPI)
     gs = fig.add_gridspec(rows, 1, height_ratios=[2.2] + [1] * len(rs), hspace=0.45)
-    ylab = "%s %s" % (LABELS.get(algo, algo), plane)
+    ylab = "%s %s" % (title.labels[algo], plane)
     ax0 = fig.add_subplot(gs[0])
     series = []
     for r in rs:
@@ -76,7 +75,7 @@ def plot_distribution(title, algo, plane, dist, path):
     import numpy as np
     plt = _mpl()
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(PLOT_WIDTH_IN, 4.2), dpi=DPI)
-    lab = "%s %s" % (LABELS.get(algo, algo), plane)
+    lab = "%s %s" % (title.labels[algo], plane)
     d = dist.get("%s|%s|value" % (algo, plane))
     for r in title.rungs:
         v = r.values.get((algo, plane))
@@ -104,8 +103,9 @@ def plot_distribution(title, algo, plane, dist, path):
     plt.close(fig)
 
 
-def plot_rate_quality(sides, algo, plane, path, title_text):
-    """sides: [(label, rungs, hull positions, marker, linestyle)]."""
+def plot_rate_quality(sides, algo, metric_label, plane, path, title_text):
+    """sides: [(label, rungs, hull positions, marker, linestyle)]; metric_label:
+    what the y axis is (the title's label of algo)."""
     plt = _mpl()
     from matplotlib.ticker import FuncFormatter
     fig, ax = plt.subplots(figsize=(PLOT_WIDTH_IN * 0.7, 4.8), dpi=DPI)
@@ -136,7 +136,7 @@ def plot_rate_quality(sides, algo, plane, path, title_text):
     ax.xaxis.set_major_formatter(plain)
     ax.xaxis.set_minor_formatter(plain)
     ax.set_xlabel("bitrate (kbit/s, log scale)", fontsize=11)
-    ax.set_ylabel("mean %s %s; bar down to p5" % (LABELS.get(algo, algo), plane), fontsize=10)
+    ax.set_ylabel("mean %s %s; bar down to p5" % (metric_label, plane), fontsize=10)
     ax.set_title(title_text, fontsize=12, loc="left")
     ax.grid(alpha=0.3, which="both")
     if any(len(s[2]) > 1 for s in sides):

@@ -32,7 +32,7 @@ from . import plots
 from . import rungs as rungs_mod
 from . import scenes as scenes_mod
 from .errors import FarmError
-from .rungs import DB_MAX, LABELS, SSIM_LIKE, to_db
+from .rungs import DB_MAX, to_db
 
 HIST_BINS = 80
 QUANTILES = 201            # the cumulative distribution drawn: every 0.5 %
@@ -54,12 +54,14 @@ def choose_metric(title, metric=None, plane=None):
     return metric, plane
 
 
-def scaled(values, algo, scale):
-    return to_db(values) if scale == "dB" and algo in SSIM_LIKE else values
+def scaled(title, values, algo, scale):
+    """Values of algo on the scale: a similarity's in dB for "dB"."""
+    return to_db(values) if scale == "dB" and algo in title.ssim_like else values
 
 
-def scales(algo):
-    return ("value", "dB") if algo in SSIM_LIKE else ("value",)
+def scales(title, algo):
+    """A similarity is shown as its values and in dB; any other score as is."""
+    return ("value", "dB") if algo in title.ssim_like else ("value",)
 
 
 def assign_bitrates(title, bitrates=None, renditions=None, ffprobe=None):
@@ -92,16 +94,16 @@ def check_files(title, renditions, reference):
             raise FarmError("%s: no such file" % f)
 
 
-def hulls(rungs, algos, planes):
+def hulls(title):
     """{"algo|plane|scale": [rung positions on the hull, by rising rate]}."""
     out = {}
-    for algo in algos:
-        for plane in planes:
-            for scale in scales(algo):
+    for algo in title.algos:
+        for plane in title.planes:
+            for scale in scales(title, algo):
                 pts = []
-                for r in rungs:
+                for r in title.rungs:
                     p = r.pooled.get((algo, plane))
-                    q = None if p is None else float(scaled(p["mean"], algo, scale))
+                    q = None if p is None else float(scaled(title, p["mean"], algo, scale))
                     pts.append((r.kbps, q))
                 out["%s|%s|%s" % (algo, plane, scale)] = hull_mod.upper_hull(pts)
     return out
@@ -114,12 +116,12 @@ def _distributions(title):
     out = {}
     for algo in title.algos:
         for plane in title.planes:
-            for scale in scales(algo):
+            for scale in scales(title, algo):
                 vals = {}
                 for r in title.rungs:
                     v = r.values.get((algo, plane))
                     if v is not None:
-                        v = np.asarray(scaled(v, algo, scale), float)
+                        v = np.asarray(scaled(title, v, algo, scale), float)
                         vals[r.index] = v[np.isfinite(v)]
                 allv = [v for v in vals.values() if len(v)]
                 if not allv:
@@ -127,7 +129,7 @@ def _distributions(title):
                 lo = min(float(v.min()) for v in allv)
                 hi = max(float(v.max()) for v in allv)
                 if hi <= lo:
-                    hi = lo + (1e-6 if algo in SSIM_LIKE and scale == "value" else 0.01)
+                    hi = lo + (1e-6 if algo in title.ssim_like and scale == "value" else 0.01)
                 counts = [None] * len(title.rungs)
                 for i, v in vals.items():
                     counts[i] = np.histogram(v, bins=HIST_BINS, range=(lo, hi))[0].tolist()
@@ -144,7 +146,7 @@ def _page_rungs(title, primary_events):
         y, q, pooled = {}, {}, {}
         for (algo, plane), v in r.values.items():
             key = "%s|%s" % (algo, plane)
-            digits = 4 if algo == "psnr" else 7
+            digits = 4 if algo in title.in_db else 7
             y[key] = page.decimated_values(v, starts, digits)
             fin = v[np.isfinite(v)]
             q[key] = page.rounded(np.quantile(fin, np.linspace(0, 1, QUANTILES))
@@ -239,10 +241,11 @@ def _time_of(title, n):
     return None
 
 
-def _fmt(v, algo):
+def _fmt(v, in_db):
+    """A value for the page; in_db: a score in dB (two decimals)."""
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
         return "&ndash;"
-    return "%.2f" % v if algo == "psnr" else "%.5f" % v
+    return "%.2f" % v if in_db else "%.5f" % v
 
 
 def _hms(t):
@@ -255,12 +258,13 @@ def _hms(t):
 
 def _events_html(title, evs, algo, plane, out_dir, window, note):
     e = html.escape
+    in_db = algo in title.in_db
     parts = ["<p class=note>Stretches where a rendition is at its worst by <b>%s %s</b>: the "
              "windows of %d frame%s%s among the lowest %g %% of the title's, grown to half "
              "their dip's depth, neighbouring windows merged into one event, ranked by their "
              "lowest window; the pictures are the event's worst frame, the reference left and "
              "the rendition right.%s</p>" % (
-                 e(LABELS.get(algo, algo)), e(plane), window, "" if window == 1 else "s",
+                 e(title.labels[algo]), e(plane), window, "" if window == 1 else "s",
                  " (%.2f s)" % (window / title.fps) if title.fps else "",
                  events_mod.LOW_PERCENT, (" " + note) if note else "")]
     for r in title.rungs:
@@ -275,7 +279,7 @@ def _events_html(title, evs, algo, plane, out_dir, window, note):
         for j, ev in enumerate(rows):
             cap = ("<b>#%d</b> frames %d&ndash;%d (%s&ndash;%s), mean %s, worst %s at frame %d"
                    % (j + 1, r.n[ev.first], r.n[ev.last], _hms(r.t[ev.first]),
-                      _hms(r.t[ev.last]), _fmt(ev.mean, algo), _fmt(ev.worst_value, algo),
+                      _hms(r.t[ev.last]), _fmt(ev.mean, in_db), _fmt(ev.worst_value, in_db),
                       r.n[ev.worst]))
             img = ""
             if ev.thumb:
@@ -302,14 +306,15 @@ def _scenes_html(title, spans, per, algo, plane, worst_count=12):
     for s in order:
         a, b = spans[s]
         t = _time_of(title, a)
-        cells = "".join("<td>%s / %s</td>" % (_fmt(per[r.index][s][1], algo),
-                                              _fmt(per[r.index][s][2], algo))
+        in_db = algo in title.in_db
+        cells = "".join("<td>%s / %s</td>" % (_fmt(per[r.index][s][1], in_db),
+                                              _fmt(per[r.index][s][2], in_db))
                         for r in title.rungs)
         rows.append("<tr><td class=l>%d</td><td>%d&ndash;%d</td><td>%s</td>%s</tr>"
                     % (s + 1, a, b, _hms(t), cells))
     return ("<p class=note>%d scenes; the %d whose lowest p5 of any rendition is lowest, by "
             "<b>%s %s</b> (every scene, every metric: the scenes CSV).</p>" % (
-                len(spans), len(order), e(LABELS.get(algo, algo)), e(plane)) +
+                len(spans), len(order), e(title.labels[algo]), e(plane)) +
             head + "".join(rows) + "</table>")
 
 
@@ -376,7 +381,7 @@ def _write_report(logs_, html_path, bitrates=None, renditions=None, reference=No
     files["frames_csv"] = os.path.join(out_dir, stem + "_frames.csv")
     write_frames_csv(t, files["frames_csv"])
 
-    hull = hulls(t.rungs, t.algos, t.planes)
+    hull = hulls(t)
     dist = _distributions(t)
     has_rates = any(r.kbps is not None for r in t.rungs)
     pngs = {"timeline": os.path.join(out_dir, stem + "_timeline.png"),
@@ -386,12 +391,12 @@ def _write_report(logs_, html_path, bitrates=None, renditions=None, reference=No
     if has_rates:
         pngs["rate_quality"] = os.path.join(out_dir, stem + "_rate_quality.png")
         plots.plot_rate_quality([("", t.rungs, hull["%s|%s|value" % (algo, plane)], "o", "-")],
-                          algo, plane, pngs["rate_quality"],
+                          algo, t.labels[algo], plane, pngs["rate_quality"],
                           "Rate-quality points and their convex hull")
     files["png"] = list(pngs.values())
 
-    data = {"kind": "report", "algos": t.algos, "planes": t.planes, "labels": LABELS,
-            "ssim_like": list(SSIM_LIKE), "db_max": DB_MAX,
+    data = {"kind": "report", "algos": t.algos, "planes": t.planes, "labels": t.labels,
+            "ssim_like": t.ssim_like, "in_db": t.in_db, "db_max": DB_MAX,
             "sel": {"algo": algo, "plane": plane, "scale": "value"},
             "rungs": _page_rungs(t, evs), "dist": dist, "hull": hull}
     if spans:
@@ -402,7 +407,7 @@ def _write_report(logs_, html_path, bitrates=None, renditions=None, reference=No
         data["scenes"] = {"x": [None if x is None else round(x * 1000.0, 1) for x in xs],
                           "first": [a for a, _ in spans],
                           "end_ms": round((_time_of(t, spans[-1][1]) or 0.0) * 1000.0, 1),
-                          "metric": "%s %s" % (LABELS.get(algo, algo), plane),
+                          "metric": "%s %s" % (t.labels[algo], plane),
                           "mean": [[v[1] for v in per[r.index]] for r in t.rungs]}
     body = _report_body(t, algo, plane, evs, window, thumb_note, spans,
                         per if spans else None, has_rates, files, out_dir, scenes)
@@ -439,25 +444,26 @@ def _report_body(t, algo, plane, evs, window, thumb_note, spans, per, has_rates,
                      (", %s" % _hms(dur)) if dur else "",
                      (" at %.3f fps" % t.fps) if t.fps else "", len(t.rungs),
                      "" if len(t.rungs) == 1 else "s",
-                     e(", ".join(LABELS.get(a, a) for a in t.algos)), e(t.filter or ""),
+                     e(", ".join(t.labels[a] for a in t.algos)), e(t.filter or ""),
                      e(str(t.version)), "s" if len(t.logs) > 1 else "",
                      e(", ".join(os.path.basename(lg.path) for lg in t.logs))))
     if t.notes:
         parts.append("<ul class=notes>%s</ul>" % "".join("<li>%s</li>" % e(n) for n in t.notes))
-    parts.append(page.controls(t.algos, t.planes, algo, plane, "value", LABELS))
+    parts.append(page.controls(t.algos, t.planes, algo, plane, "value", t.labels))
     parts.append("<h2>Pooled values: <span class=metric-name></span></h2><div id=pooled></div>"
                  "<p class=note>Mean, harmonic mean (libvmaf's), nearest-rank percentiles over "
                  "the frames each rendition was scored on%s; in dB, the dB of each pooled "
                  "value. The lowest p5 is shaded.</p>" % (
-                     "; PSNR capped at %g dB per frame" % (6 * t.depth + 12)
-                     if "psnr" in t.algos else ""))
+                     "; %s capped at %g dB per frame" % (
+                         ", ".join(t.labels[x] for x in t.in_db), 6 * t.depth + 12)
+                     if t.in_db else ""))
     decim = any(page.buckets(r.frames) is not None for r in t.rungs)
     still = ("<img class=still alt='scores over time' src='%s'>" % page.img_data_url(
         files["png"][0])) if files.get("png") else ""
     parts.append("<h2>Scores over time</h2><div id=timeline class=plot>%s</div>"
                  "<div id=timeline-rungs class=plot></div>"
                  "<p class=note>Drag to zoom, double-click to reset; shaded: the worst events "
-                 "by %s %s.%s</p>" % (still, e(LABELS.get(algo, algo)), e(plane),
+                 "by %s %s.%s</p>" % (still, e(t.labels[algo]), e(plane),
                                      (" Each line draws the lowest and highest value of %d "
                                       "runs of frames; every frame is in the frames CSV."
                                       % page.MAX_BUCKETS) if decim else ""))

@@ -15,8 +15,12 @@ from . import logs
 from .errors import FarmError
 from .pooling import nearest_rank, psnr_cap
 
-# scores that are a similarity in [0, 1], shown also in dB: -10 log10(1 - s)
-SSIM_LIKE = ("float", "int", "block", "msssim", "fssim3d")
+# What an algorithm is -- a similarity in [0, 1] shown also in dB
+# (-10 log10(1 - s)), or a score in dB pooled as PSNR -- and its
+# description come from the log (the filters' table of algorithms, see
+# logs.algorithm_facts), not from a list here.  These are only shorter
+# labels for the page than the descriptions of the first algorithms; any
+# other algorithm is labelled by its description.
 LABELS = {"float": "float SSIM", "int": "int SSIM", "block": "block SSIM (FFmpeg ssim)",
           "psnr": "PSNR", "msssim": "MS-SSIM", "fssim3d": "3-D SSIM"}
 # the dB of a similarity of 1 (identical planes) is infinite: drawn and
@@ -89,8 +93,16 @@ class Title:
         self.components = list(first.components)
         self.planes = self.components + ["All"]
         self.algos = []
+        self.facts = {}          # {algo: {"description", "db", "pooling"}}
         for lg in logs_:
-            self.algos += [a for a in lg.slots if a not in self.algos]
+            for a in lg.slots:
+                if a not in self.algos:
+                    self.algos.append(a)
+                    self.facts[a] = logs.algorithm_facts(lg, a)
+        # similarities, shown also in dB; scores that are dB already (psnr)
+        self.ssim_like = [a for a in self.algos if self.facts[a]["db"]]
+        self.in_db = [a for a in self.algos if self.facts[a]["pooling"] == "psnr"]
+        self.labels = {a: LABELS.get(a) or _label(a, self.facts[a]) for a in self.algos}
         self.reference = dict(first.input)
         self.depth = first.depth
         self.filter = first.filter
@@ -107,6 +119,11 @@ class Title:
                 if e.get("pad") == "reference" and e.get("damaged"):
                     return e
         return None
+
+
+def _label(algo, facts):
+    d = facts.get("description") or algo
+    return d if algo in d else "%s (%s)" % (algo, d)
 
 
 def _fps(t):
@@ -165,7 +182,7 @@ def _rungs_of(log, first_index):
         for slot in log.slots:
             # None (JSON null) reads as NaN: for psnr an infinite PSNR, capped
             m = np.asarray(vals[slot], dtype=float).reshape(len(n), len(planes))
-            if slot == "psnr":
+            if logs.pooled_as_psnr(log, slot):
                 m = np.where(np.isnan(m), cap, np.minimum(m, cap))
             for c, plane in enumerate(planes):
                 r.values[(slot, plane)] = np.ascontiguousarray(m[:, c])

@@ -22,8 +22,9 @@
  * fssim_cuda's kernel entry points as the CPU emulator runs them: one per
  * sample class (the classes of kernels/fssim_{8,12,16}.cu) and window
  * radius (0: any window), the reduction, the resampler per pair of
- * containers, and
- * msssim's scale pass (per container and radius) and reduction.  Shared by the kernel test and
+ * containers,
+ * msssim's scale pass (per container and radius) and reduction, and the
+ * vmaf_ssim / vmaf_msssim kernels.  Shared by the kernel test and
  * the stand-in CUDA driver, so both run exactly the instantiations the
  * filter's PTX modules hold.  Include after emu.h.
  *
@@ -34,6 +35,7 @@
 
 #include "fssim_plane.cuh"
 #include "fssim_resample.cuh"
+#include "fssim_vmaf.cuh"
 
 /* L: a ladder module's fssim_plane (every rendition) rather than a lone pair's (the first) */
 template <int RF, bool L = false> static void plane_8(FSSIMCudaParams p)
@@ -49,5 +51,11 @@ template <typename S, typename T> static void resample(FSSIMCudaResampleParams p
 template <typename T, int RF> static void ms_scale(FSSIMCudaMsParams p)
 { fssim_ms_scale_impl<T, RF>(p); }
 static void ms_reduce(FSSIMCudaMsReduceParams p) { fssim_ms_reduce_impl(p); }
+/* T: the frames' container */
+template <typename T> static void vmaf_load(FSSIMCudaVmafLoadParams p)
+{ fssim_vmaf_load_impl<T>(p); }
+static void vmaf_lpf(FSSIMCudaVmafLpfParams p) { fssim_vmaf_lpf_impl(p); }
+static void vmaf_score(FSSIMCudaVmafScoreParams p) { fssim_vmaf_score_impl(p); }
+static void vmaf_reduce(FSSIMCudaVmafReduceParams p) { fssim_vmaf_reduce_impl(p); }
 
 #endif /* FSSIM_TESTS_EMU_FSSIM_H */

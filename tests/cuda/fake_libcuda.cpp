@@ -21,7 +21,8 @@
 /*
  * A stand-in for the CUDA driver (libcuda.so.1) that runs fssim's kernels
  * (fssim_cuda's fssim_plane and fssim_reduce, the resamplers, msssim's
- * fssim_ms_scale and fssim_ms_reduce, fssim3d's three and its resamplers)
+ * fssim_ms_scale and fssim_ms_reduce, the vmaf_ssim / vmaf_msssim kernels,
+ * fssim3d's three and its resamplers)
  * through the
  * emulator (tests/cuda/emu.h): "device" memory is host memory, streams and
  * events complete at once, kernels run on the CPU.  With it the whole CUDA
@@ -123,7 +124,7 @@ struct Memcpy2D {
     size_t WidthInBytes, Height;
 };
 
-enum ModuleType { MOD_FSSIM3D, MOD_PLANE, MOD_RESAMPLE };
+enum ModuleType { MOD_FSSIM3D, MOD_PLANE, MOD_RESAMPLE, MOD_VMAF };
 struct Module { ModuleType type; bool any; int kind; bool ladder; };
 struct Function { std::string name; Module mod; };
 
@@ -576,6 +577,13 @@ CUresult cuModuleLoadData(void **m, const void *image)
         return r;
     if (fat && no_sass && strcmp(no_sass, "0"))
         return NO_BINARY;
+    if ((fat || strstr(ptx, ".entry fssim_vmaf_score")) &&
+        same_module(image, dir, "fssim_vmaf.ptx")) {
+        *m = new Module{ MOD_VMAF, false, 0, false };
+        if (verbose())
+            fprintf(stderr, "[fake cuda] module fssim_vmaf.ptx%s\n", fat ? " (machine code)" : "");
+        return OK;
+    }
     if ((fat || strstr(ptx, ".entry fssim_resample_")) &&
         same_module(image, dir, "fssim_resample.ptx")) {
         *m = new Module{ MOD_RESAMPLE, false, 0, false };
@@ -622,11 +630,13 @@ CUresult cuModuleUnload(void *m) { delete (Module *)m; return fault(F_NB, "cuMod
 CUresult cuModuleGetFunction(void **f, void *m, const char *name)
 {
     const Module *mod = (const Module *)m;
-    static const char *const names[3][5] = {
+    static const char *const names[4][5] = {
         { "fssim3d_moments", "fssim3d_score", "fssim3d_sum", NULL, NULL },
         { "fssim_plane", "fssim_reduce", "fssim_ms_scale", "fssim_ms_reduce", NULL },
         { "fssim_resample_8to8", "fssim_resample_8to16", "fssim_resample_16to8",
           "fssim_resample_16to16", NULL },
+        { "fssim_vmaf_load_8", "fssim_vmaf_load_16", "fssim_vmaf_lpf", "fssim_vmaf_score",
+          "fssim_vmaf_reduce" },
     };
     for (const char *n : names[mod->type])
         if (n && !strcmp(name, n)) {
@@ -709,6 +719,59 @@ static bool resample_grid_ok(const FSSIMCudaResampleParams &p, unsigned gx)
         next += c.tiles_x * ty;
     }
     return (int)gx == next;
+}
+
+/* A launch of the vmaf kernels: the jobs' blocks (blocks[i], negative for
+ * a job that is not well formed) follow one another from first[i] and fill
+ * the grid exactly. */
+static bool vmaf_grid_ok(const int *first, const int *blocks, int nb, int max, unsigned gx)
+{
+    int next = 0;
+    if (nb < 1 || nb > max)
+        return false;
+    for (int i = 0; i < nb; i++) {
+        if (first[i] != next || blocks[i] < 0)
+            return false;
+        next += blocks[i];
+    }
+    return (int)gx == next;
+}
+
+static bool vmaf_load_ok(const FSSIMCudaVmafLoadParams &p, unsigned gx)
+{
+    int first[8], blocks[8];
+    for (int i = 0; i < p.nb_jobs && i < 8; i++) {
+        first[i]  = p.job[i].first_block;
+        blocks[i] = (p.job[i].dst_w * p.job[i].dst_h + FSSIM_THREADS - 1) / FSSIM_THREADS;
+    }
+    return vmaf_grid_ok(first, blocks, p.nb_jobs, 8, gx);
+}
+
+/* each scale half the previous one, rounding up */
+static bool vmaf_lpf_ok(const FSSIMCudaVmafLpfParams &p, unsigned gx)
+{
+    int first[4], blocks[4];
+    for (int i = 0; i < p.nb_jobs && i < 4; i++) {
+        const FSSIMCudaVmafLpf &l = p.job[i];
+        first[i]  = l.first_block;
+        blocks[i] = l.dst_w != (l.src_w + 1) / 2 || l.dst_h != (l.src_h + 1) / 2 ? -1 :
+                    (l.dst_w * l.dst_h + FSSIM_THREADS - 1) / FSSIM_THREADS;
+    }
+    return vmaf_grid_ok(first, blocks, p.nb_jobs, 4, gx);
+}
+
+/* a block per tile of valid positions */
+static bool vmaf_score_ok(const FSSIMCudaVmafScoreParams &p, unsigned gx)
+{
+    int first[FSSIM_VMAF_MAX_JOBS], blocks[FSSIM_VMAF_MAX_JOBS];
+    for (int i = 0; i < p.nb_jobs && i < FSSIM_VMAF_MAX_JOBS; i++) {
+        const FSSIMCudaVmafScore &s = p.job[i];
+        const int ow = s.width - FSSIM_VMAF_WINDOW + 1, oh = s.height - FSSIM_VMAF_WINDOW + 1;
+        first[i]  = s.first_block;
+        blocks[i] = ow < 1 || oh < 1 || s.tiles_x != (ow + FSSIM_VMAF_TILE - 1) / FSSIM_VMAF_TILE ?
+                    -1 : s.tiles_x * ((oh + FSSIM_VMAF_TILE - 1) / FSSIM_VMAF_TILE);
+    }
+    return vmaf_grid_ok(first, blocks, p.nb_jobs, FSSIM_VMAF_MAX_JOBS, gx);
 }
 
 static CUresult bad_launch(const char *why, const Function *f)
@@ -794,6 +857,35 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
         if (gy != 1 || gx > 4 * FSSIM_MS_SCALES || gx % FSSIM_MS_SCALES || bx != FSSIM_TILE)
             return bad_launch("grid", f);
         emu_launch(ms_reduce, gx, gy, bx, by, p);
+    } else if (f->mod.type == MOD_VMAF && f->name == "fssim_vmaf_lpf") {
+        FSSIMCudaVmafLpfParams p;
+        memcpy(&p, params[0], sizeof(p));
+        if (gy != 1 || by != 1 || !vmaf_lpf_ok(p, gx))
+            return bad_launch("grid does not cover the planes", f);
+        emu_launch(vmaf_lpf, gx, gy, bx, by, p);
+    } else if (f->mod.type == MOD_VMAF && f->name == "fssim_vmaf_score") {
+        FSSIMCudaVmafScoreParams p;
+        memcpy(&p, params[0], sizeof(p));
+        if (gy != 1 || (int)smem < FSSIM_VMAF_SMEM ||
+            !vmaf_score_ok(p, gx))
+            return bad_launch("grid or shared memory", f);
+        emu_launch(vmaf_score, gx, gy, bx, by, p);
+    } else if (f->mod.type == MOD_VMAF && f->name == "fssim_vmaf_reduce") {
+        FSSIMCudaVmafReduceParams p;
+        memcpy(&p, params[0], sizeof(p));
+        if (gy != 1 || (int)gx != p.nb_jobs || p.nb_jobs > FSSIM_VMAF_MAX_JOBS)
+            return bad_launch("grid", f);
+        emu_launch(vmaf_reduce, gx, gy, bx, by, p);
+    } else if (f->mod.type == MOD_VMAF) {
+        /* fssim_vmaf_load_<8|16>: the frames' container */
+        FSSIMCudaVmafLoadParams p;
+        memcpy(&p, params[0], sizeof(p));
+        if (gy != 1 || by != 1 || !vmaf_load_ok(p, gx))
+            return bad_launch("grid does not cover the planes", f);
+        if (f->name == "fssim_vmaf_load_8")
+            emu_launch(vmaf_load<unsigned char>, gx, gy, bx, by, p);
+        else
+            emu_launch(vmaf_load<unsigned short>, gx, gy, bx, by, p);
     } else if (f->mod.type == MOD_RESAMPLE) {
         /* fssim_resample_<S>to<T>: from the rendition's container into the
          * reference's (fssim3d's: 16-bit planes) */

@@ -49,7 +49,24 @@ done
 [ -z "$carry" ]
 ok $? "no scoring module carries the resampler (it is loaded only where an input is resampled)$carry"
 
-for m in $mods fssim_resample; do
+# vmaf_ssim's and vmaf_msssim's module: its five kernels, never contracted
+# (sqrt.rn, div.rn: libvmaf's arithmetic), and no other module carries them
+ptx="$FFMPEG_TREE/libavfilter/fssim/fssim_vmaf.ptx"
+found=0
+for k in load_8 load_16 lpf score reduce; do
+    grep -q "\.entry fssim_vmaf_$k" "$ptx" 2>/dev/null && found=$((found + 1))
+done
+[ "$found" = 5 ] && grep -q "sqrt\.rn\.f64" "$ptx" && ! grep -q "\bfma\.rn" "$ptx" &&
+    ! grep -q "\.entry fssim_plane" "$ptx"
+ok $? "fssim_vmaf.ptx ($FSSIM_CUDA) has the five vmaf kernels, no fused multiply-add, nothing else"
+carry=
+for m in $mods fssim3d fssim3d_any fssim_resample; do
+    grep -q "\.entry fssim_vmaf" "$FFMPEG_TREE/libavfilter/fssim/$m.ptx" && carry="$carry $m"
+done
+[ -z "$carry" ]
+ok $? "no other module carries the vmaf kernels (loaded only where they are asked for)$carry"
+
+for m in $mods fssim_resample fssim_vmaf; do
     other_compiler "$m" "$work"
 done
 
@@ -66,7 +83,7 @@ done
 # architectures configure found (FSSIM_SASS), embedded whole; none: an
 # empty image, and the filter loads the PTX.
 dir=$FFMPEG_TREE/libavfilter/fssim
-for m in $mods fssim3d fssim3d_any fssim_resample; do
+for m in $mods fssim3d fssim3d_any fssim_resample fssim_vmaf; do
     len=$(sed -n "s/^const unsigned int ff_${m}_sass_len = \([0-9]*\);/\1/p" "$dir/$m.sass.c" 2>/dev/null)
     if [ -n "$FSSIM_SASS" ]; then
         got=$("$PYTHON" "$top_srcdir/tests/lib/fatbin.py" "$dir/$m.fatbin" 2>&1 | cut -d' ' -f2-)

@@ -3,8 +3,10 @@
 Every case scores the same frames twice: with fssim on software frames and
 with fssim_cuda on CUDA frames (hwupload_cuda, or NVDEC decoding of clips
 that NVENC encodes here), and compares every plane of every frame:
-int to 1e-12, float to 1e-5, block to 1e-6, msssim to 1e-5, psnr and mse
-exactly (doc/algorithms.md#accuracy).  Ladders (inputs=N: renditions of
+int to 1e-12, float to 1e-5, block to 1e-6, msssim to 1e-5, vmaf_ssim and
+vmaf_msssim to 1e-6 (libvmaf's contract; the kernels repeat libvmaf's float
+arithmetic, so 0 is expected), psnr and mse exactly
+(doc/algorithms.md#accuracy).  Ladders (inputs=N: renditions of
 other sizes and formats resampled on the GPU, uploaded and NVDEC-decoded)
 against fssim's ladder, rendition by rendition; pairs of another size and
 format (a 720p encode against its 1080p source, 8-bit 4:2:0 against a
@@ -25,7 +27,8 @@ from fssimtest import (Tap, ffmpeg, has_filter, natural_clip, flat_frames,
                        workdir, run, log_values, FFMPEG)
 
 # psnr and mse: the same exact integer sums on both, so the same doubles
-TOL = {"int": 1e-12, "float": 1e-5, "block": 1e-6, "msssim": 1e-5, "psnr": 0.0, "mse": 0.0}
+TOL = {"int": 1e-12, "float": 1e-5, "block": 1e-6, "msssim": 1e-5, "psnr": 0.0, "mse": 0.0,
+       "vmaf_ssim": 1e-6, "vmaf_msssim": 1e-6}
 t = Tap()
 WORK = workdir("cuda")
 HW = ["-init_hw_device", "cuda=cu", "-filter_hw_device", "cu"]
@@ -101,7 +104,7 @@ def compare(name, cpu, gpu, algos):
 
 def upload_case(name, w, h, fmt, options="algo=float+int+block", frames=3,
                 content="natural", nb_identical=False):
-    algos = [a for a in ("float", "int", "block", "msssim", "psnr")
+    algos = [a for a in ("float", "int", "block", "msssim", "psnr", "vmaf_ssim", "vmaf_msssim")
              if a in options.split("algo=")[1].split(":")[0].split("+")]
     algos += ["mse"] if "psnr" in algos else []
     if content == "flat":
@@ -128,9 +131,12 @@ def upload_case(name, w, h, fmt, options="algo=float+int+block", frames=3,
     t.ok(gpu is not None and gpu2 is not None and gpu["frames"] == gpu2["frames"],
          "%s: two GPU runs bitwise identical" % name)
     if nb_identical and gpu is not None:
+        # libvmaf's arithmetic gives 1 only to within 1e-6
         bad = [(fr["n"], a, c, fr[a][c]) for fr in gpu["frames"] for a in algos
-               if a not in ("psnr", "mse") for c in fr[a] if c != "dB" and fr[a][c] != 1.0]
-        t.ok(not bad, "%s: identical inputs score exactly 1" % name, bad[:6])
+               if a not in ("psnr", "mse") for c in fr[a] if c != "dB" and
+               (fr[a][c] != 1.0 if not a.startswith("vmaf") else abs(fr[a][c] - 1.0) > 1e-6)]
+        t.ok(not bad, "%s: identical inputs score exactly 1 (vmaf_*: within 1e-6)" % name,
+             bad[:6])
 
 
 CLIPS = os.environ.get("FSSIM_CLIPS") or os.path.join(WORK, "nvdec-clips")
@@ -409,6 +415,19 @@ def main():
     upload_case("msssim_nv12_flat", 512, 384, "nv12", "algo=msssim", content="flat")
     upload_case("msssim_yuv420p_identical", 400, 330, "yuv420p", "algo=msssim",
                 nb_identical=True)
+    # vmaf_ssim, vmaf_msssim: luma decimated by 4 (1080p), 3 (720p) and 1;
+    # alone and with the fused kernels and msssim
+    upload_case("vmaf_nv12_1920x1080", 1920, 1080, "nv12", "algo=vmaf_ssim+vmaf_msssim",
+                frames=2)
+    upload_case("vmaf_all_p010_640x360", 640, 360, "p010",
+                "algo=float+int+block+msssim+vmaf_ssim+vmaf_msssim")
+    upload_case("vmaf_yuv420p10_1280x720", 1280, 720, "yuv420p10",
+                "algo=vmaf_ssim+vmaf_msssim", frames=2)
+    upload_case("vmaf_yuv444p16_333x201", 333, 201, "yuv444p16", "algo=vmaf_ssim+vmaf_msssim")
+    upload_case("vmaf_nv12_flat", 512, 384, "nv12", "algo=vmaf_ssim+vmaf_msssim",
+                content="flat")
+    upload_case("vmaf_yuv420p_identical", 400, 384, "yuv420p", "algo=vmaf_ssim+vmaf_msssim",
+                nb_identical=True)
     # psnr: exact on both
     upload_case("psnr_p010_640x360", 640, 360, "p010", "algo=psnr+float")
     upload_case("psnr_yuv444p16_333x201", 333, 201, "yuv444p16", "algo=psnr")
@@ -423,6 +442,8 @@ def main():
                        "algo=float+int+block:scaler=bilinear")
     ladder_upload_case("ladder_msssim", "yuv420p", (640, 360), [(480, 270), (640, 360)],
                        "algo=msssim+int")
+    ladder_upload_case("ladder_vmaf", "yuv420p", (1280, 720), [(640, 360), (1280, 720)],
+                       "algo=vmaf_ssim+vmaf_msssim+int")
     for clip in ("h264_8bit", "h264_odd", "hevc_8bit", "hevc_10bit", "hevc_444", "hevc_444_10bit"):
         nvdec_case(clip)
     # pairs of another size and format, resampled on the GPU

@@ -26,6 +26,12 @@ GPU (the resampler's module, fssim_resample, loaded only then)
 against the CPU reference's, in tiles of 32 and of 16 rows and by the
 direct path.
 
+vmaf_ssim and vmaf_msssim (the fssim_vmaf module, loaded after the
+filter's): <= 1e-6 per plane per frame (libvmaf's contract; the kernels
+repeat the reference's float arithmetic, so 0 is what they give), 8- and
+10-bit, 4:2:0 with the luma decimated by 2, 4:4:4, P010, gray, with the
+fused algorithms, the lazy driver, a ladder with a resampled rendition.
+
 msssim (fssim_ms_scale, fssim_ms_reduce): <= 1e-5 per plane per frame, alone
 and with the fused algorithms, two inputs and ladders (a resampled
 rendition's pyramid built from the GPU's resampled frame), 8/10/16-bit,
@@ -54,7 +60,7 @@ import fssimtest as ft         # noqa: E402
 
 # psnr and mse: the same exact sums on both, so the same doubles
 TOLS = {"int": 1e-12, "float": 1e-5, "block": 1e-6, "psnr": 1e-12, "mse": 1e-12,
-        "msssim": 1e-5}
+        "msssim": 1e-5, "vmaf_ssim": 1e-6, "vmaf_msssim": 1e-6}
 SSIMS = ("int", "float", "block", "msssim")
 NB = 3
 NB_LAZY = 6          # more than fssim_cuda's pipeline depth (4)
@@ -98,6 +104,19 @@ MS_CASES = [
 ]
 NB_MS = 2
 
+# vmaf_ssim, vmaf_msssim (kernels/fssim_vmaf.cuh, a module of its own, loaded
+# after the filter's): name, pix_fmt, w, h, options, modules, content, algorithms
+VMAF_CASES = [
+    ("vmaf 8-bit yuv420p 392x388 (luma decimated by 2)", "yuv420p", 392, 388, "",
+     ["fssim_8.ptx", "fssim_vmaf.ptx"], "natural", "vmaf_ssim+vmaf_msssim"),
+    ("vmaf 10-bit yuv444p10 180x177 lazy driver, with float", "yuv444p10le", 180, 177, "",
+     ["fssim_16.ptx", "fssim_vmaf.ptx"], "lazy", "vmaf_msssim+float"),
+    ("vmaf 10-bit p010 98x62 (MSB-aligned, semi-planar)", "p010le", 98, 62, "",
+     ["fssim_12.ptx", "fssim_vmaf.ptx"], "natural", "vmaf_ssim"),
+    ("vmaf 8-bit yuv444p 97x61 flat frames", "yuv444p", 97, 61, "",
+     ["fssim_8.ptx", "fssim_vmaf.ptx"], "flat", "vmaf_ssim"),
+]
+
 
 def clips(name, fmt, w, h, content, nb):
     tag = re.sub(r"\W+", "_", name)
@@ -117,7 +136,10 @@ def clips(name, fmt, w, h, content, nb):
 
 
 def run_case(name, fmt, w, h, opts, module, content, algos="float+int+block+psnr", nb=NB):
+    """module: the module the filter must load, or the list of them."""
     algo = "algo=" + algos + (":" + opts if opts else "")
+    modules = module if isinstance(module, list) else [module]
+    module = " and ".join(modules)
     desc = "%s (%s)" % (name, algo)
     asked = algos.split("+")
     tols = [a for a in TOLS if a in asked or (a == "mse" and "psnr" in asked)]
@@ -158,7 +180,7 @@ def run_case(name, fmt, w, h, opts, module, content, algos="float+int+block+psnr
         return
     loaded = re.findall(r"\[fake cuda\] module (\S+)", pg.stderr)
     t.ok(pc.returncode == 0 and pg.returncode == 0 and cpu and gpu and
-         len(gpu["frames"]) == nb and loaded == [module],
+         len(gpu["frames"]) == nb and loaded == modules,
          "%s: scored on the emulated driver, %s loaded" % (desc, module),
          "rc cpu %d gpu %d, %s %s, modules loaded %r\n%s" % (
              pc.returncode, pg.returncode, why_c, why_g, loaded,
@@ -205,6 +227,9 @@ MS_LADDERS = [
      [(161, 165), (120, 100)], "algo=msssim+float:scaler=lanczos", "fssim_16_ladder.ptx"),
     ("ladder msssim 10-bit p010", "p010le", (322, 324), [(322, 324), (240, 180)],
      "algo=msssim+int", "fssim_12_ladder.ptx"),
+    # a rendition's vmaf planes from the GPU's resampled frame
+    ("ladder vmaf 8-bit yuv420p", "yuv420p", (128, 96), [(128, 96), (96, 72)],
+     "algo=vmaf_ssim+int", "fssim_8_ladder.ptx"),
 ]
 
 
@@ -239,9 +264,11 @@ def run_ladder(name, fmt, size, sizes, opts, module, rows=None, kernels=None, nb
     loaded = re.findall(r"\[fake cuda\] module (\S+)", pg.stderr)
     tiles = {int(r) for r in re.findall(r"fssim_resample_\w+ component \d+: (\d+)-row",
                                         pg.stderr)}
-    # the resampler's module only where a rendition is resampled
+    # the resampler's module only where a rendition is resampled, vmaf's
+    # only where it is asked for
     resampled = [tuple(z[:2]) != size or (len(z) > 2 and z[2] != fmt) for z in sizes]
-    modules = [module] + (["fssim_resample.ptx"] if any(resampled) else [])
+    modules = [module] + (["fssim_resample.ptx"] if any(resampled) else []) + \
+        (["fssim_vmaf.ptx"] if "vmaf" in algo else [])
     used = sorted(set(re.findall(r"(fssim_resample_\w+) component", pg.stderr)))
     t.ok(pc.returncode == 0 and pg.returncode == 0 and cpu and gpu and
          len(ft.log_values(gpu)) == nb * len(sizes) and loaded == modules and
@@ -501,6 +528,8 @@ for case in MS_CASES:
     run_case(*case, nb=NB_MS)
 for case in MS_LADDERS:
     run_ladder(*case, nb=NB_MS)
+for case in VMAF_CASES:
+    run_case(*case, nb=NB_MS)
 for case in PAIRS:
     run_pair(*case)
 run_above_depth()

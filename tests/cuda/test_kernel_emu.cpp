@@ -28,7 +28,8 @@
  * several planes per launch, odd sizes just above the smallest plane,
  * identical planes; the resampler (kernels/fssim_resample.cuh) from every
  * container and layout into another, across bit depths, sample for sample
- * against the reference's.
+ * against the reference's; vmaf_ssim's and vmaf_msssim's kernels
+ * (kernels/fssim_vmaf.cuh), their float planes bit for bit.
  * The real kernels run on the GPU in tests/cuda/test_cuda.py.
  */
 #include "emu.h"
@@ -661,6 +662,159 @@ static void run_ms_case(const MsCase &mc)
     }
 }
 
+/*
+ * vmaf_ssim and vmaf_msssim (kernels/fssim_vmaf.cuh): one plane pair as the
+ * filter runs it (both images' floats, their scales, the scoring of every
+ * plane pair in one launch, the reduction).  Every float plane equals the
+ * reference's bit for bit (ff_fssim_ref_vmaf_load_rows, _lpf_rows); each
+ * plane's sums equal the reference's up to the order of the additions, and
+ * the scores libvmaf's to 1e-9.
+ */
+struct VmafCase {
+    int w, h, depth, bytes, step, shift;
+    Content content;
+};
+
+/* the float planes of one image: vmaf_ssim's, then vmaf_msssim's scales */
+struct VmafPlanes {
+    std::vector<float> v[1 + FSSIM_VMAF_SCALES];
+};
+
+static unsigned long long dev(const void *p)
+{
+    return (unsigned long long)(uintptr_t)p;
+}
+
+static void run_vmaf_case(const VmafCase &vc)
+{
+    Case c = { vc.w, vc.h, vc.depth, vc.bytes, vc.step, vc.shift, 0, 11, 1.5, 0,
+               vc.content == SAME ? NOISE : vc.content };
+    const int pitch = case_pitch(c);
+    const std::vector<uint8_t> a = make_plane(c, pitch, false, NULL);
+    const std::vector<uint8_t> b = vc.content == SAME ? a : make_plane(c, pitch, true, NULL);
+    const int f = ff_fssim_ref_vmaf_scale(vc.w, vc.h), ms = (vc.w < vc.h ? vc.w : vc.h) >= 176;
+    const FSSIMRefPlane rp[2] = {
+        { a.data(), pitch, vc.w, vc.h, vc.bytes, vc.step, vc.shift },
+        { b.data(), pitch, vc.w, vc.h, vc.bytes, vc.step, vc.shift },
+    };
+    VmafPlanes img[2];
+    FSSIMCudaVmafScoreParams sp = {};
+    FSSIMCudaVmafReduceParams rdp = {};
+    std::vector<double> partials;
+    double out[FSSIM_VMAF_MAX_JOBS * FSSIM_VMAF_SUMS];
+    int sizes[1 + FSSIM_VMAF_SCALES][2], blocks = 0, bad = 0;
+    float c3[3];
+    char name[128];
+
+    snprintf(name, sizeof(name), "vmaf %dx%d %d-bit step %d shift %d content=%d (decimation %d)",
+             vc.w, vc.h, vc.depth, vc.step, vc.shift, (int)vc.content, f);
+    ff_fssim_ref_vmaf_decimated_size(vc.w, vc.h, f, &sizes[0][0], &sizes[0][1]);
+    for (int j = 0; j < FSSIM_VMAF_SCALES; j++)
+        ff_fssim_ref_vmaf_scale_size(vc.w, vc.h, j, &sizes[1 + j][0], &sizes[1 + j][1]);
+    for (int i = 0; i < 2; i++) {
+        FSSIMCudaVmafLoadParams lp = {};
+        lp.inv = 1.0f / (float)(1 << (vc.depth - 8));
+        for (int t = 0; t < 1 + ms; t++) {
+            FSSIMCudaVmafLoad &l = lp.job[lp.nb_jobs++];
+            img[i].v[t].assign((size_t)sizes[t][0] * sizes[t][1], NAN);
+            l.src = dev(i ? b.data() : a.data());
+            l.dst = dev(img[i].v[t].data());
+            l.src_pitch = pitch;
+            l.step = vc.step;
+            l.shift = vc.shift;
+            l.width = vc.w;
+            l.height = vc.h;
+            l.f = t ? 1 : f;
+            l.k = 1.0f / (float)(f * f);
+            l.dst_w = sizes[t][0];
+            l.dst_h = sizes[t][1];
+            l.first_block = t ? (sizes[0][0] * sizes[0][1] + FSSIM_THREADS - 1) / FSSIM_THREADS : 0;
+        }
+        emu_launch(vc.bytes == 1 ? vmaf_load<unsigned char> : vmaf_load<unsigned short>,
+                   lp.job[lp.nb_jobs - 1].first_block +
+                   (lp.job[lp.nb_jobs - 1].dst_w * lp.job[lp.nb_jobs - 1].dst_h +
+                    FSSIM_THREADS - 1) / FSSIM_THREADS, 1, FSSIM_THREADS, 1, lp);
+        for (int j = 1; ms && j < FSSIM_VMAF_SCALES; j++) {
+            FSSIMCudaVmafLpfParams q = {};
+            FSSIMCudaVmafLpf &l = q.job[q.nb_jobs++];
+            for (int v = 0; v < 9; v++)
+                for (int u = 0; u < 9; u++)
+                    q.lpf[v * 9 + u] = ff_fssim_ref_vmaf_lpf(v, u);
+            img[i].v[1 + j].assign((size_t)sizes[1 + j][0] * sizes[1 + j][1], NAN);
+            l.src = dev(img[i].v[j].data());
+            l.dst = dev(img[i].v[1 + j].data());
+            l.src_w = sizes[j][0];
+            l.src_h = sizes[j][1];
+            l.dst_w = sizes[1 + j][0];
+            l.dst_h = sizes[1 + j][1];
+            emu_launch(vmaf_lpf, (l.dst_w * l.dst_h + FSSIM_THREADS - 1) / FSSIM_THREADS, 1,
+                       FSSIM_THREADS, 1, q);
+        }
+        /* the reference's planes */
+        for (int t = 0; t < 1 + (ms ? FSSIM_VMAF_SCALES : 0); t++) {
+            std::vector<float> want((size_t)sizes[t][0] * sizes[t][1]);
+            if (t == 0 || t == 1)
+                ff_fssim_ref_vmaf_load_rows(&rp[i], vc.depth, t ? 1 : f, 0, sizes[t][1],
+                                            want.data());
+            else
+                ff_fssim_ref_vmaf_lpf_rows(img[i].v[t - 1].data(), sizes[t - 1][0],
+                                           sizes[t - 1][1], 0, sizes[t][1], want.data());
+            bad += memcmp(want.data(), img[i].v[t].data(), want.size() * sizeof(float)) != 0;
+        }
+    }
+    tap_ok(!bad, "%s: every float plane (decimated, five scales) equals the reference's bit "
+           "for bit", name);
+
+    ff_fssim_ref_vmaf_constants(c3);
+    memcpy(sp.c, c3, sizeof(c3));
+    memcpy(sp.g, ff_fssim_ref_vmaf_gauss, sizeof(sp.g));
+    for (int t = 0; t < 1 + (ms ? FSSIM_VMAF_SCALES : 0); t++) {
+        FSSIMCudaVmafScore &j = sp.job[sp.nb_jobs];
+        const int ow = sizes[t][0] - 10, oh = sizes[t][1] - 10;
+        j.a = dev(img[0].v[t].data());
+        j.b = dev(img[1].v[t].data());
+        j.width = sizes[t][0];
+        j.height = sizes[t][1];
+        j.tiles_x = (ow + FSSIM_VMAF_TILE - 1) / FSSIM_VMAF_TILE;
+        j.first_block = blocks;
+        rdp.first[sp.nb_jobs] = blocks;
+        rdp.count[sp.nb_jobs] = j.tiles_x * ((oh + FSSIM_VMAF_TILE - 1) / FSSIM_VMAF_TILE);
+        blocks += rdp.count[sp.nb_jobs++];
+    }
+    rdp.nb_jobs = sp.nb_jobs;
+    partials.assign((size_t)blocks * FSSIM_VMAF_SUMS, NAN);
+    sp.partials = rdp.partials = dev(partials.data());
+    rdp.out = dev(out);
+    emu_launch(vmaf_score, blocks, 1, FSSIM_TILE, FSSIM_THREADS / FSSIM_TILE, sp);
+    emu_launch(vmaf_reduce, sp.nb_jobs, 1, FSSIM_THREADS, 1, rdp);
+
+    {
+        const double n = (double)(sizes[0][0] - 10) * (sizes[0][1] - 10);
+        const double got = ff_fssim_ref_vmaf_mean(out[FSSIM_REF_VMAF_LCS], n);
+        const double want = ff_fssim_ref_vmaf_ssim(&rp[0], &rp[1], vc.depth);
+        tap_ok(fabs(got - want) <= 1e-9, "%s: vmaf_ssim %.9f vs the reference %.9f (diff %.3g)",
+               name, got, want, fabs(got - want));
+    }
+    if (ms) {
+        float l[5], cc[5], s[5], gl[5], gc[5], gs[5];
+        double worst = 0.0;
+        ff_fssim_ref_vmaf_msssim_scales(&rp[0], &rp[1], vc.depth, l, cc, s);
+        for (int j = 0; j < FSSIM_VMAF_SCALES; j++) {
+            const double n = (double)(sizes[1 + j][0] - 10) * (sizes[1 + j][1] - 10);
+            const double *o = out + (1 + j) * FSSIM_VMAF_SUMS;
+            gl[j] = ff_fssim_ref_vmaf_mean(o[FSSIM_REF_VMAF_L], n);
+            gc[j] = ff_fssim_ref_vmaf_mean(o[FSSIM_REF_VMAF_C], n);
+            gs[j] = ff_fssim_ref_vmaf_mean(o[FSSIM_REF_VMAF_S], n);
+            worst = fmax(worst, fmax(fabs(gl[j] - l[j]), fmax(fabs(gc[j] - cc[j]),
+                                                             fabs(gs[j] - s[j]))));
+        }
+        const double got = ff_fssim_ref_vmaf_msssim_combine(gl, gc, gs);
+        const double want = ff_fssim_ref_vmaf_msssim_combine(l, cc, s);
+        tap_ok(fabs(got - want) <= 1e-9, "%s: vmaf_msssim %.9f vs the reference %.9f (diff "
+               "%.3g, worst mean %.3g)", name, got, want, fabs(got - want), worst);
+    }
+}
+
 int main(void)
 {
     const int ALL = FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_FLOAT) |
@@ -733,5 +887,16 @@ int main(void)
     };
     for (const MsCase &c : ms_cases)
         run_ms_case(c);
+
+    const VmafCase vmaf_cases[] = {
+        /*  w    h  dep by st sh content */
+        { 67,  45,  8, 1, 1, 0, NOISE  },    /* no scales: vmaf_ssim alone */
+        { 176, 181, 8, 1, 1, 0, SMOOTH },    /* the smallest five-scale plane */
+        { 179, 177, 10, 2, 2, 6, NOISE },    /* P010's U: interleaved, MSB-aligned */
+        { 385, 387, 8, 1, 2, 0, EDGES  },    /* decimation by 2, odd sizes, NV12's U */
+        { 197, 190, 16, 2, 1, 0, SAME  },
+    };
+    for (const VmafCase &c : vmaf_cases)
+        run_vmaf_case(c);
     return tap_done();
 }

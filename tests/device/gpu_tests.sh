@@ -5,7 +5,8 @@
 #   vulkan     fssim_vulkan on the GPU's Vulkan driver (tests/vulkan/test_vulkan.py
 #              with its larger device cases, 2160p), Vulkan device loss and
 #              hangs through the fault-injection layer (test_vulkan_faults.py),
-#              msssim on Vulkan frames (test_vulkan_msssim.py)
+#              msssim on Vulkan frames (test_vulkan_msssim.py), vmaf_ssim and
+#              vmaf_msssim on Vulkan frames (test_vulkan_vmaf.py)
 #   vulkan3d   fssim3d on Vulkan frames (test_vulkan3d.py, with its 1080p and
 #              2160p cases)
 #   cuda       fssim_cuda (tests/cuda/test_cuda.py: NVDEC and uploads against
@@ -44,13 +45,15 @@ if [ "${1:-}" = --group ]; then
     shift 2
 fi
 case $group in
-vulkan)   tests="vulkan/test_vulkan.py vulkan/test_vulkan_faults.py vulkan/test_vulkan_msssim.py"
+vulkan)   tests="vulkan/test_vulkan.py vulkan/test_vulkan_faults.py vulkan/test_vulkan_msssim.py
+                 vulkan/test_vulkan_vmaf.py"
           decode=0 ;;
 vulkan3d) tests="vulkan/test_vulkan3d.py"; decode=0 ;;
 cuda)     tests="cuda/test_cuda.py cuda/test_cuda3d.py"; decode=0 ;;
 cutshort) tests="e2e/test_cutshort.py"; decode=1 ;;
 all)      tests="vulkan/test_vulkan.py vulkan/test_vulkan_faults.py vulkan/test_vulkan_msssim.py
-                 vulkan/test_vulkan3d.py cuda/test_cuda.py cuda/test_cuda3d.py e2e/test_cutshort.py"
+                 vulkan/test_vulkan_vmaf.py vulkan/test_vulkan3d.py cuda/test_cuda.py
+                 cuda/test_cuda3d.py e2e/test_cutshort.py"
           decode=1 ;;
 *) echo "gpu_tests: unknown group $group (vulkan, vulkan3d, cuda, cutshort, all)" >&2; exit 2 ;;
 esac

@@ -90,7 +90,8 @@ VK_TIMEOUT = 60
 CRASH = re.compile(r"Assertion|Segmentation|core dumped|Sanitizer|double free|"
                    r"stack smashing|Aborted|runtime error:", re.I)
 ERROR_LINE = re.compile(r"\[(error|fatal)\] ")
-SUMMARY = re.compile(r"\] \[info\] (?:SSIM(?: (float|int|block|msssim))?|(PSNR))(?: .*)? "
+SUMMARY = re.compile(r"\] \[info\] (?:SSIM(?: (float|int|block|msssim|vmaf_ssim|vmaf_msssim))?|"
+                     r"(PSNR))(?: .*)? "
                      r"frames:(\d+)\s*$")
 
 WORK = ft.workdir("fuzz")
@@ -508,9 +509,10 @@ class Case:
                 (("none", None), 2), (("bogus", None), 2), (("0", None), 1), (("int+bogus", None), 1),
                 (("-int", "?"), 1), (("7", {"float", "int", "block"}), 1),
                 (("psnr", {"psnr"}), 6), (("float+psnr", {"float", "psnr"}), 4),
-                (("8", {"psnr"}), 1), (("32", None), 1),
+                (("8", {"psnr"}), 1), (("128", None), 1),
                 (("msssim", {"msssim"}), 4), (("float+msssim", {"float", "msssim"}), 2),
-                (("16", {"msssim"}), 1)])
+                (("16", {"msssim"}), 1), (("vmaf_ssim", {"vmaf_ssim"}), 3),
+                (("vmaf_msssim+int", {"vmaf_msssim", "int"}), 2), (("32", {"vmaf_ssim"}), 1)])
             o.append("algo=" + v)
             if good is None:
                 self.fail_if("algo=" + v)
@@ -630,6 +632,12 @@ class Case:
         if not shaky and window and "msssim" in algos and any(min(pw, ph) < (window - 1) * 16 + 1
                                                    for pw, ph in p):
             self.fail_if("a plane too small for algo=msssim", r"algo=msssim needs planes")
+        # libvmaf's limits (doc/algorithms.md#vmaf_ssim): its window, its five scales
+        if not shaky and "vmaf_ssim" in algos and any(min(pw, ph) < 11 for pw, ph in p):
+            self.fail_if("a plane too small for algo=vmaf_ssim", r"algo=vmaf_ssim needs planes")
+        if not shaky and "vmaf_msssim" in algos and any(min(pw, ph) < 176 for pw, ph in p):
+            self.fail_if("a plane too small for algo=vmaf_msssim",
+                         r"algo=vmaf_msssim needs planes")
         self.algos = algos
         self.opts = o
 
@@ -688,7 +696,8 @@ class Case:
             self.opts.append(self.choice(["stats_file", "f"]) + "=" + self.stats["path"])
             if self.filter != "fssim3d" and self.rng.random() < 0.4:
                 v = self.choice(["auto"] + sorted(self.algos) if self.clean else
-                                ["auto", "float", "int", "block", "psnr", "msssim", "bogus"])
+                                ["auto", "float", "int", "block", "psnr", "msssim", "vmaf_ssim",
+                                 "vmaf_msssim", "bogus"])
                 self.opts.append("stats_algo=" + v)
                 if v == "bogus":
                     self.fail_if("stats_algo=bogus")

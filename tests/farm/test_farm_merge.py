@@ -8,7 +8,11 @@ the segment options (segments.command, as the farm's workers run it), the
 logs are merged by `fssim-farm merge`, and the merged log must be the
 whole run's: the same JSON and the same bytes (the segments field aside),
 for pairs (a resampled main input too), ladders, every algorithm, CSV logs,
-fssim3d, and a ladder in MP4, Matroska and MPEG-TS at once.
+fssim3d, and a ladder in MP4, Matroska and MPEG-TS at once.  The merge pools
+each algorithm as the log's header says (its facts from the filters' table
+of algorithms), so vmaf_ssim, which the farm's code never names, merges like
+any other; a log written before the header carried the facts merges from its
+layout alone.
 
 Then the refusals, each naming the segment: a gap, a missing head or tail
 (the segments carry the title's frame count, seg_total), a duplicated or
@@ -18,6 +22,7 @@ is not complete.
 """
 import json
 import os
+import re
 
 import fssimtest as ft
 import farmtest as fm
@@ -61,6 +66,10 @@ def main():
     # a pair whose main input is resampled: its description in the header
     fm.check_title(tap, d, "pair8_resampled", "fssim", ref8, dists8[1:2], "algo=int")
     fm.check_title(tap, d, "pair8_resampled_csv", "fssim", ref8, dists8[1:2], "algo=int",
+                   fmt="csv")
+    # an algorithm the farm's code does not name: its facts from the header
+    fm.check_title(tap, d, "ladder8_vmaf", "fssim", ref8, dists8, "algo=vmaf_ssim+float")
+    fm.check_title(tap, d, "pair8_vmaf_csv", "fssim", ref8, dists8[:1], "algo=vmaf_ssim+psnr",
                    fmt="csv")
     fm.check_title(tap, d, "fssim3d", "fssim3d", ref8, dists8[:1], "depth=5")
     fm.check_title(tap, d, "fssim3d_valid10", "fssim3d", ref10, dists10[:1],
@@ -138,6 +147,7 @@ def main():
     refused(tap, "JSON and CSV segments together",
             [a, os.path.join(d, sorted(csvs)[1]), c], ["CSV"], out)
     pairing_counts(tap, d, pair, sorted(os.path.join(d, p) for p in csvs))
+    without_facts(tap, d, pair)
     option_errors(tap, d, ref8, dists8)
     pooling_edges(tap)
     tap.done()
@@ -227,6 +237,29 @@ def pairing_counts(tap, d, jsons, csvs):
     p = fm.fssim_farm("merge", paths[0], bad, paths[2], "-o", out + ".bad.csv")
     tap.ok(p.returncode == 1 and "pairing" in p.stderr,
            "refused: segments whose pairing lines differ in more than their counts", p.stderr)
+
+
+def without_facts(tap, d, paths):
+    """Segments whose header lacks the algorithms' facts (a filter before
+    the table wrote them): merged from their layout, the same log as from
+    the segments with them, less the facts."""
+    strip = re.compile(r'  "algorithms": \{.*?\n  \},\n', re.S)
+    bare = []
+    for i, p in enumerate(paths):
+        with open(p) as f:
+            text = f.read()
+        new = os.path.join(d, "bare_%d.json" % i)
+        with open(new, "w") as f:
+            f.write(strip.sub("", text, count=1))
+        bare.append(new)
+    out, ref = os.path.join(d, "bare.json"), os.path.join(d, "facts.json")
+    pb = fm.fssim_farm("merge", *bare, "-o", out, "--log-path", "x")
+    pf = fm.fssim_farm("merge", *paths, "-o", ref, "--log-path", "x")
+    same = pb.returncode == 0 and pf.returncode == 0 and \
+        open(out).read() == strip.sub("", open(ref).read(), count=1)
+    tap.ok(same and '"algorithms"' in open(ref).read(),
+           "segments without the algorithms' facts (psnr among them) merge from their layout: "
+           "the same log, less the facts", pb.stderr + pf.stderr)
 
 
 def option_errors(tap, d, ref, dists):

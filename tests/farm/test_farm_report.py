@@ -327,6 +327,56 @@ def main():
                "the pooled table has the non-zero counts' columns", pooled and
                pooled.group(1)[:400])
 
+    # 8. what an algorithm is comes from the log's header (the filters'
+    # table of algorithms), not from its name: vmaf_ssim, which the
+    # report's code never names, is a similarity shown also in dB and
+    # labelled by its description; psnr a score in dB.  A log written
+    # before the header carried the facts reads the same from its layout.
+    vlog = os.path.join(d, "film_vmaf.json")
+    if os.path.exists(vlog):
+        os.unlink(vlog)
+    ft.run(segments.command(ft.FFMPEG, "fssim", ref, dists, "algo=vmaf_ssim+psnr", vlog,
+                            progress=False))
+    bare = os.path.join(d, "film_bare.json")
+    with open(vlog) as f:
+        text = f.read()
+    with open(bare, "w") as f:
+        f.write(re.sub(r'  "algorithms": \{.*?\n  \},\n', "", text, count=1, flags=re.S))
+    vl = json.load(open(vlog))
+    want_mean = [r["vmaf_ssim"]["All"]["mean"] for r in vl["pooled"]["renditions"]]
+    for tag, path in (("the facts in the header", vlog), ("no facts (an older log)", bare)):
+        vhtml = os.path.join(out_dir, "vmaf_%s.html" % ("bare" if path == bare else "facts"))
+        p = fm.fssim_farm("report", path, "-o", vhtml, "--metric", "vmaf_ssim",
+                          "--bitrates", ",".join(map(str, rates)), "--no-thumbnails",
+                          "--json")
+        sv = json.loads(p.stdout) if p.returncode == 0 else {}
+        data = {}
+        if sv:
+            m = re.search(r"<script type='application/json' id=fssim-data>(.*?)</script>",
+                          open(vhtml).read(), re.S)
+            data = json.loads(m.group(1)) if m else {}
+        label = ("vmaf_ssim (libvmaf float_ssim)" if path == vlog else "vmaf_ssim")
+        tap.ok(sv and data.get("ssim_like") == ["vmaf_ssim"] and
+               data.get("in_db") == ["psnr"] and
+               data.get("labels", {}).get("vmaf_ssim") == label and
+               data.get("labels", {}).get("psnr") == "PSNR" and
+               "vmaf_ssim|All|dB" in data.get("hull", {}) and
+               "psnr|All|dB" not in data.get("hull", {}) and
+               [r["pooled"]["mean"] for r in sv["renditions"]] == want_mean and
+               "PSNR capped at" in open(vhtml).read(),
+               "vmaf_ssim+psnr, %s: vmaf_ssim a similarity (value and dB), labelled %r; "
+               "psnr in dB, capped; the pooled means the log's" % (tag, label),
+               (p.stderr[-500:], {k: data.get(k) for k in ("ssim_like", "in_db", "labels")}))
+    if browser:
+        dom = dump_dom(browser, "file://" + os.path.abspath(
+            os.path.join(out_dir, "vmaf_facts.html")) + "#algo=vmaf_ssim&scale=dB")
+        m = re.search(r"Pooled values: <span class=\"metric-name\">([^<]*)<", dom)
+        vals = re.findall(r"<td>(\d+\.\d+)</td>", (re.search(
+            r"<div id=\"pooled\">(.*?)</div>", dom, re.S) or re.search("", "")).group(0))
+        tap.ok(m and m.group(1) == "vmaf_ssim (libvmaf float_ssim) All (dB)" and vals and
+               all(3 < float(v) < 60 for v in vals[:3]),
+               "#algo=vmaf_ssim&scale=dB: vmaf_ssim of All in dB", (m and m.group(1), vals[:6]))
+
     # 7. refusals: one sentence, exit 1, no traceback
     for args, want in ((["--names", "a", "b"], "--names gives 2 names for 4 renditions"),
                        (["--bitrates", "1000k,800k"], "2 bitrates for 4 renditions"),

@@ -4,8 +4,9 @@
 Every case scores the same stored frames twice, with fssim on software
 frames and with fssim_vulkan on Vulkan frames made by hwupload (planar and
 semi-planar formats: NV12/P010 become multi-plane images), and compares
-every plane of every frame: int to 1e-12, float to 1e-5, block to 1e-6
-(doc/algorithms.md#accuracy).  Also: two GPU runs are bitwise identical, identical inputs score
+every plane of every frame: int to 1e-12, float to 1e-5, block to 1e-6,
+vmaf_ssim and vmaf_msssim to 1e-6 (libvmaf's contract; 0 expected: the
+shader repeats libvmaf's float arithmetic) (doc/algorithms.md#accuracy).  Also: two GPU runs are bitwise identical, identical inputs score
 exactly 1, frames held for readback all come out in order at EOF and under
 timeline editing, and bad input fails with a clear message (doc/errors.md).
 Ladders (inputs=N) against fssim's ladder, per rendition: renditions
@@ -41,8 +42,9 @@ import fssimtest as ft
 import vkcheck
 
 # psnr and mse: the same exact integer sums as the CPU, so the same doubles
-TOL = {"int": 1e-12, "float": 1e-5, "block": 1e-6, "psnr": 1e-12, "mse": 1e-12}
-ALGOS = ("float", "int", "block", "psnr")
+TOL = {"int": 1e-12, "float": 1e-5, "block": 1e-6, "psnr": 1e-12, "mse": 1e-12,
+       "vmaf_ssim": 1e-6, "vmaf_msssim": 1e-6}
+ALGOS = ("float", "int", "block", "psnr", "vmaf_ssim", "vmaf_msssim")
 DEVICE = os.environ.get("FSSIM_VULKAN_DEVICE", "0")
 BIG = os.environ.get("FSSIM_VULKAN_DEVICE_TESTS", "") not in ("", "0")
 HW = ["-init_hw_device", "vulkan=vk:%s" % DEVICE, "-filter_hw_device", "vk"]
@@ -292,6 +294,10 @@ def check_accuracy():
     compare("gbrp", "gbrp", 64, 48, 2, A)
     compare("gbrp12", "gbrp12le", 64, 48, 2, A)
     compare("yuva420p", "yuva420p", 64, 48, 2, A)
+    # libvmaf's float_ssim and float_ms_ssim: the luma decimated by 2, with
+    # every fused algorithm in the same command buffer
+    compare("vmaf", "yuv420p", 392, 388, 2, "algo=vmaf_ssim+vmaf_msssim")
+    compare("vmaf-all-p010", "p010le", 362, 356, 2, A + "+vmaf_ssim+vmaf_msssim")
     # each algorithm alone (float alone takes the shader without 64-bit types)
     compare("float-only", "yuv420p", 96, 64, 2, "algo=float")
     compare("float-only-10", "p010le", 96, 64, 2, "algo=float")
@@ -326,6 +332,7 @@ def check_accuracy():
         compare("2160p", "yuv420p", 3840, 2160, 2, A)
         compare("2160p-p010", "p010le", 3840, 2160, 2, A)
         compare("2160p-same", "nv12", 3840, 2160, 1, A + ":padding=same")
+        compare("2160p-vmaf", "p010le", 3840, 2160, 2, "algo=vmaf_ssim+vmaf_msssim")
 
 
 LADDERS = [
