@@ -347,7 +347,9 @@ def local_cluster(gpus=None, workers=None, slots=DEFAULT_SLOTS, processes=True,
             opts["env"] = env
             opts["preload"] = PRELOAD
         spec[name] = {"cls": Nanny if processes else Worker, "options": opts}
-    sched = {"cls": Scheduler, "options": {"dashboard_address": ":0" if dashboard else None,
+    # the scheduler's HTTP server (its dashboard, when asked) on a free port:
+    # Dask's default 8787 may be another cluster's, and then it says so
+    sched = {"cls": Scheduler, "options": {"dashboard_address": ":0",
                                            "dashboard": bool(dashboard)}}
     return SpecCluster(workers=spec, scheduler=sched, silence_logs=50)
 
