@@ -47,7 +47,7 @@
 #include <vector>
 
 extern "C" {
-#include "fssim_cuda.h"
+#include "fssim_cuda_params.h"
 #include "fssim_ref.h"
 }
 

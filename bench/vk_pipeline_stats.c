@@ -32,7 +32,7 @@
  * FSSIM_BIT() set (float 1, int 2, block 4, psnr 8); DEPTH: bits per
  * sample; INVOCATIONS: the workgroup's (FSSIM_VK_TILE_W x FSSIM_VK_TILE_H,
  * 256).  The specialization constants are those of init_shader() in
- * filters/fssim_be_vulkan.c for the default window (11, sigma 1.5); their
+ * filters/vulkan/fssim_be_vulkan.c for the default window (11, sigma 1.5); their
  * float values do not change the code, only its constants.
  *
  * Build: cc -O2 -Ibuild/deps/usr/include bench/vk_pipeline_stats.c -ldl

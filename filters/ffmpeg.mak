@@ -1,14 +1,19 @@
 # fssim's filters in libavfilter (installed as libavfilter/fssim/Makefile by
 # scripts/ffmpeg-integrate.sh and included from libavfilter/Makefile).
 
-FSSIM_REF    = fssim/ref_plane.o fssim/ref_int.o fssim/ref_float.o \
-               fssim/ref_block.o fssim/ref_3d.o \
-               fssim/ref_psnr.o fssim/ref_msssim.o fssim/ref_vmaf.o fssim/ref_resample.o
-FSSIM_COMMON = fssim/fssim_filter.o fssim/fssim_algos.o fssim/fssim_options.o \
-               fssim/fssim_format.o fssim/fssim_pair.o \
-               fssim/fssim_links.o fssim/fssim_output.o fssim/fssim_log.o \
-               fssim/fssim_file.o fssim/fssim_pool.o fssim/fssim_engine.o \
-               fssim/fssim_be_cpu.o fssim/fssim_cpu_vmaf.o framesync.o $(FSSIM_REF)
+# The sources keep the project's folders: the filters and the body they
+# share at the top, core/ (the reference, the constants every language
+# shares, the table of algorithms, the options and formats), engine/,
+# output/, and a folder per backend with its host and device code.
+FSSIM_REF    = $(addprefix fssim/core/,ref_plane.o ref_int.o ref_float.o ref_block.o \
+                 ref_3d.o ref_psnr.o ref_msssim.o ref_vmaf.o ref_resample.o)
+FSSIM_CORE   = $(addprefix fssim/core/,fssim_algos.o fssim_options.o fssim_format.o) \
+               $(FSSIM_REF)
+FSSIM_ENGINE = $(addprefix fssim/engine/,fssim_engine.o)
+FSSIM_OUTPUT = $(addprefix fssim/output/,fssim_output.o fssim_log.o fssim_file.o fssim_pool.o)
+FSSIM_CPU    = $(addprefix fssim/cpu/,fssim_be_cpu.o fssim_cpu_vmaf.o)
+FSSIM_COMMON = fssim/fssim_filter.o fssim/fssim_pair.o fssim/fssim_links.o \
+               $(FSSIM_ENGINE) $(FSSIM_OUTPUT) $(FSSIM_CPU) $(FSSIM_CORE) framesync.o
 # The CUDA modules, each embedded as PTX (FFmpeg's rules) and as machine
 # code, SASS (below); the backend loads the one it needs.  fssim_cuda's:
 # one for each sample class (8 bits, 9 to 12, 13 to 16), window (the
@@ -23,20 +28,22 @@ FSSIM_PTX2D   = $(FSSIM_PTX) $(FSSIM_PTX:%=%_ladder)
 FSSIM_PTX3D   = fssim3d fssim3d_any
 FSSIM_MODULES = $(FSSIM_PTX2D) $(FSSIM_PTX3D) fssim_resample fssim_vmaf
 # The CUDA backend serves fssim_cuda and fssim3d: both sets of kernels.
-FSSIM_CUDA   = fssim/fssim_be_cuda.o fssim/fssim_cuda_common.o fssim/fssim_cuda_params.o \
-               fssim/fssim3d_cuda_params.o fssim/fssim_cuda_vmaf.o cuda/load_helper.o \
-               $(FSSIM_MODULES:%=fssim/%.ptx.o) $(FSSIM_MODULES:%=fssim/%.sass.o)
+FSSIM_CUDA   = $(addprefix fssim/cuda/,fssim_be_cuda.o fssim_cuda_common.o \
+                 fssim_cuda_params.o fssim3d_cuda_params.o fssim_cuda_vmaf.o) \
+               cuda/load_helper.o \
+               $(FSSIM_MODULES:%=fssim/cuda/%.ptx.o) $(FSSIM_MODULES:%=fssim/cuda/%.sass.o)
 
 OBJS-$(CONFIG_FSSIM_FILTER)        += fssim/vf_fssim.o $(FSSIM_COMMON)
 OBJS-$(CONFIG_FSSIM3D_FILTER)      += fssim/vf_fssim3d.o $(FSSIM_COMMON)
 OBJS-$(CONFIG_FSSIM_CUDA_FILTER)   += fssim/vf_fssim_cuda.o $(FSSIM_CUDA) $(FSSIM_COMMON)
 # The Vulkan backend serves fssim_vulkan and fssim3d: both sets of shaders.
-FSSIM_VULKAN = fssim/fssim_be_vulkan.o fssim/fssim_be_vulkan3d.o fssim/fssim_vulkan_common.o \
-               fssim/fssim_vulkan_resample.o fssim/fssim_vulkan_msssim.o fssim/fssim_vulkan_vmaf.o \
-               fssim/fssim.comp.spv.o fssim/fssim_f32.comp.spv.o fssim/fssim_msssim.comp.spv.o \
-               fssim/fssim_vmaf.comp.spv.o \
-               fssim/fssim_resample.comp.spv.o fssim/fssim3d_moments.comp.spv.o \
-               fssim/fssim3d_score.comp.spv.o vulkan.o vulkan_filter.o
+FSSIM_VULKAN = $(addprefix fssim/vulkan/,fssim_be_vulkan.o fssim_be_vulkan3d.o \
+                 fssim_vulkan_common.o fssim_vulkan_resample.o fssim_vulkan_msssim.o \
+                 fssim_vulkan_vmaf.o \
+                 fssim.comp.spv.o fssim_f32.comp.spv.o fssim_msssim.comp.spv.o \
+                 fssim_vmaf.comp.spv.o fssim_resample.comp.spv.o \
+                 fssim3d_moments.comp.spv.o fssim3d_score.comp.spv.o) \
+               vulkan.o vulkan_filter.o
 
 OBJS-$(CONFIG_FSSIM_VULKAN_FILTER) += fssim/vf_fssim_vulkan.o $(FSSIM_VULKAN) $(FSSIM_COMMON)
 
@@ -56,7 +63,7 @@ endif
 
 # A module's .cu is one line: FSSIM_MODULE (fssim_plane.cuh) with the
 # sample class's types (the samples, the float and the int accumulators)
-# and kind (fssim_cuda.h), the thread blocks per SM that registers must
+# and kind (fssim_cuda_params.h), the thread blocks per SM that registers must
 # allow (fssim_plane.cuh says why; by class: the default window's lone pair,
 # its ladder, any window), the window's radius (0: any) and whether it
 # serves a ladder; or FSSIM3D_MODULE (fssim3d.cuh) with the radius.
@@ -78,32 +85,32 @@ fssim_any    = $(filter any,$(fssim_parts))
 fssim_ladder = $(filter ladder,$(fssim_parts))
 fssim_window = $(if $(fssim_any),any window,the default window (11))
 
-$(FSSIM_PTX2D:%=$(SUBDIR)fssim/%.cu): TAG = GEN
-$(FSSIM_PTX2D:%=$(SUBDIR)fssim/%.cu): $(SRC_PATH)/$(SUBDIR)fssim/Makefile
+$(FSSIM_PTX2D:%=$(SUBDIR)fssim/cuda/%.cu): TAG = GEN
+$(FSSIM_PTX2D:%=$(SUBDIR)fssim/cuda/%.cu): $(SRC_PATH)/$(SUBDIR)fssim/Makefile
 	$(M)printf '%s\n' \
 	  '/* fssim CUDA kernels for $(FSSIM_BITS_$(fssim_class)) samples, $(fssim_window)$(if $(fssim_ladder),$(fssim_comma) ladders) */' \
 	  '/* written by libavfilter/fssim/Makefile */' \
 	  '#include "fssim_plane.cuh"' \
 	  'FSSIM_MODULE($(FSSIM_CLASS_$(fssim_class)), $(word $(if $(fssim_any),3,$(if $(fssim_ladder),2,1)),$(FSSIM_BLOCKS_$(fssim_class))), $(if $(fssim_any),0,FSSIM_DEFAULT_RADIUS), $(if $(fssim_ladder),true,false))' > $@
 
-$(FSSIM_PTX3D:%=$(SUBDIR)fssim/%.cu): TAG = GEN
-$(FSSIM_PTX3D:%=$(SUBDIR)fssim/%.cu): $(SRC_PATH)/$(SUBDIR)fssim/Makefile
+$(FSSIM_PTX3D:%=$(SUBDIR)fssim/cuda/%.cu): TAG = GEN
+$(FSSIM_PTX3D:%=$(SUBDIR)fssim/cuda/%.cu): $(SRC_PATH)/$(SUBDIR)fssim/Makefile
 	$(M)printf '%s\n' \
 	  '/* fssim3d CUDA kernels for $(fssim_window), every bit depth */' \
 	  '/* written by libavfilter/fssim/Makefile */' \
 	  '#include "fssim3d.cuh"' \
 	  'FSSIM3D_MODULE($(if $(fssim_any),0,FSSIM_DEFAULT_RADIUS))' > $@
 
-$(SUBDIR)fssim/fssim_resample.cu: TAG = GEN
-$(SUBDIR)fssim/fssim_resample.cu: $(SRC_PATH)/$(SUBDIR)fssim/Makefile
+$(SUBDIR)fssim/cuda/fssim_resample.cu: TAG = GEN
+$(SUBDIR)fssim/cuda/fssim_resample.cu: $(SRC_PATH)/$(SUBDIR)fssim/Makefile
 	$(M)printf '%s\n' \
 	  '/* fssim CUDA resampler: renditions and main inputs to the reference'"'"'s plane sizes and format */' \
 	  '/* written by libavfilter/fssim/Makefile */' \
 	  '#include "fssim_resample.cuh"' \
 	  'FSSIM_RESAMPLE_MODULE()' > $@
 
-$(SUBDIR)fssim/fssim_vmaf.cu: TAG = GEN
-$(SUBDIR)fssim/fssim_vmaf.cu: $(SRC_PATH)/$(SUBDIR)fssim/Makefile
+$(SUBDIR)fssim/cuda/fssim_vmaf.cu: TAG = GEN
+$(SUBDIR)fssim/cuda/fssim_vmaf.cu: $(SRC_PATH)/$(SUBDIR)fssim/Makefile
 	$(M)printf '%s\n' \
 	  '/* fssim CUDA kernels of vmaf_ssim and vmaf_msssim (libvmaf'"'"'s float_ssim and float_ms_ssim) */' \
 	  '/* written by libavfilter/fssim/Makefile */' \
@@ -114,24 +121,23 @@ $(SUBDIR)fssim/fssim_vmaf.cu: $(SRC_PATH)/$(SUBDIR)fssim/Makefile
 # outside its source tree writes them in the build tree), and FFmpeg's %.ptx
 # rule knows only the .cu file: the modules are rebuilt when a kernel header
 # they include changes.
-$(FSSIM_MODULES:%=$(SUBDIR)fssim/%.ptx): NVCCFLAGS += -I$(SRC_PATH)/libavfilter/fssim
-FSSIM_PTX_HEADERS = fssim_plane.cuh fssim_msssim.cuh fssim_cuda.h \
-                    fssim_cuda_device.cuh fssim_consts.h
-$(FSSIM_PTX2D:%=$(SUBDIR)fssim/%.ptx): $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,$(FSSIM_PTX_HEADERS))
-$(SUBDIR)fssim/fssim_resample.ptx: \
-  $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,fssim_resample.cuh fssim_cuda.h \
-                                          fssim_cuda_device.cuh fssim_consts.h)
-$(SUBDIR)fssim/fssim_vmaf.ptx: \
-  $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,fssim_vmaf.cuh fssim_vmaf_cuda.h fssim_cuda.h \
-                                          fssim_cuda_device.cuh fssim_consts.h)
+$(FSSIM_MODULES:%=$(SUBDIR)fssim/cuda/%.ptx): NVCCFLAGS += -I$(SRC_PATH)/libavfilter/fssim/cuda
+FSSIM_PTX_DEPS    = $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,core/fssim_consts.h $(addprefix cuda/,$(1)))
+FSSIM_PTX_HEADERS = fssim_plane.cuh fssim_msssim.cuh fssim_cuda_params.h fssim_cuda_device.cuh
+$(FSSIM_PTX2D:%=$(SUBDIR)fssim/cuda/%.ptx): $(call FSSIM_PTX_DEPS,$(FSSIM_PTX_HEADERS))
+$(SUBDIR)fssim/cuda/fssim_resample.ptx: \
+  $(call FSSIM_PTX_DEPS,fssim_resample.cuh fssim_cuda_params.h fssim_cuda_device.cuh)
+$(SUBDIR)fssim/cuda/fssim_vmaf.ptx: \
+  $(call FSSIM_PTX_DEPS,fssim_vmaf.cuh fssim_vmaf_cuda_params.h fssim_cuda_params.h \
+                        fssim_cuda_device.cuh)
 # FFmpeg's clang flags (sm_30) make clang emit PTX ISA 3.2, which has no
-# shfl.sync (kernels/fssim_cuda_device.cuh, warp_xor); ISA 6.0 has, and
+# shfl.sync (cuda/fssim_cuda_device.cuh, warp_xor); ISA 6.0 has, and
 # every driver since CUDA 9 reads it.
 ifdef CONFIG_CUDA_LLVM
-$(FSSIM_PTX2D:%=$(SUBDIR)fssim/%.ptx): NVCCFLAGS += -Xclang -target-feature -Xclang +ptx60
+$(FSSIM_PTX2D:%=$(SUBDIR)fssim/cuda/%.ptx): NVCCFLAGS += -Xclang -target-feature -Xclang +ptx60
 endif
-FSSIM3D_PTX_HEADERS = fssim3d.cuh fssim3d_cuda.h fssim_cuda.h fssim_cuda_device.cuh fssim_consts.h
-$(FSSIM_PTX3D:%=$(SUBDIR)fssim/%.ptx): $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,$(FSSIM3D_PTX_HEADERS))
+FSSIM3D_PTX_HEADERS = fssim3d.cuh fssim3d_cuda_params.h fssim_cuda_params.h fssim_cuda_device.cuh
+$(FSSIM_PTX3D:%=$(SUBDIR)fssim/cuda/%.ptx): $(call FSSIM_PTX_DEPS,$(FSSIM3D_PTX_HEADERS))
 
 # Machine code for the GPU architectures that configure's --with-cuda-sass
 # listed (sass.mak, written by scripts/ffmpeg-integrate.sh): ptxas builds a
@@ -141,8 +147,8 @@ $(FSSIM_PTX3D:%=$(SUBDIR)fssim/%.ptx): $(addprefix $(SRC_PATH)/$(SUBDIR)fssim/,$
 # is empty and the PTX is loaded as before.
 include $(SRC_PATH)/libavfilter/fssim/sass.mak
 
-$(SUBDIR)fssim/%.fatbin: TAG = SASS
-$(SUBDIR)fssim/%.fatbin: $(SUBDIR)fssim/%.ptx $(SRC_PATH)/$(SUBDIR)fssim/sass.mak
+$(SUBDIR)fssim/cuda/%.fatbin: TAG = SASS
+$(SUBDIR)fssim/cuda/%.fatbin: $(SUBDIR)fssim/cuda/%.ptx $(SRC_PATH)/$(SUBDIR)fssim/sass.mak
 	$(M)set -e; images=; for a in $(FSSIM_SASS); do \
 	  $(FSSIM_PTXAS) -arch=sm_$$a -o $@.sm_$$a.cubin $<; \
 	  images="$$images --image3=kind=elf,sm=$$a,file=$@.sm_$$a.cubin"; \
@@ -151,15 +157,16 @@ $(SUBDIR)fssim/%.fatbin: $(SUBDIR)fssim/%.ptx $(SRC_PATH)/$(SUBDIR)fssim/sass.ma
 	rm -f $@.sm_*.cubin
 
 ifneq ($(strip $(FSSIM_SASS)),)
-$(SUBDIR)fssim/%.sass.c: $(SUBDIR)fssim/%.fatbin $(BIN2CEXE)
+$(SUBDIR)fssim/cuda/%.sass.c: $(SUBDIR)fssim/cuda/%.fatbin $(BIN2CEXE)
 	$(RUN_BIN2C)
 else
-$(SUBDIR)fssim/%.sass.c: TAG = SASS
-$(SUBDIR)fssim/%.sass.c: $(SRC_PATH)/$(SUBDIR)fssim/sass.mak
+$(SUBDIR)fssim/cuda/%.sass.c: TAG = SASS
+$(SUBDIR)fssim/cuda/%.sass.c: $(SRC_PATH)/$(SUBDIR)fssim/sass.mak
 	$(M)printf 'const unsigned char ff_%s_data[1] = { 0 };\nconst unsigned int ff_%s_len = 0;\n' \
 	  $(subst .,_,$(basename $(notdir $@))) $(subst .,_,$(basename $(notdir $@))) > $@
 endif
-.SECONDARY: $(FSSIM_MODULES:%=$(SUBDIR)fssim/%.fatbin) $(FSSIM_MODULES:%=$(SUBDIR)fssim/%.sass.c)
+.SECONDARY: $(FSSIM_MODULES:%=$(SUBDIR)fssim/cuda/%.fatbin) \
+            $(FSSIM_MODULES:%=$(SUBDIR)fssim/cuda/%.sass.c)
 
 # A sanitizer build (fssim's configure --enable-sanitizers; sanitize.mak,
 # written by scripts/ffmpeg-integrate.sh) instruments the filters and the
@@ -185,12 +192,13 @@ $(sort $(FSSIM_OBJS_ALL:%=$(SUBDIR)%) $(FSSIM_TOOL_OBJS:./%=%)): \
     $(SRC_PATH)/libavfilter/fssim/sanitize.mak
 
 # The reference is plain C11; it needs no fused multiply-add (doc/algorithms.md#int).
-$(SUBDIR)fssim/ref_%.o: CFLAGS += -ffp-contract=off
+$(SUBDIR)fssim/core/ref_%.o: CFLAGS += -ffp-contract=off
 
-SKIPHEADERS += fssim/fssim_cuda_common.h fssim/fssim_vulkan_common.h \
-               fssim/fssim_vulkan_resample.h fssim/fssim_vulkan_msssim.h \
-               fssim/fssim_cuda_vmaf.h fssim/fssim_vulkan_vmaf.h
+SKIPHEADERS += $(addprefix fssim/cuda/,fssim_cuda_common.h fssim_cuda_vmaf.h) \
+               $(addprefix fssim/vulkan/,fssim_vulkan_common.h fssim_vulkan_resample.h \
+                 fssim_vulkan_msssim.h fssim_vulkan_vmaf.h)
 
 clean::
-	$(RM) $(CLEANSUFFIXES:%=libavfilter/fssim/%) libavfilter/fssim/*.fatbin \
-	      libavfilter/fssim/*.sass.c $(FSSIM_MODULES:%=libavfilter/fssim/%.cu)
+	$(RM) $(foreach d,. core engine output cpu cuda vulkan,$(CLEANSUFFIXES:%=libavfilter/fssim/$(d)/%)) \
+	      libavfilter/fssim/cuda/*.fatbin libavfilter/fssim/cuda/*.sass.c \
+	      $(FSSIM_MODULES:%=libavfilter/fssim/cuda/%.cu)

@@ -34,10 +34,10 @@
 #include "libavfilter/avfilter.h"
 #include "libavfilter/framesync.h"
 
-#include "fssim_engine.h"
+#include "engine/fssim_engine.h"
 #include "fssim_links.h"
-#include "fssim_options.h"
-#include "fssim_output.h"
+#include "core/fssim_options.h"
+#include "output/fssim_output.h"
 #include "fssim_pair.h"
 
 /* fssim3d's temporal layer, in place of the 2-D event. */

@@ -34,7 +34,7 @@
 #include "libavfilter/framesync.h"
 
 #include "fssim_links.h"
-#include "fssim_output.h"
+#include "output/fssim_output.h"
 
 static AVFilterFormats *link_formats(const enum AVPixelFormat *hw_formats)
 {

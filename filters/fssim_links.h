@@ -30,7 +30,7 @@
 #include "libavutil/pixfmt.h"
 #include "libavfilter/avfilter.h"
 
-#include "fssim_options.h"
+#include "core/fssim_options.h"
 #include "fssim_pair.h"
 
 struct FFFrameSync;

@@ -41,7 +41,7 @@
 #include "libavutil/rational.h"
 #include "libavfilter/avfilter.h"
 
-#include "fssim_consts.h"
+#include "core/fssim_consts.h"
 
 #define FSSIM_PAIR_MAX_INPUTS (FSSIM_MAX_DIST + 1)
 

@@ -47,11 +47,23 @@ sync_file() { # sync_file SRC DST: copy when different
     fi
 }
 
+# The sources keep their folders (filters/cuda/ -> libavfilter/fssim/cuda/).
 mkdir -p "$dst" "$tree/tests/ref/fate"
-for f in "$src"/ref/*.[ch] "$src"/filters/*.[ch] "$src"/kernels/*.cuh "$src"/kernels/*.h \
-         "$src"/vulkan_shaders/*.glsl; do
+for f in "$src"/filters/*.[ch] "$src"/filters/*/*.[ch] "$src"/filters/*/*.cuh \
+         "$src"/filters/*/*.glsl; do
     [ -e "$f" ] || continue
-    sync_file "$f" "$dst/$(basename "$f")"
+    rel=${f#"$src"/filters/}
+    mkdir -p "$dst/$(dirname "$rel")"
+    sync_file "$f" "$dst/$rel"
+done
+# A tree integrated before the sources had their folders holds them all at
+# the top, with what was built from them: gone, so that nothing includes a
+# stale copy (the filters' own files there, and fssim_version.h, stay).
+for f in "$dst"/*.c "$dst"/*.h "$dst"/*.cuh "$dst"/*.cu "$dst"/*.glsl "$dst"/*.ptx \
+         "$dst"/*.spv "$dst"/*.fatbin; do
+    [ -e "$f" ] || continue
+    case ${f##*/} in fssim_version.h) continue ;; esac
+    [ -e "$src/filters/${f##*/}" ] || rm -f "$f"
 done
 sync_file "$src/filters/ffmpeg.mak" "$dst/Makefile"
 # The GPU architectures to build CUDA machine code for, and the tools

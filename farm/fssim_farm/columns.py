@@ -7,7 +7,7 @@ six renditions) only copies the frames and pools their values, so this
 reader keeps each frame's text untouched (the merged log copies it, byte
 for byte) and takes the values out with one pattern per algorithm over the
 whole frames block, into one list per rendition, algorithm and component
-(All last).  The logs' format is the filters' (filters/fssim_log.c): JSON
+(All last).  The logs' format is the filters' (filters/output/fssim_log.c): JSON
 frames one per line, CSV rows with fixed columns.
 """
 import json

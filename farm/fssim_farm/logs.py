@@ -1,6 +1,6 @@
 """Reading and writing the filters' JSON and CSV logs in their own format.
 
-The writer reproduces the filters' log writer (filters/fssim_log.c, once
+The writer reproduces the filters' log writer (filters/output/fssim_log.c, once
 fssim_output.c) character for character -- the same members in the same
 order, the same separators and indents, numbers with %.17g (Python's and C's
 %.17g print the same correctly rounded digits), non-finite numbers as

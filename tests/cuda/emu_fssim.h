@@ -20,7 +20,7 @@
 
 /*
  * fssim_cuda's kernel entry points as the CPU emulator runs them: one per
- * sample class (the classes of kernels/fssim_{8,12,16}.cu) and window
+ * sample class (the classes of filters/cuda/fssim_{8,12,16}.cu) and window
  * radius (0: any window), the reduction, the resampler per pair of
  * containers,
  * msssim's scale pass (per container and radius) and reduction, and the

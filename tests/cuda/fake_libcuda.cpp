@@ -94,8 +94,8 @@
 struct alignas(16) float4 { float x, y, z, w; };
 
 extern "C" {
-#include "fssim_cuda.h"
-#include "fssim3d_cuda.h"
+#include "fssim_cuda_params.h"
+#include "fssim3d_cuda_params.h"
 }
 #include "emu_fssim.h"
 #include "fssim3d.cuh"

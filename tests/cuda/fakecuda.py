@@ -40,7 +40,7 @@ def setup():
     os.environ["LD_LIBRARY_PATH"] = fake + (":" + old if old else "")
     if os.environ.get("FFMPEG_TREE"):
         os.environ.setdefault("FSSIM_FAKE_CUDA_PTX", os.path.join(
-            os.environ["FFMPEG_TREE"], "libavfilter", "fssim"))
+            os.environ["FFMPEG_TREE"], "libavfilter", "fssim", "cuda"))
     p = ft.ffmpeg(*HW, "-f", "lavfi", "-i", "color=s=64x64:d=0.04,format=nv12",
                   "-vf", "hwupload", "-f", "null", "-", check=False)
     if p.returncode != 0:

@@ -15,9 +15,9 @@ clang=$(sed -n 's/^NVCC=//p' "$FFMPEG_TREE/ffbuild/config.mak" 2>/dev/null)
 # configured with, and the flags its configure would give that compiler;
 # the PTX goes to WORK.
 other_compiler() {
-    cu=$FFMPEG_TREE/libavfilter/fssim/$1.cu
+    cu=$FFMPEG_TREE/libavfilter/fssim/cuda/$1.cu
     if [ "$FSSIM_CUDA" = llvm ] && [ -n "$nvcc" ]; then
-        "$nvcc" -gencode arch=compute_75,code=sm_75 -O2 -std=c++11 -m64 -ptx -I"$top_srcdir/ref" \
+        "$nvcc" -gencode arch=compute_75,code=sm_75 -O2 -std=c++11 -m64 -ptx -I"$top_srcdir/filters/cuda" \
             "$cu" -o "$2/$1.nvcc.ptx" > "$2/$1.log" 2>&1
         ok $? "$1.cu compiles to PTX with nvcc too"
     elif [ "$FSSIM_CUDA" = nvcc ] && [ -n "$clang" ]; then
@@ -26,7 +26,7 @@ other_compiler() {
         isa=
         case $1 in fssim3d*) ;; *) isa="-Xclang -target-feature -Xclang +ptx60" ;; esac
         "$clang" --cuda-gpu-arch=sm_30 $isa -O2 -std=c++11 -m64 -S -nocudalib -nocudainc \
-            --cuda-device-only -Wno-c++11-narrowing -I"$top_srcdir/ref" \
+            --cuda-device-only -Wno-c++11-narrowing -I"$top_srcdir/filters/cuda" \
             -include "$FFMPEG_TREE/compat/cuda/cuda_runtime.h" \
             "$cu" -o "$2/$1.clang.ptx" > "$2/$1.log" 2>&1
         ok $? "$1.cu compiles to PTX with clang too"

@@ -26,7 +26,7 @@ mods="fssim_8 fssim_12 fssim_16 fssim_8_any fssim_12_any fssim_16_any
       fssim_8_ladder fssim_12_ladder fssim_16_ladder fssim_8_any_ladder fssim_12_any_ladder
       fssim_16_any_ladder"
 for m in $mods; do
-    ptx="$FFMPEG_TREE/libavfilter/fssim/$m.ptx"
+    ptx="$FFMPEG_TREE/libavfilter/fssim/cuda/$m.ptx"
     grep -q "\.entry fssim_plane" "$ptx" 2>/dev/null && grep -q "\.entry fssim_reduce" "$ptx" &&
         grep -q "div\.rn\.f64" "$ptx"
     ok $? "$m.ptx ($FSSIM_CUDA) has both kernels and the unfused division of the int term"
@@ -35,7 +35,7 @@ for m in $mods; do
 done
 
 # the resampler's module: its four kernels (8-/16-bit containers in and out)
-ptx="$FFMPEG_TREE/libavfilter/fssim/fssim_resample.ptx"
+ptx="$FFMPEG_TREE/libavfilter/fssim/cuda/fssim_resample.ptx"
 found=0
 for k in 8to8 8to16 16to8 16to16; do
     grep -q "\.entry fssim_resample_$k" "$ptx" 2>/dev/null && found=$((found + 1))
@@ -44,14 +44,14 @@ done
 ok $? "fssim_resample.ptx ($FSSIM_CUDA) has the four resamplers, no local memory, nothing else"
 carry=
 for m in $mods fssim3d fssim3d_any; do
-    grep -q "\.entry fssim_resample" "$FFMPEG_TREE/libavfilter/fssim/$m.ptx" && carry="$carry $m"
+    grep -q "\.entry fssim_resample" "$FFMPEG_TREE/libavfilter/fssim/cuda/$m.ptx" && carry="$carry $m"
 done
 [ -z "$carry" ]
 ok $? "no scoring module carries the resampler (it is loaded only where an input is resampled)$carry"
 
 # vmaf_ssim's and vmaf_msssim's module: its five kernels, never contracted
 # (sqrt.rn, div.rn: libvmaf's arithmetic), and no other module carries them
-ptx="$FFMPEG_TREE/libavfilter/fssim/fssim_vmaf.ptx"
+ptx="$FFMPEG_TREE/libavfilter/fssim/cuda/fssim_vmaf.ptx"
 found=0
 for k in load_8 load_16 lpf score reduce; do
     grep -q "\.entry fssim_vmaf_$k" "$ptx" 2>/dev/null && found=$((found + 1))
@@ -61,7 +61,7 @@ done
 ok $? "fssim_vmaf.ptx ($FSSIM_CUDA) has the five vmaf kernels, no fused multiply-add, nothing else"
 carry=
 for m in $mods fssim3d fssim3d_any fssim_resample; do
-    grep -q "\.entry fssim_vmaf" "$FFMPEG_TREE/libavfilter/fssim/$m.ptx" && carry="$carry $m"
+    grep -q "\.entry fssim_vmaf" "$FFMPEG_TREE/libavfilter/fssim/cuda/$m.ptx" && carry="$carry $m"
 done
 [ -z "$carry" ]
 ok $? "no other module carries the vmaf kernels (loaded only where they are asked for)$carry"
@@ -70,7 +70,7 @@ for m in $mods fssim_resample fssim_vmaf; do
     other_compiler "$m" "$work"
 done
 
-for ptx in "$FFMPEG_TREE"/libavfilter/fssim/fssim_*.ptx "$work"/*.ptx; do
+for ptx in "$FFMPEG_TREE"/libavfilter/fssim/cuda/fssim_*.ptx "$work"/*.ptx; do
     [ -e "$ptx" ] || continue
     if [ -z "$ptxas" ]; then
         skip "ptxas $(basename "$ptx")" "ptxas (CUDA toolkit) not installed"
@@ -82,7 +82,7 @@ done
 # The machine code beside each module's PTX: a fat binary of the
 # architectures configure found (FSSIM_SASS), embedded whole; none: an
 # empty image, and the filter loads the PTX.
-dir=$FFMPEG_TREE/libavfilter/fssim
+dir=$FFMPEG_TREE/libavfilter/fssim/cuda
 for m in $mods fssim3d fssim3d_any fssim_resample fssim_vmaf; do
     len=$(sed -n "s/^const unsigned int ff_${m}_sass_len = \([0-9]*\);/\1/p" "$dir/$m.sass.c" 2>/dev/null)
     if [ -n "$FSSIM_SASS" ]; then

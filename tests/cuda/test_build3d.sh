@@ -22,13 +22,13 @@ fi
 # the CUDA backend (fssim_be_cuda.c) serves fssim3d with its kernel
 # parameters (fssim3d_cuda_params.c) and modules
 grep -q "fssim3d_cuda_params\.o" "$FFMPEG_TREE/libavfilter/fssim/Makefile" 2>/dev/null &&
-    [ -e "$FFMPEG_TREE/libavfilter/fssim/fssim_be_cuda.o" ] &&
-    [ -e "$FFMPEG_TREE/libavfilter/fssim/fssim3d_cuda_params.o" ] &&
-    [ -e "$FFMPEG_TREE/libavfilter/fssim/fssim3d.ptx.o" ]
+    [ -e "$FFMPEG_TREE/libavfilter/fssim/cuda/fssim_be_cuda.o" ] &&
+    [ -e "$FFMPEG_TREE/libavfilter/fssim/cuda/fssim3d_cuda_params.o" ] &&
+    [ -e "$FFMPEG_TREE/libavfilter/fssim/cuda/fssim3d.ptx.o" ]
 ok $? "the CUDA backend of fssim3d is built into libavfilter ($FSSIM_CUDA)"
 
 for m in $mods; do
-    ptx="$FFMPEG_TREE/libavfilter/fssim/$m.ptx"
+    ptx="$FFMPEG_TREE/libavfilter/fssim/cuda/$m.ptx"
     size=$(wc -c < "$ptx" 2>/dev/null || echo 0)
     grep -q "\.entry fssim3d_moments" "$ptx" 2>/dev/null && grep -q "\.entry fssim3d_score" "$ptx" &&
         grep -q "\.entry fssim3d_sum" "$ptx" && grep -q "fma\.rn\.f64" "$ptx" &&
@@ -41,7 +41,7 @@ for m in $mods; do
     other_compiler "$m" "$work"
 done
 
-for ptx in "$FFMPEG_TREE"/libavfilter/fssim/fssim3d*.ptx "$work"/fssim3d*.ptx; do
+for ptx in "$FFMPEG_TREE"/libavfilter/fssim/cuda/fssim3d*.ptx "$work"/fssim3d*.ptx; do
     [ -e "$ptx" ] || continue
     if [ -z "$ptxas" ]; then
         skip "ptxas $(basename "$ptx")" "ptxas (CUDA toolkit) not installed"

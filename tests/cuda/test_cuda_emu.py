@@ -104,7 +104,7 @@ MS_CASES = [
 ]
 NB_MS = 2
 
-# vmaf_ssim, vmaf_msssim (kernels/fssim_vmaf.cuh, a module of its own, loaded
+# vmaf_ssim, vmaf_msssim (filters/cuda/fssim_vmaf.cuh, a module of its own, loaded
 # after the filter's): name, pix_fmt, w, h, options, modules, content, algorithms
 VMAF_CASES = [
     ("vmaf 8-bit yuv420p 392x388 (luma decimated by 2)", "yuv420p", 392, 388, "",

@@ -19,8 +19,8 @@
  */
 
 /*
- * The CUDA kernels of fssim3d (kernels/fssim3d.cuh) run on the CPU through
- * tests/cuda/emu.h and checked against the CPU reference (ref/): the
+ * The CUDA kernels of fssim3d (filters/cuda/fssim3d.cuh) run on the CPU through
+ * tests/cuda/emu.h and checked against the CPU reference (filters/core/): the
  * spatial moments of every frame, and every frame's 3-D score computed
  * the way the filter drives them — a ring of depth slots overwritten as
  * frames arrive, frame t scored once frame t + depth/2 is in, the held
@@ -57,7 +57,7 @@ struct alignas(16) float4 { float x, y, z, w; };
 
 extern "C" {
 #include "fssim_ref.h"
-#include "fssim3d_cuda.h"
+#include "fssim3d_cuda_params.h"
 }
 
 #include "fssim3d.cuh"

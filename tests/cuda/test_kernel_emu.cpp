@@ -19,17 +19,17 @@
  */
 
 /*
- * The CUDA kernels of fssim_cuda (kernels/fssim_plane.cuh) run on the CPU through
+ * The CUDA kernels of fssim_cuda (filters/cuda/fssim_plane.cuh) run on the CPU through
  * tests/cuda/emu.h and checked against the CPU reference: tiling and
  * halos, plane borders, odd sizes, semi-planar and MSB-aligned samples,
  * samples above the format's depth (read as stored, by the 16-bit class the
  * filter picks for them), every algorithm, valid and same padding, window
- * sizes, determinism; msssim's kernels (kernels/fssim_msssim.cuh) on
+ * sizes, determinism; msssim's kernels (filters/cuda/fssim_msssim.cuh) on
  * several planes per launch, odd sizes just above the smallest plane,
- * identical planes; the resampler (kernels/fssim_resample.cuh) from every
+ * identical planes; the resampler (filters/cuda/fssim_resample.cuh) from every
  * container and layout into another, across bit depths, sample for sample
  * against the reference's; vmaf_ssim's and vmaf_msssim's kernels
- * (kernels/fssim_vmaf.cuh), their float planes bit for bit.
+ * (filters/cuda/fssim_vmaf.cuh), their float planes bit for bit.
  * The real kernels run on the GPU in tests/cuda/test_cuda.py.
  */
 #include "emu.h"
@@ -41,7 +41,7 @@
 
 extern "C" {
 #include "fssim_ref.h"
-#include "fssim_cuda.h"
+#include "fssim_cuda_params.h"
 }
 #include "tap.h"
 
@@ -342,7 +342,7 @@ static void test_ladder_launch(void)
 }
 
 /*
- * The resampler (kernels/fssim_resample.cuh): one component from a
+ * The resampler (filters/cuda/fssim_resample.cuh): one component from a
  * rendition's container and layout (bytes, step, shift, depth) into the
  * reference's, every output sample against ff_fssim_ref_resample_rows
  * brought to the reference's depth.  The tiles as the filters lay them out
@@ -517,7 +517,7 @@ static void test_resample(void)
 }
 
 /*
- * msssim (kernels/fssim_msssim.cuh): the planes of one frame pair (a list of
+ * msssim (filters/cuda/fssim_msssim.cuh): the planes of one frame pair (a list of
  * sizes, as a 4:2:0 or 4:4:4 frame has) in one launch per scale, as the
  * filter runs them, then the reduction; each plane's per-scale means
  * against ff_fssim_ref_msssim_scales, and its MS-SSIM to the 1e-5 contract.
@@ -663,7 +663,7 @@ static void run_ms_case(const MsCase &mc)
 }
 
 /*
- * vmaf_ssim and vmaf_msssim (kernels/fssim_vmaf.cuh): one plane pair as the
+ * vmaf_ssim and vmaf_msssim (filters/cuda/fssim_vmaf.cuh): one plane pair as the
  * filter runs it (both images' floats, their scales, the scoring of every
  * plane pair in one launch, the reduction).  Every float plane equals the
  * reference's bit for bit (ff_fssim_ref_vmaf_load_rows, _lpf_rows); each

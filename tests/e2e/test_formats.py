@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Every software pixel format the fssim filter lists (ff_fssim_sw_pix_fmts
-in filters/fssim_format.c, read from the source so the test follows the
+in filters/core/fssim_format.c, read from the source so the test follows the
 list) is accepted as it is (no conversion), gets the metadata keys
 lavfi.fssim.<algo>.<c> with the right component letters (Y/U/V, R/G/B, A),
 an `All` that weighs the planes by their sample counts, and -- for the

@@ -970,7 +970,7 @@ def fake_cuda_env(**extra):
                                    else "")
     if os.environ.get("FFMPEG_TREE"):
         e.setdefault("FSSIM_FAKE_CUDA_PTX", os.path.join(os.environ["FFMPEG_TREE"],
-                                                        "libavfilter", "fssim"))
+                                                        "libavfilter", "fssim", "cuda"))
     return e
 
 

@@ -275,9 +275,9 @@ def pix_fmt(name):
 
 def fssim_sw_pix_fmts(src=None):
     """The software formats of the fssim filter, read from
-    ff_fssim_sw_pix_fmts in filters/fssim_format.c (so the tests follow
+    ff_fssim_sw_pix_fmts in filters/core/fssim_format.c (so the tests follow
     the list), as FFmpeg names (native little-endian)."""
-    src = src or os.path.join(TOP_SRCDIR, "filters", "fssim_format.c")
+    src = src or os.path.join(TOP_SRCDIR, "filters", "core", "fssim_format.c")
     with open(src) as f:
         text = f.read()
     m = re.search(r"ff_fssim_sw_pix_fmts\[\]\s*=\s*\{(.*?)AV_PIX_FMT_NONE", text, re.S)
@@ -615,7 +615,7 @@ RESAMPLE_CLI = os.path.join(os.environ.get("top_builddir", "."), "tests", "unit"
 
 def resample_plane(plane, scaler, out_w, out_h, depth, directory=None, in_depth=None):
     """plane resampled to out_w x out_h by the reference resampler
-    (doc/algorithms.md#resampling, ref/ref_resample.c through the built
+    (doc/algorithms.md#resampling, filters/core/ref_resample.c through the built
     tests/unit/resample_cli), as int64 samples; in_depth: the plane's bit
     depth where it is not depth, the output's."""
     import numpy as np

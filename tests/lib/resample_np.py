@@ -1,9 +1,9 @@
 """The resampler of doc/algorithms.md#resampling written again in Python
-and numpy, from the definition alone (no code shared with ref/): per axis,
-the taps and weights of every output in Python floats (the same IEEE double
-operations the definition spells out, math.sin for the sinc), then a sparse
-integer matrix with the taps that fall outside the plane folded onto the
-edge sample; the plane is
+and numpy, from the definition alone (no code shared with filters/core/): per
+axis, the taps and weights of every output in Python floats (the same IEEE
+double operations the definition spells out, math.sin for the sinc), then a
+sparse integer matrix with the taps that fall outside the plane folded onto
+the edge sample; the plane is
 
     out = clip(floor((My @ (X @ Mx^T) + 2^(n-1)) / 2^n), 0, L)
 

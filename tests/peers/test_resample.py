@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Peer check of the resampler (doc/algorithms.md#resampling,
-ref/ref_resample.c, driven through tests/unit/resample_cli).
+filters/core/ref_resample.c, driven through tests/unit/resample_cli).
 
 1. Exactness.  A second implementation, tests/lib/resample_np.py, written
    from the definition in doc/algorithms.md: per axis, the taps and weights of every output in

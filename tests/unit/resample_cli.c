@@ -19,7 +19,7 @@
  */
 
 /*
- * Command-line front end of the ladder resampler (ref/ref_resample.c), so
+ * Command-line front end of the ladder resampler (filters/core/ref_resample.c), so
  * that tests/peers/test_resample.py can compare it with independent
  * implementations and with FFmpeg's scale filter:
  *

@@ -19,8 +19,8 @@
  */
 
 /*
- * Unit tests of the CPU reference's PSNR and MS-SSIM (ref/ref_psnr.c,
- * ref/ref_msssim.c), in TAP.
+ * Unit tests of the CPU reference's PSNR and MS-SSIM (filters/core/ref_psnr.c,
+ * filters/core/ref_msssim.c), in TAP.
  *
  * Expected values are worked out by hand (the arithmetic is next to each
  * literal), come from closed forms for planes whose statistics are known,

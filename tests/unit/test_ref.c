@@ -19,7 +19,7 @@
  */
 
 /*
- * Unit tests of the fssim CPU reference (ref/libfssimref.a), in TAP.
+ * Unit tests of the fssim CPU reference (filters/core/libfssimref.a), in TAP.
  *
  * Expected values come from three independent places, never from the
  * reference itself:

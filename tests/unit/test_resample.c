@@ -19,7 +19,7 @@
  */
 
 /*
- * Unit tests of the resampler (ref/ref_resample.c,
+ * Unit tests of the resampler (filters/core/ref_resample.c,
  * doc/algorithms.md#resampling), in TAP: sizes, and bit depths brought to
  * the reference's.
  *

@@ -20,7 +20,7 @@
 
 /*
  * Unit tests of the CPU reference's vmaf_ssim and vmaf_msssim
- * (ref/ref_vmaf.c, doc/algorithms.md#vmaf_ssim), in TAP: the decimation
+ * (filters/core/ref_vmaf.c, doc/algorithms.md#vmaf_ssim), in TAP: the decimation
  * factor and sizes, the decimation's mirrored borders on a hand-worked
  * plane, the sample scaling of deep planes, symmetry, identical planes,
  * bands against a whole plane, the size limits.  The agreement with
