@@ -7,7 +7,7 @@ TOP = ..
 CORE = $(TOP)/filters/core
 CUDA_SRC = $(TOP)/filters/cuda
 REF = $(CORE)/ref_plane.c $(CORE)/ref_int.c $(CORE)/ref_float.c \
-      $(CORE)/ref_block.c $(CORE)/ref_3d.c $(CUDA_SRC)/fssim_cuda_params.c
+      $(CORE)/ref_block.c $(CORE)/ref_3d.c $(CUDA_SRC)/fssim_cuda_params_host.c
 
 kernel_bench: kernel_bench.cu $(CUDA_SRC)/fssim_cuda_params.h $(REF)
 	rm -rf kb_obj && mkdir kb_obj

@@ -28,8 +28,9 @@ FSSIM_PTX2D   = $(FSSIM_PTX) $(FSSIM_PTX:%=%_ladder)
 FSSIM_PTX3D   = fssim3d fssim3d_any
 FSSIM_MODULES = $(FSSIM_PTX2D) $(FSSIM_PTX3D) fssim_resample fssim_vmaf
 # The CUDA backend serves fssim_cuda and fssim3d: both sets of kernels.
-FSSIM_CUDA   = $(addprefix fssim/cuda/,fssim_be_cuda.o fssim_cuda_common.o \
-                 fssim_cuda_params.o fssim3d_cuda_params.o fssim_cuda_vmaf.o) \
+FSSIM_CUDA   = $(addprefix fssim/cuda/,fssim_be_cuda.o fssim_be_cuda3d.o fssim_cuda_common.o \
+                 fssim_cuda_resample.o fssim_cuda_msssim.o fssim_cuda_vmaf.o \
+                 fssim_cuda_params_host.o) \
                cuda/load_helper.o \
                $(FSSIM_MODULES:%=fssim/cuda/%.ptx.o) $(FSSIM_MODULES:%=fssim/cuda/%.sass.o)
 
@@ -194,7 +195,8 @@ $(sort $(FSSIM_OBJS_ALL:%=$(SUBDIR)%) $(FSSIM_TOOL_OBJS:./%=%)): \
 # The reference is plain C11; it needs no fused multiply-add (doc/algorithms.md#int).
 $(SUBDIR)fssim/core/ref_%.o: CFLAGS += -ffp-contract=off
 
-SKIPHEADERS += $(addprefix fssim/cuda/,fssim_cuda_common.h fssim_cuda_vmaf.h) \
+SKIPHEADERS += $(addprefix fssim/cuda/,fssim_cuda_common.h fssim_cuda_resample.h \
+                 fssim_cuda_msssim.h fssim_cuda_vmaf.h) \
                $(addprefix fssim/vulkan/,fssim_vulkan_common.h fssim_vulkan_resample.h \
                  fssim_vulkan_msssim.h fssim_vulkan_vmaf.h)
 

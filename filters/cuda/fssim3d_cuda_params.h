@@ -134,8 +134,7 @@ FSSIM_HD int fssim3d_score_blocks(int n)
  * but the sample pointers and pitches, which change per frame, and out);
  * main is laid out as the reference (the caller sets main_* for a
  * resampled main).
- * Host code with no FFmpeg dependency (fssim_cuda_params.c's
- * companion, fssim3d_cuda_params.c).
+ * Host code with no FFmpeg dependency (fssim_cuda_params_host.c).
  */
 void ff_fssim3d_cuda_fill_moment_params(FSSIM3DCudaMomentParams *p, int width, int height,
                                         int bytes, int step, int shift, int window,

@@ -19,10 +19,13 @@
  */
 
 /*
- * fssim: the CUDA plumbing of the CUDA backend (fssim_be_cuda.c, for
- * fssim_cuda and fssim3d) -- the device and module, the driver entry points
- * FFmpeg's loader does not provide, error tracking, and the per-slot
- * readback of results.
+ * fssim: the CUDA plumbing of the CUDA backend -- the device and module,
+ * the driver entry points FFmpeg's loader does not provide, error
+ * tracking, and the per-slot readback of results -- shared by the 2-D
+ * scoring (fssim_be_cuda.c with fssim_cuda_resample.c, fssim_cuda_msssim.c
+ * and fssim_cuda_vmaf.c) and fssim3d's ring (fssim_be_cuda3d.c), each of
+ * which has its own device objects.  (The kernels' parameter blocks, which
+ * the host and the device share, are fssim_cuda_params.h's.)
  */
 #ifndef AVFILTER_FSSIM_CUDA_COMMON_H
 #define AVFILTER_FSSIM_CUDA_COMMON_H
@@ -33,7 +36,11 @@
 #include "libavutil/hwcontext_cuda_internal.h"
 #include "libavfilter/avfilter.h"
 
-#include "../core/fssim_options.h"
+#include "../engine/fssim_engine.h"
+
+/* Offsets into device buffers and the pitch of their planes: a multiple of
+ * every alignment the kernels' loads need. */
+#define FSSIM_CUDA_ALIGN 256
 
 /* Driver API entry points that compat/cuda/dynlink_loader.h does not load;
  * taken from the already loaded driver library. */
@@ -78,6 +85,18 @@ int ff_fssim_cuda_checked(AVFilterContext *ctx, FSSIMCuda *c, int ret);
  * repeat it), without failing anything. */
 #define FSSIM_FREE_CU(c, ctx, x) \
     ((c)->failed ? (void)(x) : (void)((c)->failed = FF_CUDA_CHECK_DL(ctx, (c)->cu, x)))
+
+/** Make c's context current on this thread, until ff_fssim_cuda_pop(). */
+static inline int ff_fssim_cuda_push(AVFilterContext *ctx, FSSIMCuda *c)
+{
+    return FSSIM_CHECK_CU(c, ctx, c->cu->cuCtxPushCurrent(c->cu_ctx));
+}
+
+static inline void ff_fssim_cuda_pop(AVFilterContext *ctx, FSSIMCuda *c)
+{
+    CUcontext dummy;
+    FSSIM_FREE_CU(c, ctx, c->cu->cuCtxPopCurrent(&dummy));
+}
 
 /* Teardown of an event or device buffer that init may not have made (0). */
 static inline void ff_fssim_cuda_free_event(AVFilterContext *ctx, FSSIMCuda *c, CUevent ev)
@@ -188,5 +207,21 @@ int  ff_fssim_cuda_slot_end(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaSlots *
  */
 int  ff_fssim_cuda_slot_collect(AVFilterContext *ctx, FSSIMCuda *c, FSSIMCudaSlots *q,
                                 int slot, int wait, const void **results);
+
+/* ---- fssim3d -------------------------------------------------------------- */
+
+/* fssim3d's ring of moments and temporal pass (fssim_be_cuda3d.c): the
+ * backend's operations when the engine has a depth. */
+typedef struct CUDA3DBackend CUDA3DBackend;
+
+int  ff_fssim_cuda3d_init(FSSIMEngine *e, CUDA3DBackend **b, size_t *ring_bytes);
+int  ff_fssim_cuda3d_moments(FSSIMEngine *e, CUDA3DBackend *b, int ring_slot,
+                             const AVFrame *ref, const AVFrame *dist);
+int  ff_fssim_cuda3d_submit(FSSIMEngine *e, CUDA3DBackend *b, int slot,
+                            const FSSIM3DWindow *win);
+int  ff_fssim_cuda3d_collect(FSSIMEngine *e, CUDA3DBackend *b, int slot, int wait,
+                             FSSIMSums *sums);
+/** Free everything (b NULL: nothing); waits for the GPU work still queued. */
+void ff_fssim_cuda3d_uninit(FSSIMEngine *e, CUDA3DBackend **b);
 
 #endif /* AVFILTER_FSSIM_CUDA_COMMON_H */

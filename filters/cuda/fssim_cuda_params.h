@@ -339,7 +339,7 @@ FSSIM_HD FSSIMMsSmemLayout fssim_ms_smem_layout(int radius)
 /**
  * Fill the parameters of one component, except the sample pointers,
  * pitches and part_offset, which change per frame.  algos: a FSSIM_BIT() set.
- * Host code with no FFmpeg dependency (fssim_cuda_params.c).
+ * Host code with no FFmpeg dependency (fssim_cuda_params_host.c).
  */
 void ff_fssim_cuda_fill_params(FSSIMCudaParams *p, int depth, int width, int height,
                                int bytes, int step, int shift, int algos,

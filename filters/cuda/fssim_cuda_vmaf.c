@@ -37,8 +37,6 @@
 #include "fssim_cuda_vmaf.h"
 #include "fssim_vmaf_cuda_params.h"
 
-#define OFFSET_ALIGN 256
-
 enum { IMG_MAIN, IMG_REF, NB_IMG };
 
 struct FSSIMCudaVmaf {
@@ -74,7 +72,7 @@ static CUdeviceptr take(const FSSIMCudaVmaf *vm, size_t *off, int w, int h)
 {
     const CUdeviceptr p = vm->planes + *off;
 
-    *off += FFALIGN((size_t)w * h * sizeof(float), OFFSET_ALIGN);
+    *off += FFALIGN((size_t)w * h * sizeof(float), FSSIM_CUDA_ALIGN);
     return p;
 }
 

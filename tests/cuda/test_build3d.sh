@@ -19,11 +19,13 @@ if [ "${FSSIM_CUDA:-no}" = no ]; then
     exit 0
 fi
 
-# the CUDA backend (fssim_be_cuda.c) serves fssim3d with its kernel
-# parameters (fssim3d_cuda_params.c) and modules
-grep -q "fssim3d_cuda_params\.o" "$FFMPEG_TREE/libavfilter/fssim/Makefile" 2>/dev/null &&
+# the CUDA backend (fssim_be_cuda.c) serves fssim3d with its 3-D part
+# (fssim_be_cuda3d.c), its kernel parameters (fssim_cuda_params_host.c) and
+# modules
+grep -q "fssim_be_cuda3d\.o" "$FFMPEG_TREE/libavfilter/fssim/Makefile" 2>/dev/null &&
     [ -e "$FFMPEG_TREE/libavfilter/fssim/cuda/fssim_be_cuda.o" ] &&
-    [ -e "$FFMPEG_TREE/libavfilter/fssim/cuda/fssim3d_cuda_params.o" ] &&
+    [ -e "$FFMPEG_TREE/libavfilter/fssim/cuda/fssim_be_cuda3d.o" ] &&
+    [ -e "$FFMPEG_TREE/libavfilter/fssim/cuda/fssim_cuda_params_host.o" ] &&
     [ -e "$FFMPEG_TREE/libavfilter/fssim/cuda/fssim3d.ptx.o" ]
 ok $? "the CUDA backend of fssim3d is built into libavfilter ($FSSIM_CUDA)"
 

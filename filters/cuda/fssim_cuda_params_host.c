@@ -19,13 +19,15 @@
  */
 
 /*
- * fssim CUDA: the host side of the kernel parameters, shared by the filters
- * and the kernel emulation test (no FFmpeg dependency).
+ * fssim CUDA: the host side of the kernels' parameter blocks, fssim_cuda's
+ * (fssim_cuda_params.h) and fssim3d's (fssim3d_cuda_params.h), shared by
+ * the filters and the kernel emulation tests (no FFmpeg dependency).
  */
 #include <string.h>
 
-#include "fssim_cuda_params.h"
 #include "../core/fssim_ref.h"
+#include "fssim3d_cuda_params.h"
+#include "fssim_cuda_params.h"
 
 void ff_fssim_cuda_fill_params(FSSIMCudaParams *p, int depth, int width, int height,
                                int bytes, int step, int shift, int algos,
@@ -74,4 +76,27 @@ static unsigned long long weight_sum_1d(int size)
 unsigned long long ff_fssim_cuda_int_weight_sum(int width, int height)
 {
     return weight_sum_1d(width) * weight_sum_1d(height);
+}
+
+/* ---- fssim3d ------------------------------------------------------------ */
+
+void ff_fssim3d_cuda_fill_moment_params(FSSIM3DCudaMomentParams *p, int width, int height,
+                                        int bytes, int step, int shift, int window,
+                                        double sigma, int same_padding)
+{
+    const FSSIMRefFloatParams fp = { window, sigma, same_padding ? FSSIM_REF_PAD_SAME
+                                                                 : FSSIM_REF_PAD_VALID };
+
+    /* as ff_fssim_cuda_fill_params's, into the 3-D kernels' own parameter block */
+    memset(p, 0, sizeof(*p));
+    p->width  = width;
+    p->height = height;
+    p->bytes  = p->main_bytes = bytes;
+    p->step   = p->main_step  = step;
+    p->shift  = p->main_shift = shift;
+    p->radius = window / 2;
+    p->offset = same_padding ? 0 : window / 2;
+    ff_fssim_ref_float_out_size(width, height, &fp, &p->out_w, &p->out_h);
+    /* the CPU reference's weights, in double */
+    ff_fssim_ref_gauss_weights(window, sigma, p->g);
 }
