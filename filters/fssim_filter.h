@@ -35,6 +35,7 @@
 #include "libavfilter/framesync.h"
 
 #include "engine/fssim_engine.h"
+#include "engine/fssim_queue.h"
 #include "fssim_links.h"
 #include "core/fssim_options.h"
 #include "output/fssim_output.h"

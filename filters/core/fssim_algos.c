@@ -29,7 +29,8 @@
 #include "libavutil/log.h"
 
 #include "fssim_algos.h"
-#include "../engine/fssim_engine.h"
+#include "fssim_format.h"
+#include "fssim_options.h"
 
 /* ---- divisors: what the parts of a plane are divided by ------------------- */
 

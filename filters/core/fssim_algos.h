@@ -33,13 +33,21 @@
 #ifndef AVFILTER_FSSIM_ALGOS_H
 #define AVFILTER_FSSIM_ALGOS_H
 
+#include <stdint.h>
+
 #include "fssim_consts.h"
 
 struct AVFilterContext;
 struct FSSIMOptions;
 struct FSSIMFormat;
 struct FSSIMPlane;
-union FSSIMSum;
+
+/* One sum part (fssim_consts.h): a double, or (FSSIM_PART_SSE) an exact
+ * 64-bit integer. */
+typedef union FSSIMSum {
+    double   d;
+    uint64_t u;
+} FSSIMSum;
 
 /* How a series of per-frame values is pooled (doc/algorithms.md#pooling). */
 enum FSSIMPooling {

@@ -37,7 +37,9 @@
 #include "libavfilter/filters.h"
 
 #include "fssim_cpu_vmaf.h"
-#include "../engine/fssim_engine.h"
+#include "../engine/fssim_backend.h"
+#include "../engine/fssim_memory.h"
+#include "../engine/fssim_ring.h"
 
 /* Rows per unit.  Fixed, not derived from the thread count (see above). */
 #define BAND_ROWS 16
@@ -572,7 +574,7 @@ static void cpu_uninit(FSSIMEngine *e)
     av_freep(&b->results);
 }
 
-/* This backend's entries of the interface (fssim_engine.h); each backend has its own. */
+/* This backend's entries of the interface (engine/fssim_backend.h); each backend has its own. */
 const FSSIMBackend ff_fssim_cpu_backend = {
     .name         = "software",
     .priv_size    = sizeof(CPUBackend),

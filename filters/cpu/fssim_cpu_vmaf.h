@@ -26,7 +26,7 @@
 #ifndef AVFILTER_FSSIM_CPU_VMAF_H
 #define AVFILTER_FSSIM_CPU_VMAF_H
 
-#include "../engine/fssim_engine.h"
+#include "../engine/fssim_backend.h"
 
 typedef struct FSSIMCpuVmaf FSSIMCpuVmaf;
 

@@ -48,7 +48,7 @@
 #include "libavutil/mem.h"
 #include "libavfilter/filters.h"
 
-#include "../engine/fssim_engine.h"
+#include "../engine/fssim_backend.h"
 #include "fssim_cuda_common.h"
 #include "fssim_cuda_msssim.h"
 #include "fssim_cuda_params.h"
@@ -422,7 +422,7 @@ static void cuda_uninit(FSSIMEngine *e)
     ff_fssim_cuda_uninit(ctx, c);
 }
 
-/* This backend's entries of the interface (fssim_engine.h); each backend has its own. */
+/* This backend's entries of the interface (engine/fssim_backend.h); each backend has its own. */
 const FSSIMBackend ff_fssim_cuda_backend = {
     .name         = "CUDA",
     .priv_size    = sizeof(CUDABackend),

@@ -40,7 +40,8 @@
 #include "libavutil/avassert.h"
 #include "libavutil/mem.h"
 
-#include "../engine/fssim_engine.h"
+#include "../engine/fssim_backend.h"
+#include "../engine/fssim_ring.h"
 #include "fssim3d_cuda_params.h"
 #include "fssim_cuda_common.h"
 #include "fssim_cuda_resample.h"

@@ -36,7 +36,7 @@
 #include "libavutil/hwcontext_cuda_internal.h"
 #include "libavfilter/avfilter.h"
 
-#include "../engine/fssim_engine.h"
+#include "../engine/fssim_backend.h"
 
 /* Offsets into device buffers and the pitch of their planes: a multiple of
  * every alignment the kernels' loads need. */

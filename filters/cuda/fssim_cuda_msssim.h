@@ -26,7 +26,7 @@
 #ifndef AVFILTER_FSSIM_CUDA_MSSSIM_H
 #define AVFILTER_FSSIM_CUDA_MSSSIM_H
 
-#include "../engine/fssim_engine.h"
+#include "../engine/fssim_backend.h"
 #include "fssim_cuda_common.h"
 #include "fssim_cuda_resample.h"
 

@@ -30,7 +30,7 @@
 
 #include "libavutil/mem.h"
 
-#include "../engine/fssim_engine.h"
+#include "../engine/fssim_resample_tiles.h"
 #include "fssim_cuda_resample.h"
 
 /* Bytes of the coefficient tables of one axis on the device: start, then

@@ -28,7 +28,7 @@
 #ifndef AVFILTER_FSSIM_CUDA_RESAMPLE_H
 #define AVFILTER_FSSIM_CUDA_RESAMPLE_H
 
-#include "../engine/fssim_engine.h"
+#include "../engine/fssim_backend.h"
 #include "fssim_cuda_common.h"
 #include "fssim_cuda_params.h"
 

@@ -26,8 +26,8 @@
 #ifndef AVFILTER_FSSIM_CUDA_VMAF_H
 #define AVFILTER_FSSIM_CUDA_VMAF_H
 
+#include "../engine/fssim_backend.h"
 #include "fssim_cuda_common.h"
-#include "../engine/fssim_engine.h"
 
 typedef struct FSSIMCudaVmaf FSSIMCudaVmaf;
 

@@ -60,6 +60,7 @@
 #include "libavutil/mem.h"
 #include "libavutil/pixdesc.h"
 
+#include "../engine/fssim_ring.h"
 #include "fssim_vulkan_common.h"
 #include "fssim_vulkan_resample.h"
 

@@ -32,7 +32,7 @@
 #include "libavutil/intfloat.h"
 #include "libavfilter/vulkan_filter.h"
 
-#include "../engine/fssim_engine.h"
+#include "../engine/fssim_backend.h"
 
 /* The scoring shaders' workgroup tile, from fssim_consts.h as in the GLSL. */
 #define TILE_W      FSSIM_VK_TILE_W

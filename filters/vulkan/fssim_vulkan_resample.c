@@ -33,6 +33,7 @@
 
 #include "libavutil/mem.h"
 
+#include "../engine/fssim_resample_tiles.h"
 #include "fssim_vulkan_resample.h"
 
 extern const unsigned char ff_fssim_resample_comp_spv_data[];
