@@ -7,11 +7,13 @@
 # output/, and a folder per backend with its host and device code.
 FSSIM_REF    = $(addprefix fssim/core/,ref_plane.o ref_int.o ref_float.o ref_block.o \
                  ref_3d.o ref_psnr.o ref_msssim.o ref_vmaf.o ref_resample.o)
-FSSIM_CORE   = $(addprefix fssim/core/,fssim_algos.o fssim_options.o fssim_format.o) \
+FSSIM_CORE   = $(addprefix fssim/core/,fssim_algos.o fssim_check.o fssim_options.o \
+                 fssim_format.o) \
                $(FSSIM_REF)
 FSSIM_ENGINE = $(addprefix fssim/engine/,fssim_engine.o fssim_queue.o fssim_scores.o fssim_ring.o \
                  fssim_memory.o fssim_resample_tiles.o)
-FSSIM_OUTPUT = $(addprefix fssim/output/,fssim_output.o fssim_log.o fssim_file.o fssim_pool.o)
+FSSIM_OUTPUT = $(addprefix fssim/output/,fssim_output.o fssim_writers.o fssim_stats.o \
+                 fssim_summary.o fssim_log.o fssim_file.o fssim_pool.o)
 FSSIM_CPU    = $(addprefix fssim/cpu/,fssim_be_cpu.o fssim_cpu_vmaf.o)
 FSSIM_COMMON = fssim/fssim_filter.o fssim/fssim_pair.o fssim/fssim_links.o \
                $(FSSIM_ENGINE) $(FSSIM_OUTPUT) $(FSSIM_CPU) $(FSSIM_CORE) framesync.o

@@ -25,6 +25,7 @@
 #include "libavutil/common.h"
 #include "libavfilter/filters.h"
 
+#include "core/fssim_check.h"
 #include "fssim_filter.h"
 
 static int in_range(const FSSIMOptions *o, int64_t t)

@@ -34,11 +34,11 @@
 #include "libavfilter/avfilter.h"
 #include "libavfilter/framesync.h"
 
+#include "core/fssim_options.h"
 #include "engine/fssim_engine.h"
 #include "engine/fssim_queue.h"
-#include "fssim_links.h"
-#include "core/fssim_options.h"
 #include "output/fssim_output.h"
+#include "fssim_links.h"
 #include "fssim_pair.h"
 
 /* fssim3d's temporal layer, in place of the 2-D event. */

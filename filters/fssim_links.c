@@ -33,8 +33,8 @@
 #include "libavfilter/formats.h"
 #include "libavfilter/framesync.h"
 
-#include "fssim_links.h"
 #include "output/fssim_output.h"
+#include "fssim_links.h"
 
 static AVFilterFormats *link_formats(const enum AVPixelFormat *hw_formats)
 {

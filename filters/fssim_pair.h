@@ -42,6 +42,7 @@
 #include "libavfilter/avfilter.h"
 
 #include "core/fssim_consts.h"
+#include "output/fssim_output_state.h"
 
 #define FSSIM_PAIR_MAX_INPUTS (FSSIM_MAX_DIST + 1)
 
@@ -55,13 +56,6 @@
  * the decoders back; decoded GPU frames hold decoder surfaces, so no more
  * are taken early than keep them going. */
 #define FSSIM_PAIR_AHEAD 4
-
-enum FSSIMPairing {
-    FSSIM_PAIRING_NEAREST,      /* nearest time from each input's first frame,
-                                   within half a frame */
-    FSSIM_PAIRING_FRAMESYNC,    /* FFmpeg's framesync, as its ssim filter */
-    FSSIM_PAIRING_PTS,          /* nearest timestamp as it is, within half a frame */
-};
 
 /**
  * One frame of the leading input with the frames paired with it, handed to
@@ -89,17 +83,6 @@ typedef struct FSSIMEvent {
     unsigned partner;           /* bit i: input i has a frame paired with out */
     FSSIMPairCount cur, prev;
 } FSSIMEvent;
-
-/** doc/outputs.md#pairing: what the pairing did with each input's frames
- *  in the scored range; input i is pad i (the reference last). */
-typedef struct FSSIMPairStats {
-    int      mode;                              /* enum FSSIMPairing */
-    uint64_t frames[FSSIM_PAIR_MAX_INPUTS];     /* frames of the input */
-    uint64_t damaged[FSSIM_PAIR_MAX_INPUTS];    /* of them flagged by the decoder */
-    uint64_t paired[FSSIM_MAX_DIST];    /* rendition k's frames paired with a reference frame */
-    uint64_t lacks[FSSIM_MAX_DIST];     /* reference frames without a frame of rendition k */
-    uint64_t excess[FSSIM_MAX_DIST];    /* rendition k's frames without a reference frame */
-} FSSIMPairStats;
 
 typedef struct FSSIMPairInput {
     AVFrame *q[FSSIM_PAIR_QUEUE];   /* oldest first */

@@ -270,3 +270,13 @@ const char *ff_fssim_pooling_name(enum FSSIMPooling pooling)
 {
     return pooling == FSSIM_POOLING_PSNR ? "psnr" : "mean";
 }
+
+const char *ff_fssim_algo_name(int algo)
+{
+    return ff_fssim_algo(algo)->name;
+}
+
+double ff_fssim_db(double ssim)
+{
+    return ssim < 1.0 ? -10.0 * log10(1.0 - ssim) : INFINITY;
+}

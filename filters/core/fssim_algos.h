@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "fssim_consts.h"
+#include "fssim_options.h"
 
 struct AVFilterContext;
 struct FSSIMOptions;
@@ -112,7 +113,44 @@ typedef struct FSSIMAlgo {
 /** The row of algorithm index (0 .. FSSIM_NB_ALGOS - 1). */
 const FSSIMAlgo *ff_fssim_algo(int index);
 
+/** Name of an algorithm ("float", ...) as in the options, keys and logs. */
+const char *ff_fssim_algo_name(int algo);
+
+/** Whether a dB value is derived from algorithm algo's score (its row):
+ *  not for psnr, which is dB already and has its MSE beside. */
+static inline int ff_fssim_has_db(int algo)
+{
+    return ff_fssim_algo(algo)->db;
+}
+
+/** -10 log10(1 - ssim), inf for 1. */
+double ff_fssim_db(double ssim);
+
 /** A pooling's name in the logs' header: "mean", "psnr". */
 const char *ff_fssim_pooling_name(enum FSSIMPooling pooling);
+
+/* An algorithm's constant in the `algo` and in the `stats_algo` option. */
+#define FSSIM_ALGO_CONST_(index, name, description, ...)                                \
+    { name, description, 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_BIT(index) }, 0, 0,      \
+      FSSIM_OPT_FLAGS, .unit = "algo" },
+#define FSSIM_STATS_ALGO_CONST_(index, name, description, ...)                          \
+    { name, description, 0, AV_OPT_TYPE_CONST, { .i64 = index }, 0, 0, FSSIM_OPT_FLAGS, \
+      .unit = "stats_algo" },
+
+/* The algorithms and their window; the values are the rows of the table of
+ * algorithms (fssim_algos.h), both options' constants listed after `algo`
+ * (a constant belongs to its unit wherever it lies). */
+#define FSSIM_ALGO_OPTIONS(type, field)                                                 \
+    { "algo", "algorithms to compute", offsetof(type, field.algos), AV_OPT_TYPE_FLAGS,  \
+      { .i64 = FSSIM_BIT(FSSIM_ALGO_FLOAT) | FSSIM_BIT(FSSIM_ALGO_INT) }, 1,            \
+      FSSIM_ALGOS_MASK, FSSIM_OPT_FLAGS, .unit = "algo" },                               \
+    FSSIM_ALGO_TABLE(FSSIM_ALGO_CONST_)                                                  \
+    FSSIM_ALGO_TABLE(FSSIM_STATS_ALGO_CONST_)                                            \
+    FSSIM_WINDOW_OPTIONS(type, field),                                                   \
+    { "stats_algo", "algorithm written to stats_file", offsetof(type, field.stats_algo),\
+      AV_OPT_TYPE_INT, { .i64 = -1 }, -1, FSSIM_NB_ALGOS - 1, FSSIM_OPT_FLAGS,          \
+      .unit = "stats_algo" },                                                            \
+    { "auto",  "the first computed", 0, AV_OPT_TYPE_CONST, { .i64 = -1 }, 0, 0,         \
+      FSSIM_OPT_FLAGS, .unit = "stats_algo" }
 
 #endif /* AVFILTER_FSSIM_ALGOS_H */

@@ -19,25 +19,18 @@
  */
 
 /*
- * fssim: what the options mean -- the algorithms' names, and the checks of
- * the options against each other and against the planes they score.
+ * fssim: the names option's labels, and the checks of the segment options
+ * against each other.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "libavutil/avstring.h"
-#include "libavutil/bprint.h"
 #include "libavutil/common.h"
 #include "libavutil/mem.h"
 
-#include "fssim_format.h"
 #include "fssim_options.h"
-
-const char *ff_fssim_algo_name(int algo)
-{
-    return ff_fssim_algo(algo)->name;
-}
 
 void ff_fssim_free_names(char *names[FSSIM_MAX_INPUTS])
 {
@@ -76,47 +69,6 @@ int ff_fssim_parse_names(AVFilterContext *ctx, const FSSIMOptions *o,
                o->nb_inputs);
         ff_fssim_free_names(names);
         return AVERROR(EINVAL);
-    }
-    return 0;
-}
-
-int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o, const FSSIMFormat *f)
-{
-    char *names[FSSIM_MAX_INPUTS];
-    int ret;
-
-    /* the flags parser takes algo=none / algo=0 whatever the option's minimum */
-    if (!(o->algos & FSSIM_ALGOS_MASK)) {
-        AVBPrint list;
-        av_bprint_init(&list, 0, AV_BPRINT_SIZE_AUTOMATIC);
-        for (int a = 0; a < FSSIM_NB_ALGOS; a++)
-            av_bprintf(&list, "%s%s", a ? a + 1 < FSSIM_NB_ALGOS ? ", " : " and " : "",
-                       ff_fssim_algo_name(a));
-        av_log(ctx, AV_LOG_ERROR, "algo selects no algorithm: choose one or more of %s, "
-               "e.g. algo=float+int.\n", list.str);
-        av_bprint_finalize(&list, NULL);
-        return AVERROR(EINVAL);
-    }
-    if (!(o->window & 1)) {
-        av_log(ctx, AV_LOG_ERROR, "window=%d: the window size must be odd (%d to %d).\n",
-               o->window, FSSIM_MIN_WINDOW, FSSIM_MAX_WINDOW);
-        return AVERROR(EINVAL);
-    }
-    if (o->stats_file_str && o->stats_algo >= 0 && !(o->algos & FSSIM_BIT(o->stats_algo))) {
-        av_log(ctx, AV_LOG_ERROR, "stats_algo=%s is not among the computed algorithms; "
-               "add it to algo.\n", ff_fssim_algo_name(o->stats_algo));
-        return AVERROR(EINVAL);
-    }
-    if ((ret = ff_fssim_parse_names(ctx, o, names)) < 0)
-        return ret;
-    ff_fssim_free_names(names);
-    for (int i = 0; f && i < f->nb_comps; i++) {
-        for (int a = 0; a < FSSIM_NB_ALGOS; a++) {
-            const FSSIMAlgo *al = ff_fssim_algo(a);
-            if ((o->algos & FSSIM_BIT(a)) && al->check &&
-                (ret = al->check(ctx, o, f, &f->comp[i])) < 0)
-                return ret;
-        }
     }
     return 0;
 }

@@ -20,9 +20,10 @@
 
 /*
  * fssim: the options every filter shares -- the algorithms and their
- * window, the ladder's inputs, the outputs -- as FSSIMOptions, the option
- * tables' entries that fill it, and what the options mean: the algorithms'
- * names and the checks of the options against each other and the planes.
+ * window, the ladder's inputs, the outputs, the pairing -- as
+ * FSSIMOptions, and the option tables' entries that fill it (the `algo`
+ * option's, whose values are the rows of the table of algorithms, are
+ * fssim_algos.h's); the names option, and the segment options' checks.
  */
 #ifndef AVFILTER_FSSIM_OPTIONS_H
 #define AVFILTER_FSSIM_OPTIONS_H
@@ -32,9 +33,7 @@
 #include "libavutil/opt.h"
 #include "libavfilter/avfilter.h"
 
-#include "fssim_algos.h"
 #include "fssim_consts.h"
-#include "../fssim_pair.h"
 #include "fssim_ref.h"
 
 /* A ladder: one reference and up to FSSIM_MAX_DIST renditions (fssim_consts.h). */
@@ -43,6 +42,14 @@
 enum FSSIMLogFormat { FSSIM_LOG_JSON, FSSIM_LOG_CSV };
 
 enum FSSIMScale { FSSIM_SCALE_NONE, FSSIM_SCALE_AUTO };
+
+/* How the inputs' frames are paired (fssim_pair.h, doc/options.md#pairing). */
+enum FSSIMPairing {
+    FSSIM_PAIRING_NEAREST,      /* nearest time from each input's first frame,
+                                   within half a frame */
+    FSSIM_PAIRING_FRAMESYNC,    /* FFmpeg's framesync, as its ssim filter */
+    FSSIM_PAIRING_PTS,          /* nearest timestamp as it is, within half a frame */
+};
 
 /* Options of the algorithms, the inputs and the outputs, embedded in each
  * filter's context and filled by the option tables below. */
@@ -90,30 +97,6 @@ typedef struct FSSIMOptions {
     { "same",  "zeros outside the plane, score every pixel (fused-ssim)", 0,           \
       AV_OPT_TYPE_CONST, { .i64 = FSSIM_REF_PAD_SAME }, 0, 0, FSSIM_OPT_FLAGS,          \
       .unit = "padding" }
-
-/* An algorithm's constant in the `algo` and in the `stats_algo` option. */
-#define FSSIM_ALGO_CONST_(index, name, description, ...)                                \
-    { name, description, 0, AV_OPT_TYPE_CONST, { .i64 = FSSIM_BIT(index) }, 0, 0,      \
-      FSSIM_OPT_FLAGS, .unit = "algo" },
-#define FSSIM_STATS_ALGO_CONST_(index, name, description, ...)                          \
-    { name, description, 0, AV_OPT_TYPE_CONST, { .i64 = index }, 0, 0, FSSIM_OPT_FLAGS, \
-      .unit = "stats_algo" },
-
-/* The algorithms and their window; the values are the rows of the table of
- * algorithms (fssim_algos.h), both options' constants listed after `algo`
- * (a constant belongs to its unit wherever it lies). */
-#define FSSIM_ALGO_OPTIONS(type, field)                                                 \
-    { "algo", "algorithms to compute", offsetof(type, field.algos), AV_OPT_TYPE_FLAGS,  \
-      { .i64 = FSSIM_BIT(FSSIM_ALGO_FLOAT) | FSSIM_BIT(FSSIM_ALGO_INT) }, 1,            \
-      FSSIM_ALGOS_MASK, FSSIM_OPT_FLAGS, .unit = "algo" },                               \
-    FSSIM_ALGO_TABLE(FSSIM_ALGO_CONST_)                                                  \
-    FSSIM_ALGO_TABLE(FSSIM_STATS_ALGO_CONST_)                                            \
-    FSSIM_WINDOW_OPTIONS(type, field),                                                   \
-    { "stats_algo", "algorithm written to stats_file", offsetof(type, field.stats_algo),\
-      AV_OPT_TYPE_INT, { .i64 = -1 }, -1, FSSIM_NB_ALGOS - 1, FSSIM_OPT_FLAGS,          \
-      .unit = "stats_algo" },                                                            \
-    { "auto",  "the first computed", 0, AV_OPT_TYPE_CONST, { .i64 = -1 }, 0, 0,         \
-      FSSIM_OPT_FLAGS, .unit = "stats_algo" }
 
 /* How inputs of other plane sizes than the reference (a frame size, a
  * chroma subsampling) are brought to its planes; every filter. */
@@ -198,11 +181,6 @@ typedef struct FSSIMOptions {
  * exactly, so that a segment's numbers in the logs are the ones given. */
 #define FSSIM_SEG_MAX ((INT64_C(1) << 53) - 1)
 
-/** Name of an algorithm ("float", ...) as in the options, keys and logs. */
-const char *ff_fssim_algo_name(int algo);
-
-struct FSSIMFormat;
-
 /**
  * The labels of the names option (doc/outputs.md#names), one per input
  * pad in pad order: names[i] is input i's, NULL where the option is unset
@@ -213,10 +191,6 @@ struct FSSIMFormat;
 int ff_fssim_parse_names(AVFilterContext *ctx, const FSSIMOptions *o,
                          char *names[FSSIM_MAX_INPUTS]);
 void ff_fssim_free_names(char *names[FSSIM_MAX_INPUTS]);
-
-/** Check the options against each other and against the plane sizes. */
-int ff_fssim_check_options(AVFilterContext *ctx, const FSSIMOptions *o,
-                           const struct FSSIMFormat *f);
 
 /**
  * The segment options at init (doc/options.md#segments): seg_start not

@@ -38,8 +38,9 @@
 #include "libavutil/pixdesc.h"
 #include "libavfilter/filters.h"
 
-#include "fssim_log.h"
+#include "../core/fssim_algos.h"
 #include "../fssim_version.h"
+#include "fssim_log.h"
 
 /* doc/outputs.md#log-identity: the layout of the logs, which fssim-farm's
  * merge checks; raised whenever a field changes meaning */

@@ -31,7 +31,7 @@
 #include "libavutil/frame.h"
 #include "libavfilter/avfilter.h"
 
-#include "fssim_output.h"
+#include "fssim_output_state.h"
 
 /** The header: the filter, its options and inputs (the renditions of a
  *  ladder), the columns; a regular file's JSON log gets its closing tail
