@@ -176,7 +176,7 @@ endif
 # written by scripts/ffmpeg-integrate.sh) instruments the filters and the
 # ffmpeg tool, whose scheduling fssim patches, and builds the rest of FFmpeg
 # as usual: its decoders and scalers are not fssim's to check, and
-# instrumenting them all took that build from 6 to 15 minutes.  ASan's
+# instrumenting them all made that build far longer.  ASan's
 # interceptors still check what FFmpeg's code copies into fssim's buffers
 # (memcpy and its kin), and its allocator guards every allocation.
 # The instrumented objects depend on sanitize.mak, so that a tree built

@@ -136,7 +136,8 @@
 #define FSSIM_VK_RESAMPLE_ROWS (4 * FSSIM_VK_TILE_H)
 /* fssim3d's temporal pass on Vulkan: the taps of the window buffer
  * (FSSIM3D_MAX_DEPTH + 1: a pass of two frames) and the positions per
- * invocation (2: with two frames' accumulators, 4 ran 1.5x slower, H200) */
+ * invocation (2: with two frames' accumulators, 4 was slower,
+ * doc/performance.md#vulkan-fssim3d) */
 #define FSSIM3D_VK_MAX_TAPS  64
 #define FSSIM3D_VK_SCORE_PER 2
 

@@ -429,10 +429,10 @@ const FSSIMBackend ff_fssim_cuda_backend = {
     /* Frames whose scores may still be on their way back from the GPU.
      * Frames reach the filter in bursts (seven decoders, B-frame reordering),
      * and a full queue makes the filter wait on the GPU, which holds back
-     * every decoder behind it: with 4, a 2160p ladder at 1.9 ms of GPU time
-     * per ladder frame ran at 0.90 of decoding speed, with 16 at 1.00 (H200,
-     * doc/performance.md).  A slot costs its partial sums on the device
-     * (2.3 MiB for a 2160p ladder) and holds its input frames until scored. */
+     * every decoder behind it; with fewer frames in flight a ladder fell
+     * behind its decoders (doc/performance.md#the-queue-of-frames-in-flight).
+     * A slot costs its partial sums on the device and holds its input frames
+     * until scored. */
     .queue_depth  = 16,
     .check_inputs = cuda_check_inputs,
     .init         = cuda_init,

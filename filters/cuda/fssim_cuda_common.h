@@ -169,10 +169,10 @@ int ff_fssim_cuda_set_smem(AVFilterContext *ctx, FSSIMCuda *c, CUfunction f, int
  * Result slots.  Each job gets a slot: its kernels, on the filter's stream
  * after an event on the frames' stream, write slot_bytes of results
  * straight to pinned host memory mapped into the device's address space,
- * followed by an event.  (A copy from device memory after the kernels cost
- * a 2160p pair 4 us of GPU time on an H200.)  A reference to every frame
- * the kernels read is held until then: nothing can reuse or overwrite a
- * frame buffer while the GPU still reads it.
+ * followed by an event, with no copy from device memory after the kernels
+ * (doc/performance.md#cuda-the-tile-and-frame-reductions).  A reference to
+ * every frame the kernels read is held until then: nothing can reuse or
+ * overwrite a frame buffer while the GPU still reads it.
  */
 typedef struct FSSIMCudaSlots {
     int          nb_slots;

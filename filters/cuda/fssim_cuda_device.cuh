@@ -210,8 +210,8 @@ static __device__ __forceinline__ bool tile_interior(int x0, int y0, int R, int 
  * every slot holds a sample; RMAX, the largest region, is a compile-time
  * bound, and the region itself is one when the radius is.  Every load of a
  * thread is issued before its first store, so their latencies overlap.
- * (Against rows of 32-sample slots, a third of them idle, this took an
- * H100's 8-bit float+int pair from 453 to 394 us, kernels alone.)
+ * (Rows of 32-sample slots left a third of them idle:
+ * doc/performance.md#cuda-the-tile-loader.)
  * INTERIOR: the region lies in the plane, no bounds (most tiles).
  */
 template <int RMAX, bool PAIR, bool INTERIOR, typename Fetch>
@@ -248,8 +248,8 @@ static __device__ __forceinline__ void load_slots(float *dst, float *dst2, int r
 }
 
 /* Two copies, not one with a run-time test per sample: merged, the bounds
- * of every slot were computed for interior tiles too, a sixth of a lone
- * pair's instructions (Nsight Compute's per-instruction counts, H100). */
+ * of every slot were computed for interior tiles too
+ * (doc/performance.md#cuda-the-tile-loader). */
 template <int RMAX, bool PAIR, typename Fetch>
 static __device__ __forceinline__ void load_region(float *dst, float *dst2, int region, int stride,
                                                    int x0, int y0, int width, int height,
@@ -268,9 +268,8 @@ static __device__ __forceinline__ void load_region(float *dst, float *dst2, int 
  * -lead (a multiple of 4 in the plane), whose sample is phase bytes into it;
  * q quads cover a row, stride = 4 q floats of dst and dst2 (column -lead of
  * each row 16-byte aligned).  The quads' samples outside the region land
- * in the rows' margins.  (The tile loader was a tenth of a lone pair's
- * instructions and a sixth of its stalls, and half of a psnr-only tile's;
- * Nsight Compute, H200.)
+ * in the rows' margins.  (The loader's share of a tile's instructions and
+ * stalls: doc/performance.md#cuda-the-tile-loader.)
  */
 template <typename T, int STEP, int RMAX, bool PAIR>
 static __device__ __forceinline__ void load_quads(float *dst, float *dst2, int region, int lead,
@@ -426,11 +425,10 @@ static __device__ __forceinline__ void keep_warp_sums(double *red, double s)
 /*
  * Sum each of four values v[k] over the thread block into out[k], in a
  * fixed order (the same bits every run): over each warp (warp_sums4), then
- * over the warps in order, after one barrier.  block_sums' two barriers and
- * 32-long chains of additions, paid per tile, cost a 2160p pair's kernels
- * 8% of their time with clang's PTX and 5% with nvcc's (H200,
- * doc/performance.md#cuda-the-tile-and-frame-reductions).  Every thread calls it;
- * the first four write out.
+ * over the warps in order, after one barrier, where two barriers and
+ * 32-long chains of additions, paid per tile, were slower
+ * (doc/performance.md#cuda-the-tile-and-frame-reductions).  Every thread
+ * calls it; the first four write out.
  */
 static __device__ __forceinline__ void tile_sums(double *red, const double (&v)[4], double *out)
 {

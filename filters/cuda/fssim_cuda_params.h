@@ -253,8 +253,8 @@ FSSIM_HD int fssim_int_plane(int kind, int qsum, int k)
 /* Whether the reduction's area overlaps sums that the vertical passes read,
  * so that it must wait for every thread to be done with them (see
  * fssim_smem_layout).  A function of what the kernel knows at compile time
- * where it can: as a field of the layout, the test cost 1% of an 8-bit
- * pair's time on an H200. */
+ * where it can: as a field of the layout, the test was slower
+ * (doc/performance.md#cuda-the-tile-and-frame-reductions). */
 FSSIM_HD int fssim_red_barrier(int algos, int ladder)
 {
     const int passes = FSSIM_BIT(FSSIM_ALGO_INT) | FSSIM_BIT(FSSIM_ALGO_FLOAT);

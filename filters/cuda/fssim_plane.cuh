@@ -166,12 +166,11 @@ static __device__ float block_end_deep(long long s1, long long s2, long long ss,
  * Load the tile and its halo of one plane, or of two (PAIR: the first
  * rendition and the reference, at once).  Offsets are computed in 32 bits
  * (a plane is far below 2 GiB) and signed (a frame may be stored bottom-up,
- * with a negative pitch).  (PAIR is known at compile time: as a run-time
- * test, on a NULL dst2, it cost the single pair a sixth of its time.)
- * QUADS: an interior tile whose rows allow it (planar, or the chroma of a
- * semi-planar format, in rows aligned to four samples) is read by aligned
- * quads; on an H200 that took a 2160p NV12 pair's float+int from 320 to
- * 303 us, and a psnr-only one from 150 to 134 us.
+ * with a negative pitch).  (PAIR is known at compile time: a run-time test,
+ * on a NULL dst2, was much slower.)  QUADS: an interior tile whose rows
+ * allow it (planar, or the chroma of a semi-planar format, in rows aligned
+ * to four samples) is read by aligned quads, fewer loads and stores than
+ * sample by sample (doc/performance.md#cuda-the-tile-loader).
  */
 template <typename T, bool PAIR, int RF, bool QUADS>
 static __device__ __forceinline__ void load_tile(const FSSIMCudaParams &p, const FSSIMSmemLayout &l,
@@ -705,13 +704,13 @@ static __device__ __forceinline__ void score_tile(const FSSIMCudaParams &p, cons
  * LADDER: the kernel scores p.nb_main renditions (a ladder's module), or
  * only the first (a lone pair's).  Two modules, not one loop for both: the
  * loop over the renditions after the first, merely present, kept its
- * addresses live through the first one's passes and cost a lone pair about
- * 7% of its time on an H100 (bench/kernel_bench.cu); and two modules, not
- * two entry points in one, since the driver compiles every kernel of a
- * module, and the ladder's is the largest.  A ladder's module loads its
- * tiles sample by sample (load_slots), not by quads (load_quads): with
- * quads its registers spilled three times as many bytes in the rendition
- * loop, and a ladder frame took 2005 us instead of 1864 (H200).
+ * addresses live through the first one's passes and slowed a lone pair;
+ * and two modules, not two entry points in one, since the driver compiles
+ * every kernel of a module, and the ladder's is the largest.  A ladder's
+ * module loads its tiles sample by sample (load_slots), not by quads
+ * (load_quads): with quads its registers spilled more in the rendition
+ * loop, and a ladder frame took longer
+ * (doc/performance.md#cuda-the-tile-loader).
  */
 template <typename T, typename TI, typename TB, int KIND, int RF, bool LADDER>
 static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
@@ -753,12 +752,12 @@ static __device__ __forceinline__ void fssim_plane(const FSSIMCudaParams &p)
  * FSSIM_REDUCE_CHUNK blocks' of one component, added in a fixed order; the
  * host adds a component's chunks.  Each thread loads its
  * FSSIM_REDUCE_LOADS partials before it adds them: each load is a round
- * trip to L2, and with one block per component, waiting on 32 of them in
- * turn, the reduction cost a 2160p pair 14 us of GPU time, 6 to 9 more than
- * now (H200, doc/performance.md#cuda-the-tile-and-frame-reductions).  psnr's sums
- * of squared differences are integers: a tile's below 2^42, a thread's
- * (eight tiles) and a warp's below 2^53, so exact as doubles; a chunk's
- * may be beyond, so the warps' are added, and written, as a 64-bit integer.
+ * trip to L2, and one block per component, waiting on 32 of them in turn,
+ * was slower (doc/performance.md#cuda-the-tile-and-frame-reductions).
+ * psnr's sums of squared differences are integers: a tile's below 2^42, a
+ * thread's (eight tiles) and a warp's below 2^53, so exact as doubles; a
+ * chunk's may be beyond, so the warps' are added, and written, as a 64-bit
+ * integer.
  */
 static __device__ __forceinline__ void fssim_reduce_impl(const FSSIMCudaReduceParams &p)
 {
@@ -809,7 +808,8 @@ static __device__ __forceinline__ void fssim_reduce_impl(const FSSIMCudaReducePa
  * allows one (8 to 12-bit samples), even at the price of a little spilling:
  * at 80 registers the default window's modules spill 12 (8-bit pair) to
  * 284 bytes (10-bit ladder), and the 8 and 10-bit pairs and the 8-bit
- * ladder ran 10-17% faster on an H100 than with 2 blocks and no spill.
+ * ladder ran faster than with 2 blocks and no spill
+ * (doc/performance.md#cuda-registers-shared-memory-and-blocks-per-sm).
  * The run-time window's modules keep 2 with clang, whose PTX would spill
  * hundreds of bytes at 80 registers; nvcc's fits them in 80 (its ladders
  * with about 100 bytes of spill).
@@ -818,9 +818,9 @@ static __device__ __forceinline__ void fssim_reduce_impl(const FSSIMCudaReducePa
 /*
  * FSSIM_BLOCKS_PAIR8: the lone 8-bit pair's module of the default window,
  * whose shared memory (52992 bytes, fssim_int_plane) lets four blocks share
- * an SM.  nvcc's fits four in 64 registers without spilling, and its 2160p
- * pair's kernels ran 7% faster than with three on an H200 (255 against 275
- * us); clang's spills 156 bytes there and ran 9% slower, so keeps three.
+ * an SM.  nvcc's fits four in 64 registers without spilling, and its pair
+ * ran faster than with three; clang's spills there and ran slower, so keeps
+ * three (doc/performance.md#cuda-registers-shared-memory-and-blocks-per-sm).
  */
 #ifdef __NVCC__
 #define FSSIM_BLOCKS_PAIR8 4

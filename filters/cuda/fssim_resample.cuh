@@ -150,8 +150,8 @@ static __device__ __forceinline__ void band_h(const FSSIMCudaResampleComp &p, in
 /*
  * The tile's rows' first band rows and coefficients (NT of each, known at
  * compile time) into yrow, for every thread of a row in tile_v, where each
- * of the tile's 32 columns read them from the tables (H200: a psnr-only
- * ladder frame, mostly resampling, 967 -> 949 us).  A tile has at most
+ * of the tile's 32 columns read them from the tables
+ * (doc/performance.md#resampling).  A tile has at most
  * FSSIM_TILE rows (ff_fssim_resample_tiles).
  */
 template <typename T, int NT>

@@ -32,10 +32,10 @@
  * from the left and the top.  A horizontal work item slides over HC
  * outputs of a row, so a sample is converted and squared once for all the
  * outputs whose window holds it; a vertical one walks VR outputs down a
- * column, so that each row of horizontal sums is read once for them.  On
- * the H200 this halved the pass's time against one output per tap and
- * invocation with five moments and no fused multiply-add (660 -> 506 us a
- * 2160p 4:2:0 pair).  The centred variance sum and the
+ * column, so that each row of horizontal sums is read once for them
+ * (against one output per tap and invocation with five moments and no
+ * fused multiply-add: doc/performance.md#vulkan-fssim3d).  The centred
+ * variance sum and the
  * covariance are formed in double and only then rounded for storage; with
  * identical planes every step on b's side equals a's and every step on
  * the sum of squares doubles the product's exactly, so var_a + var_b ==
@@ -88,7 +88,7 @@ layout (set = 0, binding = 8, scalar) readonly buffer Rsb { uint rsb[]; };
 
 
 const int HC = 4;               /* horizontal outputs per work item */
-const int VR = 2;               /* vertical outputs per invocation (4: slower, H200) */
+const int VR = 2;               /* vertical outputs per invocation (4 was slower) */
 const int HG = TW / HC;         /* horizontal work items per row */
 const int SW = TW + 2 * RF;     /* the tile and its halo */
 const int SH = TH + 2 * RF;

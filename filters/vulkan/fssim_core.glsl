@@ -399,9 +399,9 @@ uint tap_weight(int x, int n)
 }
 
 /* The int horizontal sums of IHC neighbouring columns per work item: each
- * sample's products are computed once for the IHC columns its taps reach.
- * (Four columns where one was: on an H200, int alone 298 -> 272 us per
- * 2160p pair, two columns 277.) */
+ * sample's products are computed once for the IHC columns its taps reach
+ * (one and two columns were slower:
+ * doc/performance.md#vulkan-the-fused-shader). */
 #define IHC 4
 
 /* The sums of the IHC columns from sx, stored from hbuf index i, each below

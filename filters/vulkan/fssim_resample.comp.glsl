@@ -134,7 +134,8 @@ void band_hpass(int x, int lx, int ly, int j0, int n, int pl)
 
 /* The coefficients and first band row of the tile's output rows from y0
  * (4 vertical taps only), one per invocation: fssim_be_vulkan.c asserts
- * that the workgroup has enough.  (A loop cost 1-3% of a ladder frame.) */
+ * that the workgroup has enough.  (A loop over the workgroup was slower:
+ * doc/performance.md#resampling.) */
 void load_rows(int y0, int j0, int tid)
 {
     const int n = min(rows, out_size.y - y0);
