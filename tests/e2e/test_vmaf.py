@@ -138,30 +138,11 @@ for name, fmt, w, h, algos in PAIRS:
 
 
 def resampled(c, ref, scaler, name):
-    frames = []
-    for fr in c.frames:
-        planes = []
-        for k, p in enumerate(fr):
-            ow, oh = c.fmt.plane_size(k, ref.w, ref.h)
-            planes.append(ft.resample_plane(p, scaler, ow, oh, c.fmt.depth, WORK).astype(p.dtype))
-        frames.append(planes)
-    return ft.natural_clip(ref.w, ref.h, len(frames), c.fmt, WORK, name, frames=frames)
+    return ft.resampled_clip(c, ref, scaler, name, WORK)
 
 
 def ladder(rends, ref, options, tag):
-    log = os.path.join(WORK, tag + ".json")
-    meta = os.path.join(WORK, tag + ".meta")
-    for p in (log, meta):
-        if os.path.exists(p):
-            os.unlink(p)
-    n = len(rends) + 1
-    graph = "%sfssim=inputs=%d:%s:log_path=%s,metadata=print:file=%s" % (
-        "".join("[%d:v]" % i for i in range(n)), n, options, log, meta)
-    args = sum((c.input_args() for c in rends + [ref]), [])
-    p = ft.ffmpeg(*(args + ["-lavfi", graph, "-f", "null", "-"]), check=False)
-    lg = ft.load_log(log) if p.returncode == 0 and os.path.exists(log) else None
-    md = ft.read_metadata(meta) if os.path.exists(meta) else None
-    return p, lg, md
+    return ft.run_ladder(rends, ref, options, tag, WORK)
 
 
 ladder_md = None

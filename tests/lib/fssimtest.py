@@ -631,6 +631,39 @@ def resample_plane(plane, scaler, out_w, out_h, depth, directory=None, in_depth=
     return np.fromfile(dst, "<u2").reshape(out_h, out_w).astype(np.int64)
 
 
+def resampled_clip(c, ref, scaler, name, directory):
+    """Clip c with every plane resampled to its plane of ref's size by the
+    reference resampler (resample_plane), as a ladder's filter resamples a
+    rendition before it scores it."""
+    frames = []
+    for fr in c.frames:
+        planes = []
+        for k, p in enumerate(fr):
+            ow, oh = c.fmt.plane_size(k, ref.w, ref.h)
+            planes.append(resample_plane(p, scaler, ow, oh, c.fmt.depth,
+                                         directory).astype(p.dtype))
+        frames.append(planes)
+    return natural_clip(ref.w, ref.h, len(frames), c.fmt, directory, name, frames=frames)
+
+
+def run_ladder(rends, ref, options, tag, directory):
+    """fssim with options over the renditions, then the reference, its log
+    and metadata into directory: (process, log or None, metadata or None)."""
+    log = os.path.join(directory, tag + ".json")
+    meta = os.path.join(directory, tag + ".meta")
+    for p in (log, meta):
+        if os.path.exists(p):
+            os.unlink(p)
+    n = len(rends) + 1
+    graph = "%sfssim=inputs=%d:%s:log_path=%s,metadata=print:file=%s" % (
+        "".join("[%d:v]" % i for i in range(n)), n, options, log, meta)
+    args = sum((c.input_args() for c in rends + [ref]), [])
+    p = ffmpeg(*(args + ["-lavfi", graph, "-f", "null", "-"]), check=False)
+    lg = load_log(log) if p.returncode == 0 and os.path.exists(log) else None
+    md = read_metadata(meta) if os.path.exists(meta) else None
+    return p, lg, md
+
+
 def backtraces(pid):
     """Every thread's stack of a live process, from gdb (for the diagnostic
     of a hung run; empty where gdb is missing or cannot attach)."""

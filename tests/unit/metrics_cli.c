@@ -37,23 +37,7 @@
 #include <stdlib.h>
 
 #include "fssim_ref.h"
-
-static uint16_t *read_plane(const char *path, size_t n)
-{
-    uint16_t *v = malloc(n * sizeof(*v));
-    unsigned char *raw = malloc(n * 2);
-    FILE *f = fopen(path, "rb");
-
-    if (!v || !raw || !f || fread(raw, 2, n, f) != n) {
-        fprintf(stderr, "metrics_cli: cannot read %zu samples from %s\n", n, path);
-        exit(2);
-    }
-    fclose(f);
-    for (size_t i = 0; i < n; i++)
-        v[i] = (uint16_t)(raw[2 * i] | raw[2 * i + 1] << 8);
-    free(raw);
-    return v;
-}
+#include "raw_plane.h"
 
 static void print_double(double v)
 {
@@ -98,8 +82,8 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    uint16_t *va = read_plane(argv[6], (size_t)w * h);
-    uint16_t *vb = read_plane(argv[7], (size_t)w * h);
+    uint16_t *va = read_plane("metrics_cli", argv[6], (size_t)w * h);
+    uint16_t *vb = read_plane("metrics_cli", argv[7], (size_t)w * h);
     const FSSIMRefPlane a = { (const uint8_t *)va, 2 * (ptrdiff_t)w, w, h, 2, 1, 0 };
     const FSSIMRefPlane b = { (const uint8_t *)vb, 2 * (ptrdiff_t)w, w, h, 2, 1, 0 };
 

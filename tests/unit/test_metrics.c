@@ -41,48 +41,17 @@
 #include "fssim_ref.h"
 #include "tap.h"
 
+#define IMG_RNG_SEED 0x2545F4914F6CDD1Dull
+#include "img.h"
+
 #define NS FSSIM_REF_MSSSIM_SCALES
 
 /* ---- test planes -------------------------------------------------------- */
 
-typedef struct Img {
-    int w, h, depth;
-    unsigned *v;
-} Img;
-
-static Img img_new(int w, int h, int depth)
-{
-    Img im = { w, h, depth, calloc((size_t)w * h, sizeof(unsigned)) };
-    if (!im.v)
-        tap_bail("out of memory");
-    return im;
-}
-
-static unsigned px(const Img *im, int x, int y)
-{
-    return im->v[(size_t)y * im->w + x];
-}
-
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-static unsigned rnd(unsigned n)
-{
-    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-    return (unsigned)((rng_state >> 33) % n);
-}
-
 /* Smooth picture-like content plus noise. */
 static Img img_content(int w, int h, int depth, int seed, int noise)
 {
-    Img im = img_new(w, h, depth);
-    const double L = (double)((1u << depth) - 1);
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            double v = 0.5 + 0.3 * sin(0.13 * x + 0.7 * seed) * cos(0.09 * y - 0.3 * seed) +
-                       0.15 * sin(0.031 * (x + 2 * y) + seed);
-            v = v * L + ((double)rnd(2 * noise + 1) - noise) * (L / 255.0);
-            im.v[(size_t)y * w + x] = v < 0 ? 0 : v > L ? (unsigned)L : (unsigned)lrint(v);
-        }
-    return im;
+    return img_waves(w, h, depth, seed, noise, 0.13, 0.09, 0.031);
 }
 
 /* A distorted copy: horizontal 3-tap blur plus noise, clipped. */
@@ -106,47 +75,6 @@ static Img img_flat(int w, int h, int depth, unsigned value)
     for (size_t i = 0; i < (size_t)w * h; i++)
         im.v[i] = value;
     return im;
-}
-
-static Img img_from(int w, int h, int depth, const unsigned *vals)
-{
-    Img im = img_new(w, h, depth);
-    memcpy(im.v, vals, sizeof(unsigned) * (size_t)w * h);
-    return im;
-}
-
-/*
- * Lay an image out as a FSSIMRefPlane: containers of `bytes` bytes, `step`
- * containers from one sample to the next (junk in between, as the other
- * chroma of a semi-planar format), values shifted left by `shift` (P010),
- * 6 junk bytes after each row.  The buffer is kept in *store for freeing.
- */
-static FSSIMRefPlane mkplane(const Img *im, int bytes, int step, int shift, void **store)
-{
-    const ptrdiff_t linesize = (ptrdiff_t)im->w * step * bytes + 6;
-    uint8_t *buf = malloc((size_t)linesize * im->h);
-    if (!buf)
-        tap_bail("out of memory");
-    for (size_t i = 0; i < (size_t)linesize * im->h; i++)
-        buf[i] = (uint8_t)(0x5A ^ (i * 29));
-    for (int y = 0; y < im->h; y++) {
-        uint8_t *row = buf + y * linesize;
-        for (int x = 0; x < im->w; x++) {
-            const unsigned v = px(im, x, y) << shift;
-            if (bytes == 1)
-                row[(size_t)x * step] = (uint8_t)v;
-            else
-                ((uint16_t *)row)[(size_t)x * step] = (uint16_t)v;
-        }
-    }
-    *store = buf;
-    return (FSSIMRefPlane) { .data = buf, .linesize = linesize, .width = im->w,
-                             .height = im->h, .bytes = bytes, .step = step, .shift = shift };
-}
-
-static FSSIMRefPlane planar(const Img *im, void **store)
-{
-    return mkplane(im, im->depth > 8 ? 2 : 1, 1, 0, store);
 }
 
 /* ---- the reference, called on images ------------------------------------ */
@@ -333,8 +261,8 @@ static void test_psnr(void)
         for (int l = 0; l < 3; l++) {
             void *sa, *sb;
             a.depth = b.depth = lay[l][2] ? 10 : 8;
-            const FSSIMRefPlane pa = mkplane(&a, lay[l][0], lay[l][1], lay[l][2], &sa);
-            const FSSIMRefPlane pb = mkplane(&b, lay[l][0], lay[l][1], lay[l][2], &sb);
+            const FSSIMRefPlane pa = mkplane(&a, lay[l][0], lay[l][1], lay[l][2], 6, 0, &sa);
+            const FSSIMRefPlane pb = mkplane(&b, lay[l][0], lay[l][1], lay[l][2], 6, 0, &sb);
             uint64_t s2 = 0;
             ff_fssim_ref_sse_rows(&pa, &pb, 0, 3, &s2);
             tap_ok(s2 == 146, "sse: layout bytes=%d step=%d shift=%d gives 146",
@@ -666,8 +594,8 @@ static void test_msssim_memory(void)
     {
         static const int lay[3][3] = { { 2, 1, 0 }, { 1, 2, 0 }, { 2, 2, 6 } };
         for (int l = 0; l < 3; l++) {
-            const FSSIMRefPlane pa = mkplane(&a, lay[l][0], lay[l][1], lay[l][2], &sa);
-            const FSSIMRefPlane pb = mkplane(&b, lay[l][0], lay[l][1], lay[l][2], &sb);
+            const FSSIMRefPlane pa = mkplane(&a, lay[l][0], lay[l][1], lay[l][2], 6, 0, &sa);
+            const FSSIMRefPlane pb = mkplane(&b, lay[l][0], lay[l][1], lay[l][2], 6, 0, &sb);
             ref_scales(&pa, &pb, 8, 11, 1.5, s2, cs2, &guard);
             tap_ok(!memcmp(s, s2, sizeof(s)) && !memcmp(cs, cs2, sizeof(cs)) && guard,
                    "layout bytes=%d step=%d shift=%d: same bits", lay[l][0], lay[l][1], lay[l][2]);

@@ -39,47 +39,15 @@
 #include "fssim_ref.h"
 #include "tap.h"
 
+#define IMG_RNG_SEED 0x9E3779B97F4A7C15ull
+#include "img.h"
+
 /* ---- test planes -------------------------------------------------------- */
-
-/* Sample values of one plane, row-major, no padding. */
-typedef struct Img {
-    int w, h, depth;
-    unsigned *v;
-} Img;
-
-static Img img_new(int w, int h, int depth)
-{
-    Img im = { w, h, depth, calloc((size_t)w * h, sizeof(unsigned)) };
-    if (!im.v)
-        tap_bail("out of memory");
-    return im;
-}
-
-static unsigned px(const Img *im, int x, int y)
-{
-    return im->v[(size_t)y * im->w + x];
-}
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static unsigned rnd(unsigned n)
-{
-    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-    return (unsigned)((rng_state >> 33) % n);
-}
 
 /* Smooth picture-like content (gradients and waves) plus noise. */
 static Img img_content(int w, int h, int depth, int seed, int noise)
 {
-    Img im = img_new(w, h, depth);
-    const double L = (double)((1u << depth) - 1);
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            double v = 0.5 + 0.3 * sin(0.11 * x + 0.7 * seed) * cos(0.07 * y - 0.3 * seed) +
-                       0.15 * sin(0.023 * (x + 2 * y) + seed);
-            v = v * L + ((double)rnd(2 * noise + 1) - noise) * (L / 255.0);
-            im.v[(size_t)y * w + x] = v < 0 ? 0 : v > L ? (unsigned)L : (unsigned)lrint(v);
-        }
-    return im;
+    return img_waves(w, h, depth, seed, noise, 0.11, 0.07, 0.023);
 }
 
 /* a distorted copy: box blur of radius 1 plus noise, clipped */
@@ -108,53 +76,6 @@ static Img img_random(int w, int h, int depth)
     for (size_t i = 0; i < (size_t)w * h; i++)
         im.v[i] = rnd(1u << depth);
     return im;
-}
-
-static Img img_from(int w, int h, int depth, const unsigned *vals)
-{
-    Img im = img_new(w, h, depth);
-    memcpy(im.v, vals, sizeof(unsigned) * (size_t)w * h);
-    return im;
-}
-
-/*
- * Lay an image out in memory as a FSSIMRefPlane: containers of `bytes`
- * bytes, `step` containers from one sample to the next (the containers in
- * between hold junk, as the other chroma component of a semi-planar
- * format), values shifted left by `shift` (MSB-aligned like P010), `pad`
- * junk bytes at the end of each row and `lead` junk containers before the
- * first sample.  The buffer is kept in *store for freeing.
- */
-static FSSIMRefPlane mkplane(const Img *im, int bytes, int step, int shift, int pad,
-                             int lead, void **store)
-{
-    const ptrdiff_t linesize = (ptrdiff_t)(im->w * step + lead) * bytes + pad;
-    uint8_t *buf = malloc((size_t)linesize * im->h + 16);
-    if (!buf)
-        tap_bail("out of memory");
-    for (size_t i = 0; i < (size_t)linesize * im->h + 16; i++)
-        buf[i] = (uint8_t)(0xA5 ^ (i * 37));
-    for (int y = 0; y < im->h; y++) {
-        uint8_t *row = buf + y * linesize + (size_t)lead * bytes;
-        for (int x = 0; x < im->w; x++) {
-            const unsigned v = px(im, x, y) << shift;
-            if (bytes == 1)
-                row[(size_t)x * step] = (uint8_t)v;
-            else
-                ((uint16_t *)row)[(size_t)x * step] = (uint16_t)v;
-        }
-    }
-    *store = buf;
-    return (FSSIMRefPlane) {
-        .data = buf + (size_t)lead * bytes, .linesize = linesize, .width = im->w,
-        .height = im->h, .bytes = bytes, .step = step, .shift = shift,
-    };
-}
-
-/* Planar layout: 1 byte up to 8 bits, else 2. */
-static FSSIMRefPlane planar(const Img *im, void **store)
-{
-    return mkplane(im, im->depth > 8 ? 2 : 1, 1, 0, 3 * 2, 0, store);
 }
 
 /* ---- naive implementations (independent of the reference's code) ------- */

@@ -40,6 +40,7 @@ import sys
 
 import fssimtest as ft
 import vkcheck
+import vktest
 
 # psnr and mse: the same exact integer sums as the CPU, so the same doubles
 TOL = {"int": 1e-12, "float": 1e-5, "block": 1e-6, "psnr": 1e-12, "mse": 1e-12,
@@ -84,13 +85,7 @@ def geq_noise(kind, amp, seed):
 
 
 def make_clip(name, fmt, w, h, n, chain):
-    path = os.path.join(WORK, name + ".yuv")
-    if not os.path.exists(path):
-        ft.ffmpeg("-f", "lavfi", "-i", chain, "-frames:v", str(n), "-f", "rawvideo",
-                  "-pix_fmt", fmt, path + ".part")
-        os.rename(path + ".part", path)
-    return ["-f", "rawvideo", "-pix_fmt", fmt, "-video_size", "%dx%d" % (w, h),
-            "-framerate", "25", "-i", path]
+    return vktest.make_clip(WORK, name, fmt, w, h, n, chain)
 
 
 def clips(fmt, w, h, n, kind="natural"):
@@ -631,39 +626,10 @@ def check_errors():
     expect("window option out of range", m + m, vk_graph("window=17"), [r"window"])
 
 
-def build_graph_helper():
-    """Build vk_graph_errors.c against the FFmpeg tree; (path, None) or
-    (None, why not)."""
-    tree = os.environ.get("FFMPEG_TREE", "")
-    mak = os.path.join(tree, "ffbuild", "config.mak")
-    if not tree or not os.path.exists(mak):
-        return None, "needs the FFmpeg build tree (FFMPEG_TREE) to build vk_graph_errors.c"
-    conf = {}
-    with open(mak) as f:
-        for line in f:
-            k, _, v = line.partition("=")
-            conf[k.strip()] = v.strip()
-    incs = [x for x in conf.get("CFLAGS", "").split() if x.startswith("-I")]
-    libs = ["libavfilter", "libswscale", "libavformat", "libavcodec", "libswresample",
-            "libavutil"]
-    extra = set()
-    for lib in libs:
-        extra.update(conf.get("EXTRALIBS-" + lib[3:], "").split())
-    out = os.path.join(WORK, "vk_graph_errors")
-    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vk_graph_errors.c")
-    cmd = [conf.get("CC", "cc"), "-std=c17", "-O1", "-I" + tree] + incs + \
-        ["-o", out, src] + [os.path.join(tree, l, l + ".a") for l in libs] + \
-        sorted(extra) + ["-ldl"] + conf.get("LDFLAGS", "").split()   # (sanitizer runtimes)
-    p = ft.run(cmd, check=False)
-    if p.returncode != 0:
-        return None, "building vk_graph_errors.c failed:\n" + p.stderr[-2000:]
-    return out, None
-
-
 def check_graph_errors():
     """Inputs on two devices, a device without 64-bit shader types: set up
     through the API (the CLI has one filter device)."""
-    helper, why = build_graph_helper()
+    helper, why = vktest.build_graph_helper(WORK)
     if not helper:
         if why.startswith("building"):
             tap.ok(False, "build tests/vulkan/vk_graph_errors.c", why)

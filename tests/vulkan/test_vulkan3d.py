@@ -40,6 +40,7 @@ import time
 
 import fssimtest as ft
 import vkcheck
+import vktest
 
 TOL = 1e-9
 DEVICE = os.environ.get("FSSIM_VULKAN_DEVICE", "0")
@@ -47,8 +48,7 @@ BIG = os.environ.get("FSSIM_VULKAN_DEVICE_TESTS", "") not in ("", "0")
 HW = ["-init_hw_device", "vulkan=vk:%s" % DEVICE, "-filter_hw_device", "vk"]
 CRASH = re.compile(r"Assertion|Segmentation|core dumped|AddressSanitizer|LeakSanitizer|"
                    r"runtime error:|double free|stack smashing|Aborted", re.I)
-FAULT_LAYER = "VK_LAYER_FSSIM_fault"
-LAYER_DIR = os.path.join(os.environ.get("top_builddir", "."), "tests", "vulkan", "fault")
+LAYER_DIR = vktest.LAYER_DIR
 
 tap = ft.Tap()
 val = vkcheck.Validation(ft)   # every ffmpeg run from here on
@@ -70,13 +70,7 @@ def noise16(amp, seed, gray):
 
 
 def make_clip(name, fmt, w, h, n, chain):
-    path = os.path.join(WORK, name + ".yuv")
-    if not os.path.exists(path):
-        ft.ffmpeg("-f", "lavfi", "-i", chain, "-frames:v", str(n), "-f", "rawvideo",
-                  "-pix_fmt", fmt, path + ".part")
-        os.rename(path + ".part", path)
-    return ["-f", "rawvideo", "-pix_fmt", fmt, "-video_size", "%dx%d" % (w, h),
-            "-framerate", "25", "-i", path]
+    return vktest.make_clip(WORK, name, fmt, w, h, n, chain)
 
 
 def clips(fmt, w, h, n, kind="natural"):
@@ -455,40 +449,11 @@ def check_errors():
             r"device memory is available"])
 
 
-def build_graph_helper():
-    """Build vk_graph_errors.c against the FFmpeg tree; (path, None) or
-    (None, why not)."""
-    tree = os.environ.get("FFMPEG_TREE", "")
-    mak = os.path.join(tree, "ffbuild", "config.mak")
-    if not tree or not os.path.exists(mak):
-        return None, "needs the FFmpeg build tree (FFMPEG_TREE) to build vk_graph_errors.c"
-    conf = {}
-    with open(mak) as f:
-        for line in f:
-            k, _, v = line.partition("=")
-            conf[k.strip()] = v.strip()
-    incs = [x for x in conf.get("CFLAGS", "").split() if x.startswith("-I")]
-    libs = ["libavfilter", "libswscale", "libavformat", "libavcodec", "libswresample",
-            "libavutil"]
-    extra = set()
-    for lib in libs:
-        extra.update(conf.get("EXTRALIBS-" + lib[3:], "").split())
-    out = os.path.join(WORK, "vk_graph_errors")
-    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vk_graph_errors.c")
-    cmd = [conf.get("CC", "cc"), "-std=c17", "-O1", "-I" + tree] + incs + \
-        ["-o", out, src] + [os.path.join(tree, l, l + ".a") for l in libs] + \
-        sorted(extra) + ["-ldl"] + conf.get("LDFLAGS", "").split()   # (sanitizer runtimes)
-    p = ft.run(cmd, check=False)
-    if p.returncode != 0:
-        return None, "building vk_graph_errors.c failed:\n" + p.stderr[-2000:]
-    return out, None
-
-
 def check_graph_errors():
     """Inputs on two devices, a device without shaderFloat64 or
     bufferDeviceAddress: set up through the API (the CLI has one filter
     device)."""
-    helper, why = build_graph_helper()
+    helper, why = vktest.build_graph_helper(WORK)
     if not helper:
         if why.startswith("building"):
             tap.ok(False, "build tests/vulkan/vk_graph_errors.c", why)
@@ -517,15 +482,7 @@ def check_graph_errors():
                out)
 
 
-def fault_env(fault):
-    # below the validation layer, as a driver would be
-    env = dict(os.environ)
-    layers = [x for x in env.get("VK_INSTANCE_LAYERS", "").split(":") if x]
-    env["VK_INSTANCE_LAYERS"] = ":".join(layers + [FAULT_LAYER])
-    env["VK_ADD_LAYER_PATH"] = LAYER_DIR + (os.pathsep + env["VK_ADD_LAYER_PATH"]
-                                            if env.get("VK_ADD_LAYER_PATH") else "")
-    env["FSSIM_FAULT"] = fault
-    return env
+fault_env = vktest.fault_env
 
 
 def check_faults():

@@ -45,13 +45,13 @@ import time
 
 import fssimtest as ft
 import vkcheck
+import vktest
 
 TOL = {"int": 1e-12, "float": 1e-5, "block": 1e-6}
 ALGOS = ("float", "int", "block")
 DEVICE = os.environ.get("FSSIM_VULKAN_DEVICE", "0")
 HW = ["-init_hw_device", "vulkan=vk:%s" % DEVICE, "-filter_hw_device", "vk"]
-FAULT_LAYER = "VK_LAYER_FSSIM_fault"
-LAYER_DIR = os.path.join(os.environ.get("top_builddir", "."), "tests", "vulkan", "fault")
+LAYER_DIR = vktest.LAYER_DIR
 CRASH = re.compile(r"Assertion|Segmentation|core dumped|AddressSanitizer|LeakSanitizer|"
                    r"UndefinedBehaviorSanitizer|runtime error:|double free|stack smashing|"
                    r"Aborted", re.I)
@@ -78,19 +78,7 @@ def inputs():
     return clip("main", src) + clip("ref", src + ",avgblur=sizeX=1,noise=alls=14:allf=t")
 
 
-def fault_env(fault):
-    # below the validation layer, as a driver would be: validation checks
-    # ffmpeg's calls and sees the loss come from underneath
-    env = dict(os.environ)
-    layers = [x for x in env.get("VK_INSTANCE_LAYERS", "").split(":") if x]
-    env["VK_INSTANCE_LAYERS"] = ":".join(layers + [FAULT_LAYER])
-    env["VK_ADD_LAYER_PATH"] = LAYER_DIR + (os.pathsep + env["VK_ADD_LAYER_PATH"]
-                                            if env.get("VK_ADD_LAYER_PATH") else "")
-    if fault:
-        env["FSSIM_FAULT"] = fault
-    else:
-        env.pop("FSSIM_FAULT", None)
-    return env
+fault_env = vktest.fault_env
 
 
 def run(tag, graph, fault, hw=True, timeout=300, extra_env=None,

@@ -19,85 +19,19 @@ it fails a check (vkcheck.py).
 Environment: FSSIM_VULKAN_DEVICE as for test_vulkan.py.  Without a Vulkan
 device every check reports SKIP with the reason.
 """
-import os
 import re
 
 import fssimtest as ft
 import vkcheck
+import vktest
 
 TOL = {"msssim": 1e-5, "float": 1e-5, "int": 1e-12, "block": 1e-6}
-DEVICE = os.environ.get("FSSIM_VULKAN_DEVICE", "0")
-HW = ["-init_hw_device", "vulkan=vk:%s" % DEVICE, "-filter_hw_device", "vk"]
-CRASH = re.compile(r"Assertion|Segmentation|core dumped|AddressSanitizer|double free|"
-                   r"stack smashing|Aborted", re.I)
 
 tap = ft.Tap()
 val = vkcheck.Validation(ft)   # every ffmpeg run from here on
-WORK = ft.workdir("vulkan-msssim")
-worst = [0.0, ""]
-
-
-def clips(fmt, w, h, n=2, kind="natural"):
-    tag = "%s_%dx%d_%d_%s" % (fmt, w, h, n, kind)
-    if kind == "flat":
-        f = ft.pix_fmt(fmt)
-        top = f.maxval
-        a = ft.flat_frames(w, h, n, f, [top * 3 // 4, top // 2, top // 4, top])
-        b = ft.flat_frames(w, h, n, f, [top * 2 // 3, top // 2 + 3, top // 5, top])
-        return (ft.natural_clip(w, h, 0, f, WORK, tag + "_m", frames=a),
-                ft.natural_clip(w, h, 0, f, WORK, tag + "_r", frames=b))
-    ref = ft.natural_clip(w, h, n, fmt, WORK, tag + "_r", image="coffee", seed=5)
-    main = ft.natural_clip(w, h, n, fmt, WORK, tag + "_m", image="coffee", seed=5,
-                           distort=dict(blur=1.0, noise=3.0, block=8))
-    return main, ref
-
-
-def score(inputs, graph, tag, hw=True):
-    log = os.path.join(WORK, tag + ".json")
-    if os.path.exists(log):
-        os.unlink(log)
-    p = ft.ffmpeg(*((HW if hw else []) + list(inputs) +
-                    ["-lavfi", graph.replace("@LOG@", log), "-f", "null", "-"]), check=False)
-    if p.returncode != 0 or not os.path.exists(log):
-        return None, p
-    return ft.load_log(log), p
-
-
-def max_diff(cpu, gpu, algos):
-    out = {}
-    for a, b in zip(ft.log_values(cpu).items(), ft.log_values(gpu).items()):
-        (ka, va), (kb, vb) = a, b
-        for algo in algos:
-            for c, v in va[algo].items():
-                if c == "dB":
-                    continue
-                w = vb.get(algo, {}).get(c) if ka == kb else None
-                d = abs(v - w) if v is not None and w is not None else float("inf")
-                if d > out.get(algo, (-1.0,))[0]:
-                    out[algo] = (d, (ka, c, v, w))
-    return out
-
-
-def compare(case, fmt, w, h, options, kind="natural", n=2):
-    algos = options.split(":")[0][len("algo="):].split("+")
-    main, ref = clips(fmt, w, h, n, kind)
-    inputs = main.input_args() + ref.input_args()
-    cpu, pc = score(inputs, "[0:v][1:v]fssim=%s:log_path=@LOG@" % options, case + "_cpu", False)
-    gpu, pg = score(inputs, "[0:v]hwupload[m];[1:v]hwupload[r];[m][r]fssim_vulkan=%s:"
-                    "log_path=@LOG@" % options, case + "_vk")
-    if not tap.ok(cpu is not None and gpu is not None and not CRASH.search(pg.stderr) and
-                  gpu["frame_count"] == cpu["frame_count"] == n,
-                  "%s: fssim and fssim_vulkan run (%s %dx%d, %s)" % (case, fmt, w, h, options),
-                  (pc.stderr + pg.stderr)[-3000:]):
-        return None
-    d = max_diff(cpu, gpu, algos)
-    for algo in algos:
-        v, where = d.get(algo, (float("inf"), None))
-        if algo == "msssim" and v > worst[0]:
-            worst[:] = [v, case]
-        tap.ok(v <= TOL[algo], "%s: %s within %g of fssim (max diff %.3g)" % (
-            case, algo, TOL[algo], v), "worst at (frame, comp, cpu, gpu) %r" % (where,))
-    return gpu
+cmp = vktest.Comparison(tap, "vulkan-msssim", TOL, watch=lambda a: a == "msssim")
+CRASH, worst = cmp.CRASH, cmp.worst
+clips, score, compare = cmp.clips, cmp.score, cmp.compare
 
 
 def check_accuracy():
@@ -117,14 +51,7 @@ def check_accuracy():
 
 
 def check_determinism():
-    inputs = sum((c.input_args() for c in clips("p010le", 400, 330)), [])
-    g = "[0:v]hwupload[m];[1:v]hwupload[r];[m][r]fssim_vulkan=algo=msssim:log_path=@LOG@"
-    a, pa = score(inputs, g, "det_a")
-    b, pb = score(inputs, g, "det_b")
-    if tap.ok(a is not None and b is not None, "determinism: two runs",
-              (pa.stderr + pb.stderr)[-2000:]):
-        tap.ok(a["frames"] == b["frames"], "determinism: two runs give bitwise identical "
-               "values (17 significant digits)")
+    cmp.determinism("p010le", 400, 330, "algo=msssim")
 
 
 def check_identical():
@@ -144,41 +71,13 @@ def check_ladder():
     """Ladders: renditions of the reference's size, and renditions of other
     sizes resampled on the device (msssim's scale 1 read from the resampled
     planes): each rendition's values equal fssim's ladder."""
-    f = ft.pix_fmt("yuv420p")
-    ref = ft.natural_clip(322, 324, 2, f, WORK, "lad_r", image="coffee", seed=5)
-    cases = (("of 2 renditions", [(322, 324), (322, 324)], "algo=msssim"),
-             ("resampled (240x180 up, 400x360 down, 322x324)",
-              [(240, 180), (400, 360), (322, 324)], "algo=msssim"),
-             ("resampled, with float+psnr, lanczos", [(200, 170), (322, 324)],
-              "algo=msssim+float+psnr:scaler=lanczos"))
-    for name, sizes, opts in cases:
-        rends = [ft.natural_clip(w, h, 2, f, WORK, "lad_%dx%d_%d" % (w, h, k), image="coffee",
-                                 seed=5, distort=dict(blur=0.6 + 0.4 * k, noise=2.0 + k, seed=k))
-                 for k, (w, h) in enumerate(sizes)]
-        n = len(rends) + 1
-        inputs = sum((c.input_args() for c in rends + [ref]), [])
-        pads = "".join("[%d:v]" % i for i in range(n))
-        cpu, pc = score(inputs, "%sfssim=inputs=%d:%s:log_path=@LOG@" % (pads, n, opts),
-                        "ladder_cpu", False)
-        up = ";".join("[%d:v]hwupload[u%d]" % (i, i) for i in range(n))
-        gpu, pg = score(inputs, "%s;%sfssim_vulkan=inputs=%d:%s:log_path=@LOG@" % (
-                            up, "".join("[u%d]" % i for i in range(n)), n, opts), "ladder_vk")
-        if not tap.ok(cpu is not None and gpu is not None and
-                      len(ft.log_values(gpu)) == len(ft.log_values(cpu)) == 2 * len(sizes),
-                      "ladder %s: runs, every rendition scored" % name,
-                      (pc.stderr + pg.stderr)[-2500:]):
-            continue
-        algos = [a for a in ("msssim", "float") if "algo=" in opts and a in opts]
-        diffs = max_diff(cpu, gpu, algos)
-        bad = {a: d for a, d in diffs.items() if not d[0] <= TOL[a]}
-        tap.ok(len(diffs) == len(algos) and not bad,
-               "ladder %s: %s within the contracts of fssim's ladder (%s)" % (
-                   name, "+".join(algos),
-                   ", ".join("%s %.3g" % (a, d[0]) for a, d in diffs.items())), bad)
-        if "psnr" in opts:
-            same = all(fg["psnr"] == fc["psnr"] for fg, fc in
-                       zip(ft.log_values(gpu).values(), ft.log_values(cpu).values()))
-            tap.ok(same, "ladder %s: psnr equal to fssim's, bit for bit" % name)
+    cmp.ladder((322, 324),
+               (("of 2 renditions", [(322, 324), (322, 324)], "algo=msssim"),
+                ("resampled (240x180 up, 400x360 down, 322x324)",
+                 [(240, 180), (400, 360), (322, 324)], "algo=msssim"),
+                ("resampled, with float+psnr, lanczos", [(200, 170), (322, 324)],
+                 "algo=msssim+float+psnr:scaler=lanczos")),
+               lambda opts: [a for a in ("msssim", "float") if "algo=" in opts and a in opts])
 
 
 def check_errors():
@@ -192,16 +91,8 @@ def check_errors():
            "missing %s in:\n%s" % (bad, p.stderr[-2000:]))
 
 
-def vulkan_device():
-    if not ft.has_filter("fssim_vulkan"):
-        return "fssim_vulkan not built (FFmpeg without --enable-vulkan)"
-    p = ft.ffmpeg(*HW, "-f", "lavfi", "-i", "color=s=64x64:d=0.04,format=yuv420p",
-                  "-vf", "hwupload", "-f", "null", "-", check=False)
-    return None if p.returncode == 0 else "no Vulkan device (-init_hw_device vulkan=vk:%s)" % DEVICE
-
-
 def main():
-    why = vulkan_device()
+    why = vktest.vulkan_device()
     if why:
         for what in ("msssim against fssim", "determinism", "identical inputs", "ladder",
                      "errors", "under the Khronos validation layer"):
