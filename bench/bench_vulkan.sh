@@ -39,12 +39,11 @@ json="$out/bench_vulkan.json"
 threads=$(nproc)
 
 . "$top/tests/device/vulkan-env.sh"
+. "$top/bench/benchlib.sh"
 
 hw="-init_hw_device vulkan=vk:$device -filter_hw_device vk"
 dec="-hwaccel vulkan -hwaccel_device vk -hwaccel_output_format vulkan"
 base="-hide_banner -nostdin -y -v verbose"
-
-now() { date +%s.%N; }
 
 # timed LOG CMD...: run, keep stderr in LOG, print the wall seconds
 timed() {
@@ -55,68 +54,54 @@ timed() {
     echo "$t1 $t0" | awk '{ printf "%.3f", $1 - $2 }'
 }
 
-# best LOG CMD...: the faster of two runs, in seconds
-best() {
-    a=$(timed "$@") || { echo -1; return; }
-    b=$(timed "$@") || { echo -1; return; }
-    echo "$a $b" | awk '{ print ($1 < $2) ? $1 : $2 }'
-}
-
 gpu_us() { sed -n 's/.*GPU time per frame: mean \([0-9.]*\) us.*/\1/p' "$1" | tail -n 1; }
 
-devname=$("$ff" -hide_banner -v verbose $hw -f lavfi -i color=s=64x64:d=0.04 \
-    -vf format=nv12,hwupload -f null - 2>&1 | sed -n 's/.*Using device: //p' | head -n 1)
-drv=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1)
+devname=$(vk_device "$ff" "$hw")
+drv=$(gpu_driver)
 echo "device: $devname${drv:+ (driver $drv)}; $frames frames per run; $threads threads for sw_ssim"
 printf '{\n "device": "%s", "driver": "%s", "frames": %s, "threads": %s,\n "runs": [' \
     "$devname" "$drv" "$frames" "$threads" > "$json"
 
+# run_pair: the runs of one clip pair (each_pair sets size, cd, ref, dist, total, lp)
+run_pair() {
+    tag="$out/${size}_${cd}"
+    # shellcheck disable=SC2086
+    t_dec=$(best "$tag.decode.log" "$ff" $base $hw $dec $lp -i "$dist" $dec $lp -i "$ref" \
+        -map 0:v -map 1:v -f null -)
+    # shellcheck disable=SC2086
+    t_vk=$(best "$tag.vulkan.log" "$ff" $base $hw $dec $lp -i "$dist" $dec $lp -i "$ref" \
+        -lavfi "[0:v][1:v]fssim_vulkan=algo=float+int" -f null -)
+    us_vk=$(gpu_us "$tag.vulkan.log")
+    # shellcheck disable=SC2086
+    t_all=$(best "$tag.vk_all.log" "$ff" $base $hw $dec $lp -i "$dist" $dec $lp -i "$ref" \
+        -lavfi "[0:v][1:v]fssim_vulkan=algo=float+int+block" -f null -)
+    us_all=$(gpu_us "$tag.vk_all.log")
+    # shellcheck disable=SC2086
+    t_sw=$(best "$tag.sw_ssim.log" "$ff" $base -threads $threads $lp -i "$dist" \
+        -threads $threads $lp -i "$ref" -filter_threads $threads \
+        -lavfi "[0:v][1:v]ssim" -f null -)
+    # start to first scored frame, beside decoding one frame
+    # shellcheck disable=SC2086
+    s_vk=$(best "$tag.start.log" "$ff" $base $hw $dec -i "$dist" $dec -i "$ref" \
+        -lavfi "[0:v][1:v]fssim_vulkan=algo=float+int" -frames:v 1 -f null -)
+    # shellcheck disable=SC2086
+    s_dec=$(best "$tag.start_dec.log" "$ff" $base $hw $dec -i "$dist" $dec -i "$ref" \
+        -map 0:v -map 1:v -frames:v 1 -f null -)
+    line=$(echo "$total $t_dec $t_vk $t_all $t_sw" | awk '{
+        n = $1; d = n / $2; v = n / $3; a = n / $4; s = n / $5;
+        printf "%.1f %.1f %.3f %.1f %.3f %.1f %.3f", d, v, v / d, a, a / d, s, s / d }')
+    set -- $line
+    printf '%s %s-bit %s: decode %s fps, fssim_vulkan %s fps (%s), +block %s fps (%s), sw+ssim %s fps (%s); GPU %s us/frame pair (%s with block); start %s s (decode-only %s s)\n' \
+        "$size" "${cd#*_}" "${cd%_*}" "$1" "$2" "$3" "$4" "$5" "$6" "$7" \
+        "${us_vk:-?}" "${us_all:-?}" "$s_vk" "$s_dec"
+    printf '%s\n  {"size": %s, "codec": "%s", "depth": %s, "frames": %s,\n   "decode": {"s": %s, "fps": %s},\n   "vulkan": {"s": %s, "fps": %s, "ratio": %s, "gpu_us": %s},\n   "vk_all": {"s": %s, "fps": %s, "ratio": %s, "gpu_us": %s},\n   "sw_ssim": {"s": %s, "fps": %s, "ratio": %s},\n   "start": {"fssim_vulkan": %s, "decode_only": %s}}' \
+        "$sep" "$size" "${cd%_*}" "${cd#*_}" "$total" "$t_dec" "$1" "$t_vk" "$2" "$3" \
+        "${us_vk:-null}" "$t_all" "$4" "$5" "${us_all:-null}" "$t_sw" "$6" "$7" \
+        "$s_vk" "$s_dec" >> "$json"
+    sep=,
+}
+
 sep=
-for size in $(echo "$sizes" | tr , ' '); do
-    for cd in hevc_8 hevc_10 h264_8; do
-        ref="$clips/${size}_${cd}_qp22.mkv" dist="$clips/${size}_${cd}_qp34.mkv"
-        [ -e "$ref" ] && [ -e "$dist" ] || continue
-        n=$("$ff" -v error -i "$ref" -map 0:v -c copy -f null - -stats 2>&1 |
-            sed -n 's/.*frame= *\([0-9]*\).*/\1/p' | tail -n 1)
-        loops=$(( frames / ${n:-60} - 1 )); [ $loops -lt 0 ] && loops=0
-        total=$(( ${n:-60} * (loops + 1) ))
-        lp="-stream_loop $loops"
-        tag="$out/${size}_${cd}"
-        # shellcheck disable=SC2086
-        t_dec=$(best "$tag.decode.log" "$ff" $base $hw $dec $lp -i "$dist" $dec $lp -i "$ref" \
-            -map 0:v -map 1:v -f null -)
-        # shellcheck disable=SC2086
-        t_vk=$(best "$tag.vulkan.log" "$ff" $base $hw $dec $lp -i "$dist" $dec $lp -i "$ref" \
-            -lavfi "[0:v][1:v]fssim_vulkan=algo=float+int" -f null -)
-        us_vk=$(gpu_us "$tag.vulkan.log")
-        # shellcheck disable=SC2086
-        t_all=$(best "$tag.vk_all.log" "$ff" $base $hw $dec $lp -i "$dist" $dec $lp -i "$ref" \
-            -lavfi "[0:v][1:v]fssim_vulkan=algo=float+int+block" -f null -)
-        us_all=$(gpu_us "$tag.vk_all.log")
-        # shellcheck disable=SC2086
-        t_sw=$(best "$tag.sw_ssim.log" "$ff" $base -threads $threads $lp -i "$dist" \
-            -threads $threads $lp -i "$ref" -filter_threads $threads \
-            -lavfi "[0:v][1:v]ssim" -f null -)
-        # start to first scored frame, beside decoding one frame
-        # shellcheck disable=SC2086
-        s_vk=$(best "$tag.start.log" "$ff" $base $hw $dec -i "$dist" $dec -i "$ref" \
-            -lavfi "[0:v][1:v]fssim_vulkan=algo=float+int" -frames:v 1 -f null -)
-        # shellcheck disable=SC2086
-        s_dec=$(best "$tag.start_dec.log" "$ff" $base $hw $dec -i "$dist" $dec -i "$ref" \
-            -map 0:v -map 1:v -frames:v 1 -f null -)
-        line=$(echo "$total $t_dec $t_vk $t_all $t_sw" | awk '{
-            n = $1; d = n / $2; v = n / $3; a = n / $4; s = n / $5;
-            printf "%.1f %.1f %.3f %.1f %.3f %.1f %.3f", d, v, v / d, a, a / d, s, s / d }')
-        set -- $line
-        printf '%s %s-bit %s: decode %s fps, fssim_vulkan %s fps (%s), +block %s fps (%s), sw+ssim %s fps (%s); GPU %s us/frame pair (%s with block); start %s s (decode-only %s s)\n' \
-            "$size" "${cd#*_}" "${cd%_*}" "$1" "$2" "$3" "$4" "$5" "$6" "$7" \
-            "${us_vk:-?}" "${us_all:-?}" "$s_vk" "$s_dec"
-        printf '%s\n  {"size": %s, "codec": "%s", "depth": %s, "frames": %s,\n   "decode": {"s": %s, "fps": %s},\n   "vulkan": {"s": %s, "fps": %s, "ratio": %s, "gpu_us": %s},\n   "vk_all": {"s": %s, "fps": %s, "ratio": %s, "gpu_us": %s},\n   "sw_ssim": {"s": %s, "fps": %s, "ratio": %s},\n   "start": {"fssim_vulkan": %s, "decode_only": %s}}' \
-            "$sep" "$size" "${cd%_*}" "${cd#*_}" "$total" "$t_dec" "$1" "$t_vk" "$2" "$3" \
-            "${us_vk:-null}" "$t_all" "$4" "$5" "${us_all:-null}" "$t_sw" "$6" "$7" \
-            "$s_vk" "$s_dec" >> "$json"
-        sep=,
-    done
-done
+each_pair "$ff" "$clips" "$sizes" "$frames" run_pair
 printf '\n ]\n}\n' >> "$json"
 echo "wrote $json"

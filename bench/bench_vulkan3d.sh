@@ -57,8 +57,7 @@ hw="-init_hw_device vulkan=vk:$device -filter_hw_device vk"
 dec="-hwaccel vulkan -hwaccel_device vk -hwaccel_output_format vulkan${extra:+ -extra_hw_frames $extra}"
 base="-hide_banner -nostdin -y -v verbose"
 have_smi=$(command -v nvidia-smi > /dev/null 2>&1 && echo 1)
-
-now() { date +%s.%N; }
+. "$top/bench/benchlib.sh"
 
 # timed LOG CMD...: run, keep stderr in LOG, print the wall seconds; the peak device
 # memory in use while it ran goes to LOG.mem (MiB)
@@ -86,13 +85,6 @@ timed() {
     echo "$t1 $t0" | awk '{ printf "%.3f", $1 - $2 }'
 }
 
-# best LOG CMD...: the faster of two runs, in seconds (the log and memory of the second)
-best() {
-    a=$(timed "$@") || { echo -1; return; }
-    b=$(timed "$@") || { echo -1; return; }
-    echo "$a $b" | awk '{ print ($1 < $2) ? $1 : $2 }'
-}
-
 # fssim3d's verbose line: GPU time per frame pair, spatial moments, temporal pass
 gpu3d() {
     sed -n 's/.*GPU time per frame pair: \([0-9.]*\) us over [0-9]* frames (spatial moments \([0-9.]*\) us, temporal window and score \([0-9.]*\) us.*/\1 \2 \3/p' \
@@ -101,67 +93,60 @@ gpu3d() {
 ring_mib() { sed -n 's/.*fssim3d: ring of [0-9]* moment sets, \([0-9.]*\) MiB.*/\1/p' "$1" | tail -n 1; }
 mem() { cat "$1.mem" 2> /dev/null || echo null; }
 
-devname=$("$ff" -hide_banner -v verbose $hw -f lavfi -i color=s=64x64:d=0.04 \
-    -vf format=nv12,hwupload -f null - 2>&1 | sed -n 's/.*Using device: //p' | head -n 1)
-drv=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1)
+devname=$(vk_device "$ff" "$hw")
+drv=$(gpu_driver)
 echo "device: $devname${drv:+ (driver $drv)}; $frames frames per run, depth $depth;" \
      "$threads threads for sw3d ($cpu_frames frames); -extra_hw_frames ${extra:-default}"
 printf '{\n "device": "%s", "driver": "%s", "frames": %s, "depth": %s, "threads": %s, "extra_hw_frames": %s,\n "runs": [' \
     "$devname" "$drv" "$frames" "$depth" "$threads" "${extra:-null}" > "$json"
 
+# run_pair: the runs of one clip pair (each_pair sets size, cd, ref, dist, total, lp)
+run_pair() {
+    tag="$out/${size}_${cd}_d$depth"
+    # shellcheck disable=SC2086
+    t_dec=$(best "$tag.decode.log" "$ff" $base $hw $dec $lp -i "$dist" $dec $lp -i "$ref" \
+        -map 0:v -map 1:v -f null -)
+    m_dec=$(mem "$tag.decode.log")
+    # shellcheck disable=SC2086
+    t_vk=$(best "$tag.vk3d.log" "$ff" $base $hw $dec $lp -i "$dist" $dec $lp -i "$ref" \
+        -lavfi "[0:v][1:v]fssim3d=depth=$depth" -f null -)
+    m_vk=$(mem "$tag.vk3d.log")
+    # shellcheck disable=SC2086
+    t_fed=$(best "$tag.vk3d_fed.log" "$ff" $base $hw $dec $lp -i "$dist" $dec $lp -i "$ref" \
+        -lavfi "[0:v][1:v]fssim3d=depth=$depth" -f null - \
+        -map 0:v -map 1:v -vf "setpts=PTS-60/TB" -enc_time_base filter -f null -)
+    g=$(gpu3d "$tag.vk3d.log")
+    ring=$(ring_mib "$tag.vk3d.log")
+    t_sw=-1
+    if [ "$cpu_frames" -gt 0 ]; then
+        # shellcheck disable=SC2086
+        t_sw=$(timed "$tag.sw3d.log" "$ff" $base -threads $threads -i "$dist" \
+            -threads $threads -i "$ref" -filter_threads $threads \
+            -lavfi "[0:v][1:v]fssim3d=depth=$depth" -frames:v "$cpu_frames" -f null -)
+    fi
+    # start to first scored frame, beside decoding the frames it needs
+    # shellcheck disable=SC2086
+    s_vk=$(best "$tag.start.log" "$ff" $base $hw $dec -i "$dist" $dec -i "$ref" \
+        -lavfi "[0:v][1:v]fssim3d=depth=$depth" -frames:v 1 -f null -)
+    # shellcheck disable=SC2086
+    s_dec=$(best "$tag.start_dec.log" "$ff" $base $hw $dec -i "$dist" $dec -i "$ref" \
+        -map 0:v -map 1:v -frames:v $((depth / 2 + 1)) -f null -)
+    line=$(echo "$total $t_dec $t_vk $cpu_frames $t_sw $t_fed" | awk '{
+        d = $1 / $2; v = $1 / $3; s = $5 > 0 ? $4 / $5 : 0; f = $1 / $6;
+        printf "%.1f %.1f %.3f %.2f %.4f %.1f %.3f", d, v, v / d, s, s / d, f, f / d }')
+    set -- $line ${g:-null null null}
+    printf '%s %s-bit %s: decode %s fps, fssim3d %s fps (%s), with the second output %s fps (%s), sw fssim3d %s fps (%s); GPU %s us/frame pair (moments %s, temporal %s); ring %s MiB; peak device memory %s MiB (decode %s); start %s s (decode-only %s s)\n' \
+        "$size" "${cd#*_}" "${cd%_*}" "$1" "$2" "$3" "$6" "$7" "$4" "$5" "$8" "$9" "${10}" \
+        "${ring:-?}" "$m_vk" "$m_dec" "$s_vk" "$s_dec"
+    printf '%s\n  {"size": %s, "codec": "%s", "bits": %s, "frames": %s,\n   "decode": {"s": %s, "fps": %s, "peak_mib": %s},\n   "vk3d": {"s": %s, "fps": %s, "ratio": %s, "gpu_us": %s, "moments_us": %s, "score_us": %s, "ring_mib": %s, "peak_mib": %s},\n   "vk3d_fed": {"s": %s, "fps": %s, "ratio": %s},\n   "sw3d": {"frames": %s, "s": %s, "fps": %s, "ratio": %s},\n   "start": {"fssim3d": %s, "decode_only": %s}}' \
+        "$sep" "$size" "${cd%_*}" "${cd#*_}" "$total" "$t_dec" "$1" "$m_dec" \
+        "$t_vk" "$2" "$3" "$8" "$9" "${10}" "${ring:-null}" "$m_vk" \
+        "$t_fed" "$6" "$7" \
+        "$cpu_frames" "$t_sw" "$4" "$5" "$s_vk" "$s_dec" >> "$json"
+    sep=,
+}
+
 sep=
-for size in $(echo "$sizes" | tr , ' '); do
-    for cd in hevc_8 hevc_10 h264_8; do
-        ref="$clips/${size}_${cd}_qp22.mkv" dist="$clips/${size}_${cd}_qp34.mkv"
-        [ -e "$ref" ] && [ -e "$dist" ] || continue
-        n=$("$ff" -v error -i "$ref" -map 0:v -c copy -f null - -stats 2>&1 |
-            sed -n 's/.*frame= *\([0-9]*\).*/\1/p' | tail -n 1)
-        loops=$(( frames / ${n:-60} - 1 )); [ $loops -lt 0 ] && loops=0
-        total=$(( ${n:-60} * (loops + 1) ))
-        lp="-stream_loop $loops"
-        tag="$out/${size}_${cd}_d$depth"
-        # shellcheck disable=SC2086
-        t_dec=$(best "$tag.decode.log" "$ff" $base $hw $dec $lp -i "$dist" $dec $lp -i "$ref" \
-            -map 0:v -map 1:v -f null -)
-        m_dec=$(mem "$tag.decode.log")
-        # shellcheck disable=SC2086
-        t_vk=$(best "$tag.vk3d.log" "$ff" $base $hw $dec $lp -i "$dist" $dec $lp -i "$ref" \
-            -lavfi "[0:v][1:v]fssim3d=depth=$depth" -f null -)
-        m_vk=$(mem "$tag.vk3d.log")
-        # shellcheck disable=SC2086
-        t_fed=$(best "$tag.vk3d_fed.log" "$ff" $base $hw $dec $lp -i "$dist" $dec $lp -i "$ref" \
-            -lavfi "[0:v][1:v]fssim3d=depth=$depth" -f null - \
-            -map 0:v -map 1:v -vf "setpts=PTS-60/TB" -enc_time_base filter -f null -)
-        g=$(gpu3d "$tag.vk3d.log")
-        ring=$(ring_mib "$tag.vk3d.log")
-        t_sw=-1
-        if [ "$cpu_frames" -gt 0 ]; then
-            # shellcheck disable=SC2086
-            t_sw=$(timed "$tag.sw3d.log" "$ff" $base -threads $threads -i "$dist" \
-                -threads $threads -i "$ref" -filter_threads $threads \
-                -lavfi "[0:v][1:v]fssim3d=depth=$depth" -frames:v "$cpu_frames" -f null -)
-        fi
-        # start to first scored frame, beside decoding the frames it needs
-        # shellcheck disable=SC2086
-        s_vk=$(best "$tag.start.log" "$ff" $base $hw $dec -i "$dist" $dec -i "$ref" \
-            -lavfi "[0:v][1:v]fssim3d=depth=$depth" -frames:v 1 -f null -)
-        # shellcheck disable=SC2086
-        s_dec=$(best "$tag.start_dec.log" "$ff" $base $hw $dec -i "$dist" $dec -i "$ref" \
-            -map 0:v -map 1:v -frames:v $((depth / 2 + 1)) -f null -)
-        line=$(echo "$total $t_dec $t_vk $cpu_frames $t_sw $t_fed" | awk '{
-            d = $1 / $2; v = $1 / $3; s = $5 > 0 ? $4 / $5 : 0; f = $1 / $6;
-            printf "%.1f %.1f %.3f %.2f %.4f %.1f %.3f", d, v, v / d, s, s / d, f, f / d }')
-        set -- $line ${g:-null null null}
-        printf '%s %s-bit %s: decode %s fps, fssim3d %s fps (%s), with the second output %s fps (%s), sw fssim3d %s fps (%s); GPU %s us/frame pair (moments %s, temporal %s); ring %s MiB; peak device memory %s MiB (decode %s); start %s s (decode-only %s s)\n' \
-            "$size" "${cd#*_}" "${cd%_*}" "$1" "$2" "$3" "$6" "$7" "$4" "$5" "$8" "$9" "${10}" \
-            "${ring:-?}" "$m_vk" "$m_dec" "$s_vk" "$s_dec"
-        printf '%s\n  {"size": %s, "codec": "%s", "bits": %s, "frames": %s,\n   "decode": {"s": %s, "fps": %s, "peak_mib": %s},\n   "vk3d": {"s": %s, "fps": %s, "ratio": %s, "gpu_us": %s, "moments_us": %s, "score_us": %s, "ring_mib": %s, "peak_mib": %s},\n   "vk3d_fed": {"s": %s, "fps": %s, "ratio": %s},\n   "sw3d": {"frames": %s, "s": %s, "fps": %s, "ratio": %s},\n   "start": {"fssim3d": %s, "decode_only": %s}}' \
-            "$sep" "$size" "${cd%_*}" "${cd#*_}" "$total" "$t_dec" "$1" "$m_dec" \
-            "$t_vk" "$2" "$3" "$8" "$9" "${10}" "${ring:-null}" "$m_vk" \
-            "$t_fed" "$6" "$7" \
-            "$cpu_frames" "$t_sw" "$4" "$5" "$s_vk" "$s_dec" >> "$json"
-        sep=,
-    done
-done
+each_pair "$ff" "$clips" "$sizes" "$frames" run_pair
 printf '\n ]\n}\n' >> "$json"
 echo "wrote $json"
