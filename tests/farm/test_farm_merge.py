@@ -159,6 +159,10 @@ def containers(tap, d):
     rounds them to the millisecond, which only the filters' pairing by
     nearest timestamp (the pairing option) pairs as a whole run does."""
     for rate, tag in (("25", "mixed25"), ("30000/1001", "mixed2997")):
+        if not ft.demuxer_has("mpegts"):
+            tap.skip("%s: MP4, Matroska and MPEG-TS in one ladder" % tag,
+                     "the build reads no MPEG-TS (configure --disable-farm-formats)")
+            continue
         if rate != "25" and not has_pairing():
             tap.skip("%s: MP4, Matroska and MPEG-TS in one ladder" % tag,
                      "the filters pair by framesync alone (no pairing option)")

@@ -109,6 +109,13 @@ def has_filter(name):
     return p.returncode == 0 and "Unknown filter" not in (p.stdout + p.stderr)
 
 
+def demuxer_has(name):
+    """Whether the built ffmpeg reads format `name` (configure
+    --disable-farm-formats leaves out MPEG-TS, for one)."""
+    p = run([FFMPEG, "-hide_banner", "-h", "demuxer=" + name], check=False)
+    return p.returncode == 0 and ("Demuxer %s " % name) in p.stdout
+
+
 def load_log(path):
     with open(path) as f:
         return json.load(f)
