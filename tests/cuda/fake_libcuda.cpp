@@ -87,6 +87,7 @@
 #include <string.h>
 
 #include <atomic>
+#include <list>
 #include <map>
 #include <mutex>
 #include <string>
@@ -127,6 +128,10 @@ struct Memcpy2D {
 enum ModuleType { MOD_FSSIM3D, MOD_PLANE, MOD_RESAMPLE, MOD_VMAF };
 struct Module { ModuleType type; bool any; int kind; bool ladder; };
 struct Function { std::string name; Module mod; };
+/* A loaded module owns its functions, as a real driver's does: they go with
+ * cuModuleUnload.  FFmpeg unloads the stand-in with its CUDA device, and
+ * LeakSanitizer reports whatever it still held then, with no symbol to name. */
+struct LoadedModule { Module mod; std::list<Function> functions; };
 
 static int dummy_obj;
 #define DUMMY ((void *)&dummy_obj)
@@ -579,14 +584,14 @@ CUresult cuModuleLoadData(void **m, const void *image)
         return NO_BINARY;
     if ((fat || strstr(ptx, ".entry fssim_vmaf_score")) &&
         same_module(image, dir, "fssim_vmaf.ptx")) {
-        *m = new Module{ MOD_VMAF, false, 0, false };
+        *m = new LoadedModule{ { MOD_VMAF, false, 0, false }, {} };
         if (verbose())
             fprintf(stderr, "[fake cuda] module fssim_vmaf.ptx%s\n", fat ? " (machine code)" : "");
         return OK;
     }
     if ((fat || strstr(ptx, ".entry fssim_resample_")) &&
         same_module(image, dir, "fssim_resample.ptx")) {
-        *m = new Module{ MOD_RESAMPLE, false, 0, false };
+        *m = new LoadedModule{ { MOD_RESAMPLE, false, 0, false }, {} };
         if (verbose())
             fprintf(stderr, "[fake cuda] module fssim_resample.ptx%s\n",
                     fat ? " (machine code)" : "");
@@ -595,7 +600,7 @@ CUresult cuModuleLoadData(void **m, const void *image)
     if (fat) {
         for (int any = 0; any < 2; any++)
             if (same_module(image, dir, any ? "fssim3d_any.ptx" : "fssim3d.ptx")) {
-                *m = new Module{ MOD_FSSIM3D, any != 0, 0, false };
+                *m = new LoadedModule{ { MOD_FSSIM3D, any != 0, 0, false }, {} };
                 if (verbose())
                     fprintf(stderr, "[fake cuda] module %s (machine code)\n",
                             any ? "fssim3d_any.ptx" : "fssim3d.ptx");
@@ -604,10 +609,10 @@ CUresult cuModuleLoadData(void **m, const void *image)
     } else if (strstr(ptx, ".entry fssim3d_moments")) {
         snprintf(key, sizeof(key), "fssim3d_moments_param_0+%d",
                  (int)offsetof(FSSIM3DCudaMomentParams, radius));
-        *m = new Module{ MOD_FSSIM3D, strstr(ptx, key) != NULL, 0, false };
+        *m = new LoadedModule{ { MOD_FSSIM3D, strstr(ptx, key) != NULL, 0, false }, {} };
         if (verbose())
             fprintf(stderr, "[fake cuda] module %s\n",
-                    (*(Module **)m)->any ? "fssim3d_any.ptx" : "fssim3d.ptx");
+                    (*(LoadedModule **)m)->mod.any ? "fssim3d_any.ptx" : "fssim3d.ptx");
         return OK;
     }
     if (fat || strstr(ptx, ".entry fssim_plane")) {
@@ -615,7 +620,7 @@ CUresult cuModuleLoadData(void **m, const void *image)
             for (int any = 0; any < 2; any++)
                 for (int kind = 0; kind < 3; kind++)
                     if (same_module(image, dir, plane_modules[ladder][any][kind])) {
-                        *m = new Module{ MOD_PLANE, any != 0, kind, ladder != 0 };
+                        *m = new LoadedModule{ { MOD_PLANE, any != 0, kind, ladder != 0 }, {} };
                         if (verbose())
                             fprintf(stderr, "[fake cuda] module %s%s\n",
                                     plane_modules[ladder][any][kind], fat ? " (machine code)" : "");
@@ -626,10 +631,11 @@ CUresult cuModuleLoadData(void **m, const void *image)
     }
     return fat ? NO_BINARY : INVALID_PTX;   /* only fssim's kernels are emulated */
 }
-CUresult cuModuleUnload(void *m) { delete (Module *)m; return fault(F_NB, "cuModuleUnload"); }
+CUresult cuModuleUnload(void *m) { delete (LoadedModule *)m; return fault(F_NB, "cuModuleUnload"); }
 CUresult cuModuleGetFunction(void **f, void *m, const char *name)
 {
-    const Module *mod = (const Module *)m;
+    LoadedModule *lm = (LoadedModule *)m;
+    const Module *mod = &lm->mod;
     static const char *const names[4][5] = {
         { "fssim3d_moments", "fssim3d_score", "fssim3d_sum", NULL, NULL },
         { "fssim_plane", "fssim_reduce", "fssim_ms_scale", "fssim_ms_reduce", NULL },
@@ -640,7 +646,8 @@ CUresult cuModuleGetFunction(void **f, void *m, const char *name)
     };
     for (const char *n : names[mod->type])
         if (n && !strcmp(name, n)) {
-            *f = new Function{ name, *mod };
+            lm->functions.push_back(Function{ name, *mod });
+            *f = &lm->functions.back();
             return OK;
         }
     return NOT_FOUND;
