@@ -442,8 +442,9 @@ def check_errors():
             r"scale_vulkan=format=gbrp"])
     expect("tpadding=valid on fewer frames than depth", m + m, vk_graph("tpadding=valid"),
            [r"no frame was scored", r"depth=11"])
-    # about 77 GB of ring: more than any device here has, refused before allocation
-    big = ["-f", "lavfi", "-i", "color=s=4096x4096:d=0.04,format=yuv444p"]
+    # about 310 GB of ring: more than any device here has (an H200 has 141 GB),
+    # refused before allocation
+    big = ["-f", "lavfi", "-i", "color=s=8192x8192:d=0.04,format=yuv444p"]
     expect("a ring larger than the device's memory", big + big, vk_graph("depth=63"),
            [r"fssim3d: the ring of \d+ moment sets needs [\d.]+ MiB, but [\d.]+ MiB of "
             r"device memory is available"])
