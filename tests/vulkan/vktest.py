@@ -144,6 +144,15 @@ class Comparison:
             return None, p
         return ft.load_log(log), p
 
+    def expect_error(self, desc, inputs, graph, patterns):
+        """One check: the run of graph fails, with no crash, and its messages
+        hold every pattern."""
+        _, p = self.score(inputs, graph, "err")
+        bad = [x for x in patterns if not re.search(x, p.stderr)]
+        self.tap.ok(p.returncode > 0 and not self.CRASH.search(p.stderr) and not bad,
+                    "error: %s (%s)" % (desc, ", ".join(patterns)),
+                    "missing %s in:\n%s" % (bad, p.stderr[-2000:]))
+
     @staticmethod
     def max_diff(cpu, gpu, algos):
         """Per algorithm: (the largest difference, (frame, component, cpu, gpu))."""
