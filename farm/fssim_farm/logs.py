@@ -243,17 +243,9 @@ def _slots_of(frame_obj):
             if isinstance(v, dict) and key != "mse"]
 
 
-def read_json(path, text=None):
-    if text is None:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    log = Log(path, "json")
-    try:
-        d = json.loads(text)
-    except ValueError as e:
-        raise LogError("%s: not valid JSON (%s)" % (path, e))
-    if not isinstance(d, dict) or "frames" not in d:
-        raise LogError("%s: not an fssim log" % path)
+def take_members(log, d, path):
+    """Set log's fields from a JSON log's members d (its frames aside);
+    a log whose run failed before scoring is refused."""
     if "error" in d:
         raise LogError("%s: the run failed before scoring: %s" % (path, d["error"]))
     log.filter = d.get("filter")
@@ -270,6 +262,20 @@ def read_json(path, text=None):
     log.pairing = d.get("pairing")
     log.segments = d.get("segments")
     log.algorithms = d.get("algorithms")
+
+
+def read_json(path, text=None):
+    if text is None:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    log = Log(path, "json")
+    try:
+        d = json.loads(text)
+    except ValueError as e:
+        raise LogError("%s: not valid JSON (%s)" % (path, e))
+    if not isinstance(d, dict) or "frames" not in d:
+        raise LogError("%s: not an fssim log" % path)
+    take_members(log, d, path)
     pooled = log.pooled or {}
     first = (pooled.get("renditions") or [{}])[0] if log.is_ladder else pooled
     log.slots = [key for key, v in first.items() if isinstance(v, dict)]
