@@ -74,10 +74,14 @@ def build_graph_helper(work):
     if not tree or not os.path.exists(mak):
         return None, "needs the FFmpeg build tree (FFMPEG_TREE) to build vk_graph_errors.c"
     conf = {}
-    with open(mak) as f:
-        for line in f:
-            k, _, v = line.partition("=")
-            conf[k.strip()] = v.strip()
+    # a sanitizer build's link flags are fssim's own (sanitize.mak), not
+    # FFmpeg's: its objects in libavfilter.a need the sanitizers' runtimes
+    for path in (mak, os.path.join(tree, "libavfilter", "fssim", "sanitize.mak")):
+        if os.path.exists(path):
+            with open(path) as f:
+                for line in f:
+                    k, _, v = line.partition("=")
+                    conf[k.strip()] = v.strip()
     incs = [x for x in conf.get("CFLAGS", "").split() if x.startswith("-I")]
     libs = ["libavfilter", "libswscale", "libavformat", "libavcodec", "libswresample",
             "libavutil"]
@@ -88,7 +92,8 @@ def build_graph_helper(work):
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vk_graph_errors.c")
     cmd = [conf.get("CC", "cc"), "-std=c17", "-O1", "-I" + tree] + incs + \
         ["-o", out, src] + [os.path.join(tree, l, l + ".a") for l in libs] + \
-        sorted(extra) + ["-ldl"] + conf.get("LDFLAGS", "").split()   # (sanitizer runtimes)
+        sorted(extra) + ["-ldl"] + conf.get("LDFLAGS", "").split() + \
+        conf.get("FSSIM_SANITIZE_LDFLAGS", "").split()
     p = ft.run(cmd, check=False)
     if p.returncode != 0:
         return None, "building vk_graph_errors.c failed:\n" + p.stderr[-2000:]
