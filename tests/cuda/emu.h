@@ -36,6 +36,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <condition_variable>
+#include <functional>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -78,35 +81,102 @@ static inline double fssim_emu_shfl_xor(double v, int m)
     return r;
 }
 
+/* The threads that run launches: started once, for the largest block seen,
+ * and kept for the next launch.  Starting a block's threads per launch made
+ * the emulated driver spend most of its time creating threads (several times
+ * over under AddressSanitizer), slow enough to miss the tool's deadlines
+ * after a signal; starting them per block, before that, was slower still.
+ * Launches are serialized by their callers (the driver's lock, or one test
+ * thread), so one pool serves them all.  Its destructor, run at exit or when
+ * the stand-in driver is unloaded, joins the threads before the code they
+ * run goes away. */
+class EmuPool {
+public:
+    ~EmuPool()
+    {
+        {
+            std::lock_guard<std::mutex> g(m);
+            quit = true;
+        }
+        go.notify_all();
+        for (auto &th : threads)
+            th.join();
+    }
+
+    /* Run job(t) for t = 0..n-1, each on its own thread; return when all
+     * have returned. */
+    void run(unsigned n, std::function<void(unsigned)> fn)
+    {
+        std::unique_lock<std::mutex> l(m);
+
+        while (threads.size() < n) {
+            const unsigned id = threads.size();
+            threads.emplace_back([this, id] { work(id); });
+        }
+        job  = std::move(fn);
+        size = n;
+        left = n;
+        gen++;
+        go.notify_all();
+        done.wait(l, [this] { return left == 0; });
+    }
+
+private:
+    void work(unsigned id)
+    {
+        unsigned long seen = 0;
+        std::unique_lock<std::mutex> l(m);
+
+        for (;;) {
+            go.wait(l, [&] { return quit || gen != seen; });
+            if (quit)
+                return;
+            seen = gen;
+            if (id >= size)
+                continue;
+            l.unlock();
+            job(id);
+            l.lock();
+            if (--left == 0)
+                done.notify_one();
+        }
+    }
+
+    std::mutex m;
+    std::condition_variable go, done;
+    std::vector<std::thread> threads;
+    std::function<void(unsigned)> job;
+    unsigned size = 0, left = 0;
+    unsigned long gen = 0;
+    bool quit = false;
+};
+
+static EmuPool emu_pool;
+
 /* Run kernel(args...) on a grid of gx x gy blocks of bx x by threads: the
- * same threads for every block: starting bx x by threads per block made
- * test_kernel_emu take 95 s instead of 37 (2 cores). */
+ * same threads for every block, one after another. */
 template <typename... Args>
 static void emu_launch(void (*kernel)(Args...), unsigned gx, unsigned gy,
                        unsigned bx, unsigned by, Args... args)
 {
     const unsigned n = bx * by, nb = gx * gy;
-    std::vector<std::thread> threads;
 
     gridDim  = { gx, gy, 1 };
     blockDim = { bx, by, 1 };
     pthread_barrier_init(&emu_barrier, NULL, n);
-    for (unsigned t = 0; t < n; t++)
-        threads.emplace_back([=] {
-            threadIdx = { t % bx, t / bx, 0 };
-            for (unsigned b = 0; b < nb; b++) {
-                blockIdx = { b % gx, b / gx, 0 };
-                /* poison shared memory: every value read must have been written */
-                if (t == 0)
-                    memset(emu_smem, 0xff, sizeof(emu_smem));
-                pthread_barrier_wait(&emu_barrier);
-                kernel(args...);
-                /* the block's threads are done with shared memory */
-                pthread_barrier_wait(&emu_barrier);
-            }
-        });
-    for (auto &th : threads)
-        th.join();
+    emu_pool.run(n, [=](unsigned t) {
+        threadIdx = { t % bx, t / bx, 0 };
+        for (unsigned b = 0; b < nb; b++) {
+            blockIdx = { b % gx, b / gx, 0 };
+            /* poison shared memory: every value read must have been written */
+            if (t == 0)
+                memset(emu_smem, 0xff, sizeof(emu_smem));
+            pthread_barrier_wait(&emu_barrier);
+            kernel(args...);
+            /* the block's threads are done with shared memory */
+            pthread_barrier_wait(&emu_barrier);
+        }
+    });
     pthread_barrier_destroy(&emu_barrier);
 }
 
