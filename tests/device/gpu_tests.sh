@@ -71,13 +71,8 @@ export FSSIM_WORK=${FSSIM_WORK:-/tmp/fssim-work}
 mkdir -p "$FSSIM_WORK"
 # the kit's compressed tools
 if [ ! -x "$dir/ffmpeg" ] && [ -f "$dir/ffmpeg.xz" ]; then
-    mkdir -p "$FSSIM_WORK/bin"
-    for t in ffmpeg ffprobe; do
-        xz -dc "$dir/$t.xz" > "$FSSIM_WORK/bin/$t" 2>/dev/null ||
-            python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' \
-                "$dir/$t.xz" "$FSSIM_WORK/bin/$t"
-        chmod +x "$FSSIM_WORK/bin/$t"
-    done
+    . "$top/tests/device/kit-tools.sh"
+    unpack_tools "$dir" "$FSSIM_WORK/bin" || exit 2
     dir="$FSSIM_WORK/bin"
 fi
 

@@ -33,14 +33,9 @@ left() { echo $(( budget - ($(date +%s) - start) )); }
 [ -d "$kit/bin" ] || { echo "vulkan_run: no $kit (tests/device/make_kit.sh)" >&2; exit 2; }
 . "$top/tests/device/vulkan-env.sh"
 
-# the tools, unpacked (xz, or Python's lzma where xz is missing)
-mkdir -p "$work/bin"
-for t in ffmpeg ffprobe; do
-    xz -dc "$kit/bin/$t.xz" > "$work/bin/$t" 2>/dev/null ||
-        python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' \
-            "$kit/bin/$t.xz" "$work/bin/$t"
-    chmod +x "$work/bin/$t"
-done
+# the tools, unpacked
+. "$top/tests/device/kit-tools.sh"
+unpack_tools "$kit/bin" "$work/bin" || exit 2
 ff="$work/bin/ffmpeg"
 
 {
