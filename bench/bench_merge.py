@@ -91,8 +91,10 @@ def synth_frames(tpl, frames, seed=1):
 
 def write(tpl, frames, path, options):
     log = logs.Log(path, tpl.fmt)
+    # the header as the filter wrote it (its pairing counts are the
+    # template's three frames': none are written)
     for attr in ("filter", "schema_version", "version", "input", "components", "renditions",
-                 "main", "slots", "csv_columns"):
+                 "main", "slots", "algorithms", "db_slots", "names", "csv_columns"):
         setattr(log, attr, getattr(tpl, attr))
     log.options = options
     log.complete = True
