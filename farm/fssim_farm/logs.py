@@ -185,7 +185,6 @@ class Log:
         self.segments = None
         self.csv_columns = None
         self.names = []            # CSV: the `# name PAD LABEL` lines, (pad, label)
-        self.pairing = None        # the pairing counts, where the filter wrote them
 
     @property
     def is_ladder(self):
