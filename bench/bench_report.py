@@ -135,7 +135,9 @@ def main():
                     help="measure the page already in --out (the log and report not written "
                          "again)")
     a = ap.parse_args()
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    browser = None
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        browser = browser or shutil.which(name)
     if not browser:
         sys.exit("no chromium on PATH")
     os.makedirs(a.out, exist_ok=True)

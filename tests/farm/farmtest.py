@@ -9,6 +9,7 @@ decoders start mid-stream as a farm's do.
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -16,6 +17,15 @@ import fssimtest as ft
 
 FARM_DIR = os.path.join(ft.TOP_SRCDIR, "farm")
 sys.path.insert(0, FARM_DIR)
+
+
+def chromium():
+    """The headless browser the report tests draw pages with, or None."""
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        p = shutil.which(name)
+        if p:
+            return p
+    return None
 
 
 def farm_env():

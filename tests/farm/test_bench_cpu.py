@@ -8,10 +8,10 @@ does not follow breaks it; here each must end well and give every figure
 it prints, and the merge's log must equal the whole log byte for byte."""
 import json
 import os
-import shutil
 import subprocess
 import sys
 
+import farmtest as fm
 import fssimtest as ft
 
 BENCH = os.path.join(os.environ["top_srcdir"], "bench")
@@ -52,7 +52,7 @@ def report(tap):
     except ImportError as e:
         tap.skip("bench_report.py", "%s: pip install './farm[report]'" % e)
         return
-    if not (shutil.which("chromium") or shutil.which("chromium-browser")):
+    if not fm.chromium():
         tap.skip("bench_report.py", "no chromium on PATH (Debian: apt-get install chromium)")
         return
     r = bench(tap, "bench_report.py", ["--out", ft.workdir("bench_report"), "--frames",

@@ -20,7 +20,6 @@ resolution:
 import json
 import os
 import re
-import shutil
 import subprocess
 
 import fssimtest as ft
@@ -140,7 +139,7 @@ def main():
            "no figure where B's quality falls as its bitrate rises, and why", r)
 
     # 4. the page
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    browser = fm.chromium()
     if not browser:
         tap.skip("Chromium", "no chromium on PATH")
     else:

@@ -40,14 +40,6 @@ import farmtest as fm
 W, H, N = 160, 96, 60
 
 
-def chromium():
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        p = shutil.which(name)
-        if p:
-            return p
-    return None
-
-
 CHROME_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                 # nothing reaches the network: a page that needs it stays blank
                 "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND"]
@@ -230,7 +222,7 @@ def main():
         except (OSError, ValueError) as e:
             okp, a = False, e
         tap.ok(okp, "%s decodes, not blank" % os.path.basename(png), getattr(a, "shape", a))
-    browser = chromium()
+    browser = fm.chromium()
     if not browser:
         tap.skip("Chromium", "no chromium on PATH (Debian: apt-get install chromium)")
     if browser:
